@@ -1,0 +1,44 @@
+"""Sphinx configuration for the FairCOCCO plugins documentation."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Document the package from the working tree, whether or not it is installed.
+sys.path.insert(0, str(ROOT))
+
+with (ROOT / "pyproject.toml").open("rb") as handle:
+    _project = tomllib.load(handle)["project"]
+
+project = "FairCOCCO plugins"
+author = "FairCOCCO plugins contributors"
+copyright = "FairCOCCO plugins contributors"
+release = _project["version"]
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build"]
+
+# API reference: autosummary writes one stub page per public name into api/generated/.
+autosummary_generate = True
+autodoc_typehints = "signature"
+autodoc_default_options = {"member-order": "bysource"}
+
+# numpydoc renders the Parameters/Returns/Attributes sections; the class template shows no
+# member tables of its own, so nothing is documented twice.
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+
+html_theme = "alabaster"
+html_title = f"FairCOCCO plugins {release}"
+html_static_path = ["_static"]

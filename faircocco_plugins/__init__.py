@@ -1,0 +1,24 @@
+"""FairCOCCO: a kernel measure of (conditional) dependence for fairness.
+
+The score is the normalised Hilbert-Schmidt norm of the (conditional) normalised cross-covariance
+operator between predictions and sensitive attributes, in [0, 1], for demographic parity,
+equalised odds and calibration, with any mix of binary, categorical and continuous attributes.
+The unnormalised statistic is a differentiable regulariser for torch models.
+"""
+
+from ._api import (
+    IndependenceTestResult,
+    faircocco_report,
+    faircocco_score,
+    faircocco_statistic,
+    independence_test,
+)
+
+__all__ = [
+    "IndependenceTestResult",
+    "faircocco_report",
+    "faircocco_score",
+    "faircocco_statistic",
+    "independence_test",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,346 @@
+"""The public functions: score, statistic, report and permutation test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ._backend import as_numpy_scalar, blas_single_threaded
+from ._problem import Options, Problem, fit_stream, problem_roles, select_columns, strata_of
+from ._terms import Terms
+
+
+@blas_single_threaded
+def faircocco_statistic(
+    y_pred: Any,
+    sensitive_features: Any,
+    *,
+    y_true: Any = None,
+    notion: str = "dp",
+    method: str = "auto",
+    rank: int | None = None,
+    eps: float = 1e-4,
+    attribute_kernel: str = "product",
+    bandwidth: str | float = "median",
+    random_state: int | None = None,
+    data: Any = None,
+) -> Any:
+    """The unnormalised FairCOCCO statistic ``I_F``, the squared Hilbert-Schmidt norm.
+
+    This is the quantity the paper uses as a regulariser. It is not bounded; use
+    :func:`faircocco_score` to compare across datasets. Arguments are those of
+    :func:`faircocco_score`.
+
+    Returns
+    -------
+    float or array
+        A float for numpy/pandas input; a 0-d tensor for torch input, differentiable with
+        respect to ``y_pred``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins import faircocco_statistic
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=300)
+    >>> faircocco_statistic(a + rng.normal(size=300), a) > 0
+    True
+    """
+    terms = _terms(y_pred, sensitive_features, y_true, data, _options(locals()))
+    return _output(terms.statistic, y_pred)
+
+
+@blas_single_threaded
+def faircocco_score(
+    y_pred: Any,
+    sensitive_features: Any,
+    *,
+    y_true: Any = None,
+    notion: str = "dp",
+    method: str = "auto",
+    rank: int | None = None,
+    eps: float = 1e-4,
+    attribute_kernel: str = "product",
+    bandwidth: str | float = "median",
+    random_state: int | None = None,
+    adjusted: bool = False,
+    data: Any = None,
+) -> Any:
+    """The FairCOCCO score: normalised (conditional) dependence, in [0, 1].
+
+    0 means the predictions carry no information on the sensitive attributes (DP), none beyond
+    the true outcome (EO), or the outcome carries none beyond the prediction (CAL); 1 means the
+    kernel operators are linearly dependent.
+
+    Parameters
+    ----------
+    y_pred : array-like or tensor of shape (n,) or (n, k)
+        Predictions: scores, probabilities, labels or regression outputs.
+    sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
+        Sensitive attributes of any mix of types. Numeric columns get a Gaussian kernel;
+        bool, categorical and string columns a delta kernel (integers are numbers: pass a
+        categorical dtype for nominal codes).
+    y_true : array-like of shape (n,) or (n, k), optional
+        True outcomes; required for ``notion="eo"`` and ``"cal"``.
+    notion : {"dp", "eo", "cal"}
+        Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
+    method : {"auto", "exact", "lowrank"}
+        ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
+        factored exactly; ``auto`` uses ``exact`` below 256 rows.
+    rank : int, optional
+        Cap on the number of pivots of each continuous factor (default 100; pivoting stops
+        earlier once the residual is below 1e-6).
+    eps : float
+        Regularisation ε of ``R = G (G + εN I)⁻¹``.
+    attribute_kernel : {"product", "joint"}
+        ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
+        the paper's single Gaussian on the whole attribute vector (nominal columns one-hot).
+    bandwidth : "median" or float
+        The median heuristic on at most 1000 sampled rows, or one fixed bandwidth.
+    random_state : int, optional
+        Seed of the bandwidth sample; ``None`` means seed 0, so scores are deterministic.
+    adjusted : bool
+        Return the chance-adjusted score ``max(0, (score − null_mean) / (1 − null_mean))``, where
+        ``null_mean`` is the expected score under permutations of the attribute rows. It removes
+        the finite-sample floor of the raw score, so values at different N are comparable.
+    data : DataFrame or iterable of DataFrames, optional
+        When given, ``y_pred``, ``sensitive_features`` (a list) and ``y_true`` are column names.
+        An iterable of chunks (``pandas.read_csv(..., chunksize=...)``) is reduced in one pass
+        with the low-rank estimator; bandwidths and pivots come from the first chunk.
+
+    Returns
+    -------
+    float or array
+        A float for numpy/pandas input; a 0-d tensor (differentiable) for torch input. Constant
+        predictions or a constant attribute give 0.0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins import faircocco_score
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.integers(0, 2, 500).astype(bool)
+    >>> age = rng.uniform(18, 80, 500)
+    >>> y_pred = 0.5 * sex + age / 80 + rng.normal(scale=0.3, size=500)
+    >>> 0.0 <= faircocco_score(y_pred, np.column_stack([sex, age])) <= 1.0
+    True
+    """
+    options = _options(locals())
+    terms = _terms(y_pred, sensitive_features, y_true, data, options)
+    score = _bounded(terms.score())
+    if adjusted:
+        null = terms.null_mean()
+        score = _bounded((score - null) / (1.0 - null)) if null < 1.0 else score * 0.0
+    return _output(score, y_pred)
+
+
+@blas_single_threaded
+def faircocco_report(
+    y_pred: Any,
+    sensitive_features: Any,
+    *,
+    y_true: Any = None,
+    notion: str = "dp",
+    method: str = "auto",
+    rank: int | None = None,
+    eps: float = 1e-4,
+    attribute_kernel: str = "product",
+    bandwidth: str | float = "median",
+    random_state: int | None = None,
+) -> pd.DataFrame:
+    """Scores for all sensitive attributes jointly and for each one alone.
+
+    Arguments are those of :func:`faircocco_score`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``"joint"`` then one row per attribute; columns ``score``, ``adjusted``,
+        ``null_mean`` (expected score under permutations of the attribute rows), ``statistic``
+        (unnormalised ``I_F``), ``method``, ``rank`` (largest feature dimension, or N for the
+        exact estimator) and ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from faircocco_plugins import faircocco_report
+    >>> rng = np.random.default_rng(0)
+    >>> attributes = pd.DataFrame({"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)})
+    >>> y_pred = (attributes["sex"] == "m") + rng.normal(scale=0.5, size=400)
+    >>> report = faircocco_report(y_pred, attributes)
+    >>> list(report.index)
+    ['joint', 'sex', 'age']
+    """
+    options = _options(locals())
+    problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
+    rows = {"joint": problem.fit().terms}
+    for name in problem.sensitive.names:
+        rows[name] = problem.attribute(name).fit().terms
+    return pd.DataFrame.from_dict({name: _report_row(t) for name, t in rows.items()}, orient="index")
+
+
+@dataclass(frozen=True)
+class IndependenceTestResult:
+    """Result of :func:`independence_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        The observed unnormalised statistic ``I_F``, the test statistic.
+    score : float
+        The observed FairCOCCO score.
+    pvalue : float
+        ``(1 + #{T_b >= T}) / (1 + B)`` over ``B`` permutations.
+    null_distribution : numpy.ndarray
+        The ``B`` permuted statistics ``T_b``.
+    """
+
+    statistic: float
+    score: float
+    pvalue: float
+    null_distribution: np.ndarray
+
+
+@blas_single_threaded
+def independence_test(
+    y_pred: Any,
+    sensitive_features: Any,
+    *,
+    y_true: Any = None,
+    notion: str = "dp",
+    n_permutations: int = 1000,
+    random_state: int | None = None,
+    method: str = "auto",
+    rank: int | None = None,
+    eps: float = 1e-4,
+    attribute_kernel: str = "product",
+    bandwidth: str | float = "median",
+    progress: bool = False,
+) -> IndependenceTestResult:
+    """Permutation test of (conditional) independence with the FairCOCCO statistic.
+
+    DP permutes the attribute rows; EO and CAL permute the rows of the extended attribute
+    variable within strata of the conditioning variable (its levels when discrete, 10 quantile
+    bins when continuous). The kernel factors are computed once; each permutation costs
+    O(N²) (exact) or O(N r²) (low-rank).
+
+    Parameters
+    ----------
+    n_permutations : int
+        Number ``B`` of permutations.
+    random_state : int, optional
+        Seed of the permutations (and of the bandwidth sample).
+    progress : bool
+        Show a progress bar.
+
+    Other parameters are those of :func:`faircocco_score`.
+
+    Returns
+    -------
+    IndependenceTestResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins import independence_test
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=200)
+    >>> result = independence_test(a + rng.normal(size=200), a, n_permutations=99, random_state=0)
+    >>> result.pvalue < 0.05
+    True
+    """
+    if isinstance(n_permutations, bool) or not isinstance(n_permutations, int | np.integer):
+        raise TypeError(f"n_permutations must be an integer; got {type(n_permutations).__name__}.")
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations={n_permutations} is not valid; expected at least 1.")
+    options = _options(locals())
+    problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
+    fit = problem.fit()
+    strata = strata_of(problem_roles(options.notion, problem, problem.scalings()))
+    members = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    rng = np.random.default_rng(random_state)
+    null = np.empty(n_permutations)
+    permutation = np.arange(problem.n)
+    for b in tqdm(range(n_permutations), desc="permutations", disable=not progress):
+        for rows in members:
+            permutation[rows] = rng.permutation(rows)
+        null[b] = fit.permuted_statistic(permutation)
+    observed = as_numpy_scalar(fit.terms.statistic)
+    # a relative tolerance keeps ties (e.g. identity permutations) from rounding noise
+    exceed = int(np.sum(null >= observed - 1e-10 * max(abs(observed), 1e-300)))
+    return IndependenceTestResult(
+        statistic=observed,
+        score=as_numpy_scalar(_bounded(fit.terms.score())),
+        pvalue=(1 + exceed) / (1 + n_permutations),
+        null_distribution=null,
+    )
+
+
+_OPTION_NAMES = ("notion", "method", "rank", "eps", "attribute_kernel", "bandwidth", "random_state")
+
+
+def _options(arguments: dict[str, Any]) -> Options:
+    return Options.check(**{name: arguments[name] for name in _OPTION_NAMES})
+
+
+def _terms(y_pred: Any, sensitive_features: Any, y_true: Any, data: Any, options: Options) -> Terms:
+    if data is None:
+        return Problem.from_arguments(y_pred, sensitive_features, y_true, options).fit().terms
+    columns = _column_names(y_pred, sensitive_features, y_true)
+    if isinstance(data, pd.DataFrame):
+        selected = select_columns(data, columns)
+        return Problem.from_arguments(*selected, options).fit().terms
+    if isinstance(data, Iterable) and not isinstance(data, str | bytes):
+        return fit_stream(data, columns, options).terms
+    raise TypeError(
+        f"data must be a pandas DataFrame or an iterable of DataFrames; got {type(data).__name__}."
+    )
+
+
+def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[str], str | None]:
+    if not isinstance(y_pred, str):
+        raise TypeError(f"with data=, y_pred must be a column name; got {type(y_pred).__name__}.")
+    names = [sensitive] if isinstance(sensitive, str) else sensitive
+    if not isinstance(names, list | tuple) or not names or not all(isinstance(s, str) for s in names):
+        raise TypeError("with data=, sensitive_features must be a column name or a list of them.")
+    if y_true is not None and not isinstance(y_true, str):
+        raise TypeError(f"with data=, y_true must be a column name; got {type(y_true).__name__}.")
+    return y_pred, list(names), y_true
+
+
+def _bounded(value: Any) -> Any:
+    xp = array_api_compat.array_namespace(value)
+    return xp.clip(value, min=0.0, max=1.0)
+
+
+def _output(value: Any, y_pred: Any) -> Any:
+    """A float for numpy input; a tensor of ``y_pred``'s floating dtype for tensor input."""
+    if isinstance(value, np.ndarray | np.generic):
+        return float(value)
+    xp = array_api_compat.array_namespace(value)
+    if array_api_compat.is_array_api_obj(y_pred) and xp.isdtype(y_pred.dtype, "real floating"):
+        return xp.astype(value, y_pred.dtype)
+    return value
+
+
+def _report_row(terms: Terms) -> dict[str, Any]:
+    score = as_numpy_scalar(_bounded(terms.score()))
+    null = terms.null_mean()
+    adjusted = max(0.0, (score - null) / (1.0 - null)) if null < 1.0 else 0.0
+    return {
+        "score": score,
+        "adjusted": adjusted,
+        "null_mean": null,
+        "statistic": as_numpy_scalar(terms.statistic),
+        "method": terms.method,
+        "rank": terms.rank,
+        "n": terms.n,
+    }
+

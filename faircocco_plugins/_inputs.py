@@ -1,0 +1,239 @@
+"""Validation of user inputs and their conversion to typed columns.
+
+Every variable of the measure (predictions, sensitive attributes, true outcomes) becomes a
+:class:`Variable`: a block of numeric columns in the caller's array namespace (so torch inputs stay
+differentiable) and a block of integer codes for nominal columns (bool, categorical, string), which
+get a delta kernel. Nothing is coerced silently: NaN, infinities, wrong shapes, wrong lengths and
+wrong types raise errors that name the argument and, where there is one, the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat
+import numpy as np
+import pandas as pd
+
+NOTIONS = ("dp", "eo", "cal")
+METHODS = ("auto", "exact", "lowrank")
+ATTRIBUTE_KERNELS = ("product", "joint")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One variable of the measure, split into numeric and nominal columns.
+
+    ``numeric`` is an ``(n, p)`` floating array in the computation namespace (``None`` when
+    ``p == 0``); ``codes`` is an ``(n, q)`` int64 numpy array of level codes for nominal columns
+    (``None`` when ``q == 0``), with ``levels[j]`` the level values of nominal column ``j``.
+    """
+
+    argument: str
+    numeric: Any
+    numeric_names: tuple[str, ...]
+    codes: np.ndarray | None
+    nominal_names: tuple[str, ...]
+    levels: tuple[np.ndarray, ...]
+
+    @property
+    def n(self) -> int:
+        if self.numeric is not None:
+            return int(self.numeric.shape[0])
+        assert self.codes is not None
+        return int(self.codes.shape[0])
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.numeric_names + self.nominal_names
+
+    def select(self, name: str) -> Variable:
+        """The variable restricted to the single column ``name``."""
+        if name in self.numeric_names:
+            j = self.numeric_names.index(name)
+            return Variable(self.argument, self.numeric[:, j : j + 1], (name,), None, (), ())
+        j = self.nominal_names.index(name)
+        assert self.codes is not None
+        return Variable(
+            self.argument, None, (), self.codes[:, j : j + 1], (name,), (self.levels[j],)
+        )
+
+    def take(self, index: np.ndarray) -> Variable:
+        """The rows ``index`` of the variable (used for row subsets and permutations)."""
+        numeric = None
+        if self.numeric is not None:
+            xp = array_api_compat.array_namespace(self.numeric)
+            idx = xp.asarray(index, device=array_api_compat.device(self.numeric))
+            numeric = xp.take(self.numeric, idx, axis=0)
+        codes = None if self.codes is None else self.codes[index]
+        return Variable(
+            self.argument, numeric, self.numeric_names, codes, self.nominal_names, self.levels
+        )
+
+
+def check_choice(value: object, argument: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{argument}={value!r} is not valid; expected one of {list(choices)}.")
+    return value
+
+
+def is_array_api_obj(value: object) -> bool:
+    return array_api_compat.is_array_api_obj(value) and not isinstance(value, np.ndarray)
+
+
+def reference_array(y_pred: object) -> Any:
+    """The array whose namespace, device and dtype the computation follows (torch tensors)."""
+    return y_pred if is_array_api_obj(y_pred) else None
+
+
+def to_variable(value: object, argument: str, reference: Any) -> Variable:
+    """Validate ``value`` and convert it to a :class:`Variable`.
+
+    Numeric columns go to the namespace of ``reference`` (numpy when it is ``None``) as float64,
+    or as the reference's floating dtype when it is a float64 tensor; nominal columns become
+    codes on the host.
+    """
+    if value is None:
+        raise ValueError(f"{argument} is required.")
+    if is_array_api_obj(value):
+        return _tensor_variable(value, argument, reference)
+    frame = _as_frame(value, argument)
+    if frame.shape[0] == 0:
+        raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
+    if frame.shape[1] == 0:
+        raise ValueError(f"{argument} has no columns.")
+    numeric_cols: list[np.ndarray] = []
+    numeric_names: list[str] = []
+    codes: list[np.ndarray] = []
+    nominal_names: list[str] = []
+    levels: list[np.ndarray] = []
+    for name in frame.columns:
+        column = frame[name]
+        label = str(name)
+        if _is_nominal(column):
+            if column.isna().any():
+                raise ValueError(
+                    f"{argument} column {label!r} contains missing values; "
+                    "impute or drop those rows first."
+                )
+            column_codes, column_levels = pd.factorize(column, sort=True)
+            codes.append(column_codes.astype(np.int64))
+            levels.append(np.asarray(column_levels))
+            nominal_names.append(label)
+        elif pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_complex_dtype(
+            column.dtype
+        ):
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            _check_finite(values, argument, label)
+            numeric_cols.append(values)
+            numeric_names.append(label)
+        else:
+            raise TypeError(
+                f"{argument} column {label!r} has dtype {column.dtype}; expected numbers, "
+                "booleans, strings or a pandas categorical."
+            )
+    numeric = None
+    if numeric_cols:
+        block = np.stack(numeric_cols, axis=1)
+        numeric = _to_reference(block, reference)
+    return Variable(
+        argument,
+        numeric,
+        tuple(numeric_names),
+        np.stack(codes, axis=1) if codes else None,
+        tuple(nominal_names),
+        tuple(levels),
+    )
+
+
+def check_lengths(variables: list[Variable]) -> int:
+    """Check that all variables have the same number of rows (at least 2) and return it."""
+    n = variables[0].n
+    for variable in variables[1:]:
+        if variable.n != n:
+            raise ValueError(
+                f"{variables[0].argument} has {n} rows but {variable.argument} has "
+                f"{variable.n} rows; they must have the same length."
+            )
+    if n < 2:
+        raise ValueError(f"{variables[0].argument} has {n} row(s); at least 2 rows are needed.")
+    return n
+
+
+def _is_nominal(column: pd.Series) -> bool:
+    dtype = column.dtype
+    return bool(
+        pd.api.types.is_bool_dtype(dtype)
+        or isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def _as_frame(value: object, argument: str) -> pd.DataFrame:
+    if isinstance(value, pd.DataFrame):
+        return value
+    if isinstance(value, pd.Series):
+        return value.to_frame(name=value.name if value.name is not None else argument)
+    if isinstance(value, np.ndarray | list | tuple):
+        array = np.asarray(value)
+        if array.ndim == 1:
+            array = array[:, None]
+        if array.ndim != 2:
+            raise ValueError(f"{argument} must be 1-D or 2-D; got an array of shape {array.shape}.")
+        if array.dtype.kind not in "biufOUS":
+            raise TypeError(
+                f"{argument} has dtype {array.dtype}; expected numbers, booleans or strings."
+            )
+        names = [argument] if array.shape[1] == 1 else [f"{argument}[{j}]" for j in range(array.shape[1])]
+        if array.dtype.kind == "O":
+            return pd.DataFrame({name: array[:, j] for j, name in enumerate(names)})
+        return pd.DataFrame(array, columns=names)
+    raise TypeError(
+        f"{argument} must be a numpy array, a pandas Series or DataFrame, a list or a torch "
+        f"tensor; got {type(value).__name__}."
+    )
+
+
+def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
+    xp = array_api_compat.array_namespace(value)
+    if value.ndim == 1:
+        value = xp.reshape(value, (-1, 1))
+    if value.ndim != 2:
+        raise ValueError(f"{argument} must be 1-D or 2-D; got a tensor of shape {tuple(value.shape)}.")
+    if value.shape[0] == 0:
+        raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
+    names = tuple(
+        [argument] if value.shape[1] == 1 else [f"{argument}[{j}]" for j in range(value.shape[1])]
+    )
+    if value.dtype == xp.bool:
+        host = np.asarray(array_api_compat.to_device(value, "cpu")).astype(np.int64)
+        return Variable(argument, None, (), host, names, tuple(np.array([0, 1]) for _ in names))
+    if not (xp.isdtype(value.dtype, "real floating") or xp.isdtype(value.dtype, "integral")):
+        raise TypeError(f"{argument} has dtype {value.dtype}; expected a real or integer tensor.")
+    numeric = _to_reference(value, reference)
+    finite = xp.all(xp.isfinite(numeric), axis=0)
+    if not bool(xp.all(finite)):
+        bad = int(np.flatnonzero(~np.asarray(array_api_compat.to_device(finite, "cpu")))[0])
+        raise ValueError(f"{argument} column {names[bad]!r} contains NaN or infinite values.")
+    return Variable(argument, numeric, names, None, (), ())
+
+
+def _to_reference(block: Any, reference: Any) -> Any:
+    """Move a numeric block to the reference namespace/device; compute in float64."""
+    if reference is None:
+        return np.asarray(block, dtype=np.float64)
+    xp = array_api_compat.array_namespace(reference)
+    device = array_api_compat.device(reference)
+    if isinstance(block, np.ndarray):
+        return xp.asarray(block, dtype=xp.float64, device=device)
+    return xp.astype(xp.asarray(block, device=device), xp.float64)
+
+
+def _check_finite(values: np.ndarray, argument: str, label: str) -> None:
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"{argument} column {label!r} contains NaN or infinite values; "
+            "impute or drop those rows first."
+        )

@@ -1,0 +1,193 @@
+"""Kernels: median-heuristic bandwidths, Gaussian and delta kernels, and kernel inputs.
+
+A Gaussian kernel ``exp(-||x - x'||² / (2σ²))`` equals ``exp(-||z - z'||² / 2)`` on the scaled
+values ``z = x / σ``, and a product of Gaussians with per-column bandwidths is one Gaussian on the
+column-wise scaled vector. So every variable reduces to :class:`KernelInput`: scaled numeric
+columns ``z`` (one unit-bandwidth Gaussian) times a delta kernel on each nominal column. The
+extended variable ``(A, Y)`` of the conditional measure is then the concatenation of both inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat
+import numpy as np
+from scipy.spatial.distance import pdist
+
+from ._inputs import Variable
+
+#: Rows sampled for the median heuristic.
+BANDWIDTH_SAMPLE = 1000
+
+
+@dataclass(frozen=True)
+class KernelInput:
+    """A variable ready for kernel evaluation.
+
+    ``z`` is an ``(n, p)`` array of scaled numeric columns (``None`` if ``p == 0``) under a
+    unit-bandwidth Gaussian; ``codes`` an ``(n, q)`` int64 host array of nominal columns under
+    delta kernels (``None`` if ``q == 0``).
+    """
+
+    z: Any
+    codes: np.ndarray | None
+    levels: tuple[np.ndarray, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.z.shape[0]) if self.z is not None else int(self.codes.shape[0])  # type: ignore[union-attr]
+
+    def take(self, index: np.ndarray) -> KernelInput:
+        z = None
+        if self.z is not None:
+            xp = array_api_compat.array_namespace(self.z)
+            z = xp.take(self.z, xp.asarray(index, device=array_api_compat.device(self.z)), axis=0)
+        codes = None if self.codes is None else self.codes[index]
+        return KernelInput(z, codes, self.levels)
+
+
+def concat_inputs(*inputs: KernelInput) -> KernelInput:
+    """The product kernel of several inputs, as one input."""
+    zs = [k.z for k in inputs if k.z is not None]
+    codes = [k.codes for k in inputs if k.codes is not None]
+    levels = tuple(level for k in inputs for level in k.levels)
+    z = None
+    if zs:
+        xp = array_api_compat.array_namespace(*zs)
+        z = zs[0] if len(zs) == 1 else xp.concat(zs, axis=1)
+    return KernelInput(z, np.concatenate(codes, axis=1) if codes else None, levels)
+
+
+def median_distance(sample: np.ndarray) -> float:
+    """Median pairwise Euclidean distance of the rows of ``sample``.
+
+    When the median is 0 (most binary columns: more than half the pairs are equal) the median of
+    the non-zero distances is used, which for a binary column is the gap between its two values.
+    A constant sample has no non-zero distance; it gets bandwidth 1, and since its kernel is
+    constant, its centred Gram matrix is 0 whatever the bandwidth.
+    """
+    distances = pdist(sample)
+    median = float(np.median(distances)) if distances.size else 0.0
+    if median > 0:
+        return median
+    nonzero = distances[distances > 0]
+    return float(np.median(nonzero)) if nonzero.size else 1.0
+
+
+def bandwidth_rows(n: int, random_state: int | None) -> np.ndarray:
+    """Rows used by the median heuristic: all when ``n <= 1000``, else a seeded sample.
+
+    ``random_state=None`` means seed 0, so that a score is a deterministic function of its data.
+    """
+    if n <= BANDWIDTH_SAMPLE:
+        return np.arange(n)
+    rng = np.random.default_rng(0 if random_state is None else random_state)
+    return np.sort(rng.choice(n, size=BANDWIDTH_SAMPLE, replace=False))
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Bandwidths of a variable's numeric columns, fitted once and applied to every chunk.
+
+    ``widths`` holds one bandwidth per numeric column (all equal when shared);
+    ``onehot_nominal`` moves nominal columns into the numeric block as one-hot vectors, for the
+    paper's single joint Gaussian.
+    """
+
+    widths: tuple[float, ...]
+    onehot_nominal: bool
+
+    @classmethod
+    def fit(
+        cls,
+        variable: Variable,
+        *,
+        shared: bool,
+        onehot_nominal: bool,
+        bandwidth: str | float,
+        rows: np.ndarray,
+    ) -> Scaling:
+        """Median-heuristic bandwidths on the rows ``rows`` (or the fixed ``bandwidth``).
+
+        ``shared`` gives all numeric columns one bandwidth, the median distance of the whole
+        vector, instead of one each.
+        """
+        numeric = _numeric_block(variable, onehot_nominal)
+        if numeric is None:
+            return cls((), onehot_nominal)
+        p = int(numeric.shape[1])
+        if bandwidth != "median":
+            return cls((float(bandwidth),) * p, onehot_nominal)
+        xp = array_api_compat.array_namespace(numeric)
+        device = array_api_compat.device(numeric)
+        sample = to_host(xp.take(numeric, xp.asarray(rows, device=device), axis=0))
+        if shared:
+            return cls((median_distance(sample),) * p, onehot_nominal)
+        return cls(tuple(median_distance(sample[:, j : j + 1]) for j in range(p)), onehot_nominal)
+
+    def apply(self, variable: Variable) -> KernelInput:
+        """The kernel input of ``variable`` (a whole dataset or one chunk)."""
+        numeric = _numeric_block(variable, self.onehot_nominal)
+        codes, levels = variable.codes, variable.levels
+        if self.onehot_nominal:
+            codes, levels = None, ()
+        if numeric is None:
+            return KernelInput(None, codes, levels)
+        xp = array_api_compat.array_namespace(numeric)
+        widths = xp.asarray(self.widths, dtype=numeric.dtype, device=array_api_compat.device(numeric))
+        return KernelInput(numeric / widths, codes, levels)
+
+
+def _numeric_block(variable: Variable, onehot_nominal: bool) -> Any:
+    numeric, codes = variable.numeric, variable.codes
+    if not onehot_nominal or codes is None:
+        return numeric
+    onehot = np.concatenate(
+        [np.eye(len(levels))[codes[:, j]] for j, levels in enumerate(variable.levels)], axis=1
+    )
+    if numeric is None:
+        return onehot
+    xp = array_api_compat.array_namespace(numeric)
+    device = array_api_compat.device(numeric)
+    return xp.concat([numeric, xp.asarray(onehot, dtype=numeric.dtype, device=device)], axis=1)
+
+
+def gaussian(z1: Any, z2: Any) -> Any:
+    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``."""
+    xp = array_api_compat.array_namespace(z1, z2)
+    sq = (
+        xp.sum(z1 * z1, axis=1)[:, None]
+        + xp.sum(z2 * z2, axis=1)[None, :]
+        - 2.0 * (z1 @ xp.permute_dims(z2, (1, 0)))
+    )
+    return xp.exp(-0.5 * xp.clip(sq, min=0.0))
+
+
+def delta(codes1: np.ndarray, codes2: np.ndarray) -> np.ndarray:
+    """Product of delta kernels over nominal columns, as a float host matrix."""
+    same = np.ones((codes1.shape[0], codes2.shape[0]), dtype=bool)
+    for j in range(codes1.shape[1]):
+        same &= codes1[:, j][:, None] == codes2[:, j][None, :]
+    return same.astype(np.float64)
+
+
+def kernel_matrix(k: KernelInput, like: Any) -> Any:
+    """The full ``n × n`` kernel matrix of an input, in the namespace of ``like``."""
+    xp = array_api_compat.array_namespace(like)
+    device = array_api_compat.device(like)
+    matrix = None if k.z is None else gaussian(k.z, k.z)
+    if k.codes is not None:
+        mask = xp.asarray(delta(k.codes, k.codes), dtype=like.dtype, device=device)
+        matrix = mask if matrix is None else matrix * mask
+    assert matrix is not None
+    return matrix
+
+
+def to_host(array: Any) -> np.ndarray:
+    """A detached float64 numpy copy (bandwidths and pivots never carry gradients)."""
+    if hasattr(array, "detach"):
+        array = array.detach()
+    return np.asarray(array_api_compat.to_device(array, "cpu"), dtype=np.float64)
+

@@ -1,0 +1,126 @@
+"""Integer codes for discrete values that stay the same across chunks of a stream.
+
+A discrete column, or a combination of discrete columns, is factored exactly over its levels; the
+level set is only known once every chunk has been seen, so codes are handed out as levels appear.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: A numeric column with at most this many distinct values is factored exactly over its levels.
+MAX_LEVELS = 32
+
+
+class LevelRegistry:
+    """Assigns consecutive codes to hashable values in order of first appearance."""
+
+    def __init__(self) -> None:
+        self._codes: dict[Any, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @property
+    def values(self) -> list[Any]:
+        return list(self._codes)
+
+    def codes_of(self, values: Any) -> np.ndarray:
+        """Codes of a sequence of distinct values, registering new ones."""
+        return np.fromiter(
+            (self._codes.setdefault(v, len(self._codes)) for v in values),
+            dtype=np.int64,
+            count=len(values),
+        )
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        """Codes of every entry of a 1-D array."""
+        uniques, inverse = unique_inverse(values)
+        return self.codes_of(uniques.tolist())[inverse]
+
+    def encode_rows(self, codes: np.ndarray) -> np.ndarray:
+        """Codes of the rows of an ``(n, q)`` non-negative integer array (one per combination)."""
+        radix = codes.max(axis=0) + 1
+        key = np.zeros(codes.shape[0], dtype=np.int64)
+        for j in range(codes.shape[1]):
+            key = key * radix[j] + codes[:, j]
+        uniques, inverse = unique_inverse(key)
+        rows = np.stack(np.unravel_index(uniques, tuple(radix)), axis=1)
+        return self.codes_of([tuple(r) for r in rows.tolist()])[inverse]
+
+
+def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``, in O(n) for small non-negative integer keys."""
+    if values.dtype.kind in "iu" and values.size and values.min() >= 0:
+        top = int(values.max()) + 1
+        if top <= 4 * values.size + 1024:
+            present = np.bincount(values, minlength=top) > 0
+            position = np.cumsum(present) - 1
+            return np.flatnonzero(present), position[values]
+    uniques, inverse = np.unique(values, return_inverse=True)
+    return uniques, inverse.reshape(-1)
+
+
+def level_columns(z: np.ndarray | None) -> list[int]:
+    """Numeric columns (of a host copy) with at most :data:`MAX_LEVELS` distinct values."""
+    if z is None:
+        return []
+    head = z[: 4 * MAX_LEVELS]
+    return [
+        j
+        for j in range(z.shape[1])
+        if np.unique(head[:, j]).size <= MAX_LEVELS and np.unique(z[:, j]).size <= MAX_LEVELS
+    ]
+
+
+class LevelEncoder:
+    """Codes for the level combinations of a kernel input's discrete columns.
+
+    The discrete columns are the numeric columns ``numeric_columns`` (scaled values, Gaussian
+    kernel) and every nominal column (delta kernel). Codes stay consistent across chunks.
+    """
+
+    def __init__(self, numeric_columns: list[int], n_nominal: int) -> None:
+        self.numeric_columns = numeric_columns
+        self._numeric = [LevelRegistry() for _ in numeric_columns]
+        self._nominal = [LevelRegistry() for _ in range(n_nominal)]
+        self._combinations = LevelRegistry()
+
+    @property
+    def is_trivial(self) -> bool:
+        return not (self._numeric or self._nominal)
+
+    def encode(
+        self,
+        n: int,
+        z_host: np.ndarray | None,
+        codes: np.ndarray | None,
+        levels: tuple[np.ndarray, ...],
+    ) -> np.ndarray:
+        """Combination codes of the ``n`` rows; all 0 when there is no discrete column."""
+        columns = []
+        for registry, j in zip(self._numeric, self.numeric_columns, strict=True):
+            assert z_host is not None
+            columns.append(registry.encode(z_host[:, j]))
+        for registry, j in zip(self._nominal, range(len(self._nominal)), strict=True):
+            assert codes is not None
+            columns.append(registry.codes_of(levels[j].tolist())[codes[:, j]])
+        if not columns:
+            return np.zeros(n, dtype=np.int64)
+        return self._combinations.encode_rows(np.stack(columns, axis=1))
+
+    def level_kernel(self) -> np.ndarray:
+        """Kernel matrix between the level combinations seen so far."""
+        if self.is_trivial:
+            return np.ones((1, 1))
+        combos = np.asarray(self._combinations.values, dtype=np.int64).reshape(len(self._combinations), -1)
+        kernel = np.ones((combos.shape[0], combos.shape[0]))
+        for j, registry in enumerate(self._numeric):
+            values = np.asarray(registry.values, dtype=np.float64)[combos[:, j]]
+            kernel *= np.exp(-0.5 * (values[:, None] - values[None, :]) ** 2)
+        for j in range(len(self._nominal)):
+            column = combos[:, len(self._numeric) + j]
+            kernel *= column[:, None] == column[None, :]
+        return kernel

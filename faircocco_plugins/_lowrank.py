@@ -1,0 +1,376 @@
+"""The low-rank estimator: O(N r²) time, O(N r) memory, no ``N × N`` matrix.
+
+Each variable gets a feature map ``Φ`` with ``Φ Φᵀ ≈ K``:
+
+* its discrete columns (nominal, or numeric with few distinct values) are factored exactly over
+  their level combinations: ``K_disc = Z W Wᵀ Zᵀ`` with ``Z`` the one-hot combination matrix and
+  ``W`` a square root of the small kernel matrix between combinations;
+* its continuous columns by a Nyström factor on pivots chosen by pivoted incomplete Cholesky
+  (on detached values), which reproduces the incomplete Cholesky factor;
+* the product kernel is the row-wise Kronecker product ``Φ_i = W[g_i] ⊗ φ_i``.
+
+The Kronecker product is never formed: rows are grouped by their combination of codes across all
+variables, per-group sums and Gram matrices of the continuous factors are accumulated, and the
+cross-Gram matrices ``C_xy = Φ_xᵀ Φ_y`` are assembled from them. Every quantity is a sum over
+rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
+``R = Φ (C + εN I)⁻¹ Φᵀ`` and every trace of the paper is ``r × r`` algebra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from ._backend import PsdSolver, eye_like, trace_of_product
+from ._kernels import KernelInput, gaussian, to_host
+from ._levels import LevelEncoder, LevelRegistry, level_columns
+from ._strata import Strata
+from ._terms import StrataBlocks, Terms, expected_permuted_trace
+
+#: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this.
+TOLERANCE = 1e-6
+#: Default cap on the number of pivots of a continuous factor.
+MAX_RANK = 100
+
+
+def pivots(z: np.ndarray, tolerance: float, max_rank: int) -> np.ndarray:
+    """Pivots of the incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel."""
+    n = z.shape[0]
+    residual = np.ones(n)
+    rows = np.empty((min(16, max_rank, n), n))
+    chosen: list[int] = []
+    for k in range(min(max_rank, n)):
+        i = int(np.argmax(residual))
+        if residual[i] <= tolerance:
+            break
+        if k == rows.shape[0]:
+            rows = np.concatenate([rows, np.empty((min(k, max_rank - k), n))])
+        column = np.exp(-0.5 * np.sum((z - z[i]) ** 2, axis=1))
+        if k:
+            column -= rows[:k].T @ rows[:k, i]
+        column /= np.sqrt(residual[i])
+        rows[k] = column
+        residual -= column * column
+        residual[i] = 0.0
+        chosen.append(i)
+    return np.asarray(chosen, dtype=np.int64)
+
+
+class FeatureMap:
+    """The feature map of one variable, fitted on the first chunk it sees."""
+
+    def __init__(self, first: KernelInput, rank: int | None) -> None:
+        z_host = None if first.z is None else to_host(first.z)
+        tracked = bool(getattr(first.z, "requires_grad", False))
+        discrete = [] if tracked else level_columns(z_host)
+        n_nominal = 0 if first.codes is None else first.codes.shape[1]
+        self.levels = LevelEncoder(discrete, n_nominal)
+        n_numeric = 0 if z_host is None else z_host.shape[1]
+        self._continuous = [j for j in range(n_numeric) if j not in discrete]
+        self._landmarks: Any = None
+        if self._continuous:
+            xp = array_api_compat.array_namespace(first.z)
+            z_cont = self._select(first.z)
+            chosen = pivots(z_host[:, self._continuous], TOLERANCE, rank or MAX_RANK)  # type: ignore[index]
+            self._landmarks = xp.take(
+                z_cont, xp.asarray(chosen, device=array_api_compat.device(first.z)), axis=0
+            )
+            self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
+
+    @property
+    def continuous_rank(self) -> int:
+        return 1 if self._landmarks is None else int(self._landmarks.shape[0])
+
+    def transform(self, k: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
+        """Level-combination codes (host) and continuous factor rows (``n × r``) of a chunk."""
+        z_host = None if k.z is None or not self.levels.numeric_columns else to_host(k.z)
+        codes = self.levels.encode(k.n, z_host, k.codes, k.levels)
+        xp = array_api_compat.array_namespace(like)
+        if self._landmarks is None:
+            return codes, xp.ones((k.n, 1), dtype=like.dtype, device=array_api_compat.device(like))
+        cross = gaussian(self._select(k.z), self._landmarks)
+        factor = xp.linalg.solve(self._cholesky, xp.permute_dims(cross, (1, 0)))
+        return codes, xp.permute_dims(factor, (1, 0))
+
+    def level_factor(self) -> np.ndarray:
+        """``W`` with ``W Wᵀ`` the kernel between the level combinations seen (no gradient)."""
+        values, vectors = np.linalg.eigh(self.levels.level_kernel())
+        keep = values > 1e-12 * values.max()
+        return vectors[:, keep] * np.sqrt(values[keep])
+
+    def _select(self, z: Any) -> Any:
+        if len(self._continuous) == z.shape[1]:
+            return z
+        xp = array_api_compat.array_namespace(z)
+        return xp.take(z, xp.asarray(self._continuous, device=array_api_compat.device(z)), axis=1)
+
+
+@dataclass
+class _Group:
+    count: int
+    sums: Any
+    gram: Any
+
+
+class GroupedMoments:
+    """Per-group sums and Gram matrices of the continuous factors of the variables ``u, e[, c]``.
+
+    A group is a combination of level codes of all variables (and of the conditioning stratum),
+    so within a group every variable's discrete factor is constant.
+    """
+
+    def __init__(self, first: dict[str, KernelInput], conditional: bool, rank: int | None) -> None:
+        self.roles = list(first)
+        self.maps = {role: FeatureMap(k, rank) for role, k in first.items()}
+        self.strata = Strata(first["c"]) if conditional else None
+        self._groups: list[_Group] = []
+        self._keys = LevelRegistry()
+        self.n = 0
+
+    def add(self, chunk: dict[str, KernelInput], like: Any) -> None:
+        """Accumulate one chunk."""
+        xp = array_api_compat.array_namespace(like)
+        codes, factors = [], []
+        for role in self.roles:
+            role_codes, factor = self.maps[role].transform(chunk[role], like)
+            codes.append(role_codes)
+            factors.append(factor)
+        if self.strata is not None:
+            codes.append(self.strata.assign(chunk["c"]))
+        stacked = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
+        groups = self._keys.encode_rows(np.stack(codes, axis=1))
+        # numpy radix-sorts 16-bit keys in O(n)
+        order = np.argsort(groups.astype(np.int16) if groups.max() < 2**15 else groups, kind="stable")
+        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        starts = np.concatenate([[0], bounds])
+        stops = np.concatenate([bounds, [groups.size]])
+        if starts.size > 1:
+            stacked = xp.take(stacked, xp.asarray(order, device=array_api_compat.device(like)), axis=0)
+        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+            block = stacked[start:stop, :]
+            group = int(groups[order[start]])
+            sums = xp.sum(block, axis=0)
+            gram = xp.permute_dims(block, (1, 0)) @ block
+            if group < len(self._groups):
+                old = self._groups[group]
+                self._groups[group] = _Group(old.count + stop - start, old.sums + sums, old.gram + gram)
+            else:
+                self._groups.append(_Group(stop - start, sums, gram))
+        self.n += groups.size
+
+    def fit(
+        self,
+        eps: float,
+        like: Any,
+        roles: dict[str, KernelInput] | None,
+    ) -> LowRankFit:
+        """The low-rank :class:`Terms` from everything accumulated.
+
+        ``roles`` (the in-memory inputs) enable :meth:`LowRankFit.permuted_statistic`.
+        """
+        return LowRankFit(self, eps, like, roles)
+
+    def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
+        """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
+        codes, factor = self.maps[role].transform(k, np.zeros(()))
+        level_rows = self.maps[role].level_factor()[codes]
+        rows = level_rows[:, :, None] * to_host(factor)[:, None, :]
+        return rows.reshape(k.n, -1)
+
+    def expanded(
+        self, like: Any, groups: list[int] | None = None
+    ) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+        """Uncentred feature sums and cross-Gram matrices of the variables over ``groups``.
+
+        With a numpy ``like`` the group statistics are detached host copies.
+        """
+        xp = array_api_compat.array_namespace(like)
+        detach = isinstance(like, np.ndarray)
+        stats = [
+            _Group(g.count, to_host(g.sums), to_host(g.gram)) if detach else g
+            for g in self._groups
+        ]
+        device = array_api_compat.device(like)
+        keys = np.asarray(self._keys.values, dtype=np.int64).reshape(len(self._groups), -1)
+        selected = range(len(self._groups)) if groups is None else groups
+        ranks = {role: self.maps[role].continuous_rank for role in self.roles}
+        offsets = dict(zip(self.roles, np.cumsum([0, *ranks.values()]).tolist(), strict=False))
+        factors = {
+            role: xp.asarray(self.maps[role].level_factor(), dtype=like.dtype, device=device)
+            for role in self.roles
+        }
+        levels = {role: int(factors[role].shape[0]) for role in self.roles}
+        sums: dict[str, Any] = {}
+        for i, role in enumerate(self.roles):
+            r, o = ranks[role], offsets[role]
+            onehot = xp.zeros((levels[role], r), dtype=like.dtype, device=device)
+            for g in selected:
+                onehot[int(keys[g, i]), :] += stats[g].sums[o : o + r]
+            sums[role] = xp.reshape(xp.permute_dims(factors[role], (1, 0)) @ onehot, (-1,))
+        grams: dict[tuple[str, str], Any] = {}
+        for i, x in enumerate(self.roles):
+            for j, y in enumerate(self.roles[i:], start=i):
+                rx, ry, ox, oy = ranks[x], ranks[y], offsets[x], offsets[y]
+                onehot = xp.zeros((levels[x], rx, levels[y], ry), dtype=like.dtype, device=device)
+                for g in selected:
+                    a, b = int(keys[g, i]), int(keys[g, j])
+                    onehot[a, :, b, :] += stats[g].gram[ox : ox + rx, oy : oy + ry]
+                mixed = xp.tensordot(factors[x], onehot, axes=([0], [0]))
+                mixed = xp.tensordot(mixed, factors[y], axes=([2], [0]))
+                gram = xp.reshape(
+                    xp.permute_dims(mixed, (0, 1, 3, 2)),
+                    (rx * int(factors[x].shape[1]), ry * int(factors[y].shape[1])),
+                )
+                grams[(x, y)] = gram
+                grams[(y, x)] = xp.permute_dims(gram, (1, 0))
+        return sums, grams
+
+    def stratum_groups(self) -> dict[int, list[int]]:
+        """The groups of each stratum (one stratum, 0, when unconditional)."""
+        keys = np.asarray(self._keys.values, dtype=np.int64).reshape(len(self._groups), -1)
+        strata: dict[int, list[int]] = {}
+        for g in range(len(self._groups)):
+            stratum = int(keys[g, -1]) if self.strata is not None else 0
+            strata.setdefault(stratum, []).append(g)
+        return strata
+
+    def counts(self, groups: Iterable[int]) -> int:
+        return sum(self._groups[g].count for g in groups)
+
+
+class LowRankFit:
+    """Low-rank operators of one notion, with its :class:`Terms`."""
+
+    def __init__(
+        self,
+        moments: GroupedMoments,
+        eps: float,
+        like: Any,
+        roles: dict[str, KernelInput] | None,
+    ) -> None:
+        xp = array_api_compat.array_namespace(like)
+        n = moments.n
+        self._moments = moments
+        self._roles = roles
+        self._features: dict[str, np.ndarray] | None = None
+        self.shift = eps * n
+        sums, grams = moments.expanded(like)
+        self._means = {role: s / n for role, s in sums.items()}
+        centred = {
+            (x, y): g - n * (self._means[x][:, None] * self._means[y][None, :])
+            for (x, y), g in grams.items()
+        }
+        solvers = self._solvers(centred)
+        statistic = _statistic(centred, solvers)
+        norm_u_sq = _squared_norm(centred, solvers, "u")
+        norm_e_sq = _squared_norm(centred, solvers, "e")
+        self._host_grams = {key: to_host(g) for key, g in centred.items()}
+        self._host_solvers = self._solvers(self._host_grams)
+        null = self._null_statistic(moments)
+        rank = max(int(g.shape[0]) for (x, y), g in centred.items() if x == y)
+        self.terms = Terms(
+            statistic=statistic,
+            norm_u=xp.sqrt(xp.clip(norm_u_sq, min=0.0)),
+            norm_e=xp.sqrt(xp.clip(norm_e_sq, min=0.0)),
+            null_statistic=null,
+            rank=rank,
+            method="lowrank",
+            n=n,
+        )
+
+    def permuted_statistic(self, permutation: np.ndarray) -> float:
+        """The statistic with the attribute rows permuted, from explicit feature rows.
+
+        Only ``C_ue`` and ``C_ce`` change, so factors and factorisations are computed once.
+        """
+        if self._roles is None:
+            raise ValueError("permutation tests need the data in memory, not a stream.")
+        if self._features is None:
+            self._features = {
+                role: self._moments.explicit_features(role, k) - to_host(self._means[role])
+                for role, k in self._roles.items()
+            }
+        features = self._features
+        grams = dict(self._host_grams)
+        permuted = features["e"][permutation]
+        for role in [r for r in ("u", "c") if r in features]:
+            grams[(role, "e")] = features[role].T @ permuted
+            grams[("e", role)] = grams[(role, "e")].T
+        return float(_statistic(grams, self._host_solvers))
+
+    def _solvers(self, grams: dict[tuple[str, str], Any]) -> dict[str, PsdSolver]:
+        """Factorised ``C_rr + εN I`` of every variable."""
+        return {
+            x: PsdSolver(g + self.shift * eye_like(int(g.shape[0]), g))
+            for (x, y), g in grams.items()
+            if x == y
+        }
+
+    def _null_statistic(self, moments: GroupedMoments) -> float:
+        """Expected statistic when attribute rows are permuted within strata."""
+        means = {role: to_host(m) for role, m in self._means.items()}
+        solvers = self._host_solvers
+        conditional = "c" in solvers
+        if conditional:
+            t_u = solvers["c"].solve(self._host_grams[("c", "u")])
+        u_sums, u_diag, e_sums, e_diag, counts = [], [], [], [], []
+        for groups in moments.stratum_groups().values():
+            n_s = moments.counts(groups)
+            raw_sums, raw_grams = moments.expanded(np.zeros(()), groups)
+            sums = {role: raw_sums[role] - n_s * means[role] for role in raw_sums}
+            centred = {
+                (x, y): raw_grams[(x, y)]
+                - np.outer(raw_sums[x], means[y])
+                - np.outer(means[x], raw_sums[y])
+                + n_s * np.outer(means[x], means[y])
+                for (x, y) in raw_grams
+            }
+            psi, gram_u = sums["u"], centred[("u", "u")]
+            if conditional:
+                psi = psi - t_u.T @ sums["c"]
+                gram_u = _projected_gram(gram_u, centred[("u", "c")], centred[("c", "c")], t_u)
+            u_sums.append(psi)
+            u_diag.append(np.trace(solvers["u"].solve(gram_u)))
+            e_sums.append(sums["e"])
+            e_diag.append(np.trace(solvers["e"].solve(centred[("e", "e")])))
+            counts.append(n_s)
+        psi_all, e_all = np.stack(u_sums), np.stack(e_sums)
+        m = StrataBlocks(psi_all @ solvers["u"].solve(psi_all.T), np.asarray(u_diag))
+        b = StrataBlocks(e_all @ solvers["e"].solve(e_all.T), np.asarray(e_diag))
+        return expected_permuted_trace(m, b, np.asarray(counts))
+
+
+def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> Any:
+    """``Tr[A_u Q A_e Qᵀ]`` with ``Q = Φ_uᵀ (I − R_c) Φ_e`` (``Q = C_ue`` without conditioning)."""
+    q = c[("u", "e")]
+    if "c" in solvers:
+        q = q - c[("u", "c")] @ solvers["c"].solve(c[("c", "e")])
+    xp = array_api_compat.array_namespace(q)
+    return trace_of_product(solvers["u"].solve(q), solvers["e"].solve(xp.permute_dims(q, (1, 0))))
+
+
+def _squared_norm(
+    c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str
+) -> Any:
+    """``||R_x (I − R_c)||²_F = Tr[A_x C_xx A_x Φ_xᵀ (I − R_c)² Φ_x]`` for ``x = role``."""
+    c_xx = c[(role, role)]
+    projected = c_xx
+    if "c" in solvers:
+        t_x = solvers["c"].solve(c[("c", role)])
+        projected = _projected_gram(c_xx, c[(role, "c")], c[("c", "c")], t_x)
+    return trace_of_product(solvers[role].solve(c_xx), solvers[role].solve(projected))
+
+
+def _projected_gram(c_xx: Any, c_xc: Any, c_cc: Any, t_x: Any) -> Any:
+    """``(Φ_x − Φ_c t_x)ᵀ (Φ_x − Φ_c t_x)`` from Grams.
+
+    With ``t_x = (C_cc + εN I)⁻¹ C_cx`` this is ``Φ_xᵀ (I − R_c)² Φ_x``.
+    """
+    xp = array_api_compat.array_namespace(c_xx)
+    cross = c_xc @ t_x
+    t_x_transposed = xp.permute_dims(t_x, (1, 0))
+    return c_xx - cross - xp.permute_dims(cross, (1, 0)) + t_x_transposed @ c_cc @ t_x

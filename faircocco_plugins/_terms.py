@@ -1,0 +1,90 @@
+"""What both estimators produce, and the chance correction they share.
+
+Both the exact and the low-rank estimator reduce a notion to three operators: ``R_u`` (the
+variable whose dependence is measured: predictions for DP/EO, outcomes for CAL), ``R_e`` (the
+attributes, extended by the conditioning variable for EO/CAL) and, for EO/CAL, ``P = I - R_c``
+with ``R_c`` the conditioning variable. With ``M = P R_u P``:
+
+* statistic ``I = Tr[M R_e]`` (the paper's trace expression, appendix A.1);
+* score ``I / (||R_u P||_F ||R_e P||_F)`` (the Cauchy-Schwarz bound of appendix A.2);
+* null expectation of ``I`` when the rows of the attribute variable are permuted within strata of
+  the conditioning variable (one stratum for DP), from per-stratum block sums of ``M`` and ``R_e``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._backend import as_numpy_scalar
+
+
+@dataclass(frozen=True)
+class StrataBlocks:
+    """Per-stratum summaries of an ``n × n`` matrix ``B``.
+
+    ``blocks[s, t]`` is the sum of ``B`` over rows in stratum ``s`` and columns in stratum ``t``;
+    ``diagonal[s]`` the sum of the diagonal of ``B`` over stratum ``s``.
+    """
+
+    blocks: np.ndarray
+    diagonal: np.ndarray
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The estimated quantities of one (notion, attribute set) pair.
+
+    ``statistic``, ``norm_u`` and ``norm_e`` are 0-d arrays of the computation namespace (they
+    carry gradients under torch); ``null_statistic`` is the expected statistic under the
+    permutation null, a float.
+    """
+
+    statistic: Any
+    norm_u: Any
+    norm_e: Any
+    null_statistic: float
+    rank: int
+    method: str
+    n: int
+
+    def score(self) -> Any:
+        """The normalised statistic, defined as 0 when either variable is constant."""
+        denominator = self.norm_u * self.norm_e
+        if as_numpy_scalar(denominator) <= _TINY * max(1.0, abs(as_numpy_scalar(self.statistic))):
+            return self.statistic * 0.0
+        return self.statistic / denominator
+
+    def null_mean(self) -> float:
+        denominator = as_numpy_scalar(self.norm_u * self.norm_e)
+        if denominator <= _TINY:
+            return 0.0
+        return min(1.0, max(0.0, self.null_statistic / denominator))
+
+
+#: Below this the denominator is treated as 0: a constant variable has centred Gram 0, so its
+#: operator is 0 up to rounding.
+_TINY = 1e-12
+
+
+def expected_permuted_trace(m: StrataBlocks, b: StrataBlocks, counts: np.ndarray) -> float:
+    """``E[Tr(M Π B Πᵀ)]`` over uniform permutations ``Π`` that keep every row in its stratum.
+
+    For rows ``i != j`` in strata ``s, t`` the permuted entry ``B[π(i), π(j)]`` has mean
+    ``blocks[s, t] / (n_s n_t)`` when ``s != t`` and the mean off-diagonal entry of block ``s``
+    when ``s == t``; a diagonal entry has the mean diagonal entry of its stratum.
+    """
+    counts = counts.astype(np.float64)
+    m_off = m.blocks.copy()
+    b_off = b.blocks.copy()
+    np.fill_diagonal(m_off, 0.0)
+    np.fill_diagonal(b_off, 0.0)
+    across = float(np.sum(m_off * b_off / np.outer(counts, counts)))
+    m_within = np.diag(m.blocks) - m.diagonal
+    b_within = np.diag(b.blocks) - b.diagonal
+    pairs = counts * (counts - 1.0)
+    within = float(np.sum(np.where(pairs > 0, m_within * b_within / np.maximum(pairs, 1.0), 0.0)))
+    diagonal = float(np.sum(m.diagonal * b.diagonal / counts))
+    return across + within + diagonal
