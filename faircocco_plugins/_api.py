@@ -172,7 +172,9 @@ def faircocco_report(
     >>> import pandas as pd
     >>> from faircocco_plugins import faircocco_report
     >>> rng = np.random.default_rng(0)
-    >>> attributes = pd.DataFrame({"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)})
+    >>> attributes = pd.DataFrame(
+    ...     {"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)}
+    ... )
     >>> y_pred = (attributes["sex"] == "m") + rng.normal(scale=0.5, size=400)
     >>> report = faircocco_report(y_pred, attributes)
     >>> list(report.index)
@@ -183,7 +185,9 @@ def faircocco_report(
     rows = {"joint": problem.fit().terms}
     for name in problem.sensitive.names:
         rows[name] = problem.attribute(name).fit().terms
-    return pd.DataFrame.from_dict({name: _report_row(t) for name, t in rows.items()}, orient="index")
+    return pd.DataFrame.from_dict(
+        {name: _report_row(t) for name, t in rows.items()}, orient="index"
+    )
 
 
 @dataclass(frozen=True)
@@ -308,7 +312,11 @@ def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[s
     if not isinstance(y_pred, str):
         raise TypeError(f"with data=, y_pred must be a column name; got {type(y_pred).__name__}.")
     names = [sensitive] if isinstance(sensitive, str) else sensitive
-    if not isinstance(names, list | tuple) or not names or not all(isinstance(s, str) for s in names):
+    if (
+        not isinstance(names, list | tuple)
+        or not names
+        or not all(isinstance(s, str) for s in names)
+    ):
         raise TypeError("with data=, sensitive_features must be a column name or a list of them.")
     if y_true is not None and not isinstance(y_true, str):
         raise TypeError(f"with data=, y_true must be a column name; got {type(y_true).__name__}.")
@@ -343,4 +351,3 @@ def _report_row(terms: Terms) -> dict[str, Any]:
         "rank": terms.rank,
         "n": terms.n,
     }
-

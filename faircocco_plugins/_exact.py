@@ -8,6 +8,7 @@ needs two matrix products instead of six. Time O(N³), memory O(N²).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import array_api_compat
@@ -40,27 +41,37 @@ class ExactFit:
             u_side = r_u @ projector
             e_side = r_e @ projector
             m = projector @ u_side
-        statistic = trace_of_product(m, r_e)
-        self._m = to_host(m)
-        self._r_e = to_host(r_e)
-        counts = np.bincount(strata)
-        null = expected_permuted_trace(
-            _strata_blocks(self._m, strata), _strata_blocks(self._r_e, strata), counts
-        )
+        self._m, self._r_e, self._strata = m, r_e, strata
         self.terms = Terms(
-            statistic=statistic,
+            statistic=trace_of_product(m, r_e),
             norm_u=xp.sqrt(xp.sum(u_side * u_side)),
             norm_e=xp.sqrt(xp.sum(e_side * e_side)),
-            null_statistic=null,
             rank=u.n,
             method="exact",
             n=u.n,
+            expected_statistic=self._null_statistic,
         )
 
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         """The statistic with the attribute rows permuted by ``permutation``."""
-        permuted = self._r_e[np.ix_(permutation, permutation)]
-        return float(np.sum(self._m * permuted.T))
+        permuted = self._host_r_e[np.ix_(permutation, permutation)]
+        return float(np.sum(self._host_m * permuted.T))
+
+    @cached_property
+    def _host_m(self) -> np.ndarray:
+        return to_host(self._m)
+
+    @cached_property
+    def _host_r_e(self) -> np.ndarray:
+        return to_host(self._r_e)
+
+    def _null_statistic(self) -> float:
+        """Expected statistic when attribute rows are permuted within strata."""
+        return expected_permuted_trace(
+            _strata_blocks(self._host_m, self._strata),
+            _strata_blocks(self._host_r_e, self._strata),
+            np.bincount(self._strata),
+        )
 
 
 def r_operator(k: KernelInput, eps: float, like: Any) -> Any:

@@ -36,6 +36,8 @@ class Variable:
     codes: np.ndarray | None
     nominal_names: tuple[str, ...]
     levels: tuple[np.ndarray, ...]
+    #: all column names in the caller's order
+    names: tuple[str, ...]
 
     @property
     def n(self) -> int:
@@ -44,31 +46,17 @@ class Variable:
         assert self.codes is not None
         return int(self.codes.shape[0])
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.numeric_names + self.nominal_names
-
     def select(self, name: str) -> Variable:
         """The variable restricted to the single column ``name``."""
         if name in self.numeric_names:
             j = self.numeric_names.index(name)
-            return Variable(self.argument, self.numeric[:, j : j + 1], (name,), None, (), ())
+            return Variable(
+                self.argument, self.numeric[:, j : j + 1], (name,), None, (), (), (name,)
+            )
         j = self.nominal_names.index(name)
         assert self.codes is not None
         return Variable(
-            self.argument, None, (), self.codes[:, j : j + 1], (name,), (self.levels[j],)
-        )
-
-    def take(self, index: np.ndarray) -> Variable:
-        """The rows ``index`` of the variable (used for row subsets and permutations)."""
-        numeric = None
-        if self.numeric is not None:
-            xp = array_api_compat.array_namespace(self.numeric)
-            idx = xp.asarray(index, device=array_api_compat.device(self.numeric))
-            numeric = xp.take(self.numeric, idx, axis=0)
-        codes = None if self.codes is None else self.codes[index]
-        return Variable(
-            self.argument, numeric, self.numeric_names, codes, self.nominal_names, self.levels
+            self.argument, None, (), self.codes[:, j : j + 1], (name,), (self.levels[j],), (name,)
         )
 
 
@@ -144,6 +132,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         np.stack(codes, axis=1) if codes else None,
         tuple(nominal_names),
         tuple(levels),
+        tuple(str(name) for name in frame.columns),
     )
 
 
@@ -186,7 +175,11 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
             raise TypeError(
                 f"{argument} has dtype {array.dtype}; expected numbers, booleans or strings."
             )
-        names = [argument] if array.shape[1] == 1 else [f"{argument}[{j}]" for j in range(array.shape[1])]
+        names = (
+            [argument]
+            if array.shape[1] == 1
+            else [f"{argument}[{j}]" for j in range(array.shape[1])]
+        )
         if array.dtype.kind == "O":
             return pd.DataFrame({name: array[:, j] for j, name in enumerate(names)})
         return pd.DataFrame(array, columns=names)
@@ -201,7 +194,9 @@ def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
     if value.ndim == 1:
         value = xp.reshape(value, (-1, 1))
     if value.ndim != 2:
-        raise ValueError(f"{argument} must be 1-D or 2-D; got a tensor of shape {tuple(value.shape)}.")
+        raise ValueError(
+            f"{argument} must be 1-D or 2-D; got a tensor of shape {tuple(value.shape)}."
+        )
     if value.shape[0] == 0:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     names = tuple(
@@ -209,7 +204,8 @@ def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
     )
     if value.dtype == xp.bool:
         host = np.asarray(array_api_compat.to_device(value, "cpu")).astype(np.int64)
-        return Variable(argument, None, (), host, names, tuple(np.array([0, 1]) for _ in names))
+        levels = tuple(np.array([0, 1]) for _ in names)
+        return Variable(argument, None, (), host, names, levels, names)
     if not (xp.isdtype(value.dtype, "real floating") or xp.isdtype(value.dtype, "integral")):
         raise TypeError(f"{argument} has dtype {value.dtype}; expected a real or integer tensor.")
     numeric = _to_reference(value, reference)
@@ -217,7 +213,7 @@ def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
     if not bool(xp.all(finite)):
         bad = int(np.flatnonzero(~np.asarray(array_api_compat.to_device(finite, "cpu")))[0])
         raise ValueError(f"{argument} column {names[bad]!r} contains NaN or infinite values.")
-    return Variable(argument, numeric, names, None, (), ())
+    return Variable(argument, numeric, names, None, (), (), names)
 
 
 def _to_reference(block: Any, reference: Any) -> Any:
@@ -228,7 +224,7 @@ def _to_reference(block: Any, reference: Any) -> Any:
     device = array_api_compat.device(reference)
     if isinstance(block, np.ndarray):
         return xp.asarray(block, dtype=xp.float64, device=device)
-    return xp.astype(xp.asarray(block, device=device), xp.float64)
+    return array_api_compat.to_device(xp.astype(block, xp.float64), device)
 
 
 def _check_finite(values: np.ndarray, argument: str, label: str) -> None:

@@ -115,7 +115,9 @@ class LevelEncoder:
         """Kernel matrix between the level combinations seen so far."""
         if self.is_trivial:
             return np.ones((1, 1))
-        combos = np.asarray(self._combinations.values, dtype=np.int64).reshape(len(self._combinations), -1)
+        combos = np.asarray(self._combinations.values, dtype=np.int64).reshape(
+            len(self._combinations), -1
+        )
         kernel = np.ones((combos.shape[0], combos.shape[0]))
         for j, registry in enumerate(self._numeric):
             values = np.asarray(registry.values, dtype=np.float64)[combos[:, j]]

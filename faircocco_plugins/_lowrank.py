@@ -20,12 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import array_api_compat
 import numpy as np
 
-from ._backend import PsdSolver, eye_like, trace_of_product
+from ._backend import (
+    PsdSolver,
+    add_rows,
+    divide_by_lower_transposed,
+    eye_like,
+    take_rows,
+    trace_of_product,
+)
 from ._kernels import KernelInput, gaussian, to_host
 from ._levels import LevelEncoder, LevelRegistry, level_columns
 from ._strata import Strata
@@ -37,8 +45,14 @@ TOLERANCE = 1e-6
 MAX_RANK = 100
 
 
-def pivots(z: np.ndarray, tolerance: float, max_rank: int) -> np.ndarray:
-    """Pivots of the incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel."""
+def incomplete_cholesky(
+    z: np.ndarray, tolerance: float, max_rank: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pivoted incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel.
+
+    Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
+    factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``.
+    """
     n = z.shape[0]
     residual = np.ones(n)
     rows = np.empty((min(16, max_rank, n), n))
@@ -49,37 +63,55 @@ def pivots(z: np.ndarray, tolerance: float, max_rank: int) -> np.ndarray:
             break
         if k == rows.shape[0]:
             rows = np.concatenate([rows, np.empty((min(k, max_rank - k), n))])
-        column = np.exp(-0.5 * np.sum((z - z[i]) ** 2, axis=1))
+        column = rows[k]
+        if z.shape[1] == 1:
+            np.subtract(z[:, 0], z[i, 0], out=column)
+            np.square(column, out=column)
+        else:
+            np.sum((z - z[i]) ** 2, axis=1, out=column)
+        column *= -0.5
+        np.exp(column, out=column)
         if k:
-            column -= rows[:k].T @ rows[:k, i]
+            column -= rows[:k, i] @ rows[:k]
         column /= np.sqrt(residual[i])
-        rows[k] = column
         residual -= column * column
         residual[i] = 0.0
         chosen.append(i)
-    return np.asarray(chosen, dtype=np.int64)
+    return np.asarray(chosen, dtype=np.int64), rows[: len(chosen)].T
 
 
 class FeatureMap:
-    """The feature map of one variable, fitted on the first chunk it sees."""
+    """The feature map of one variable: fitted on the first chunk, then applied to every chunk."""
 
-    def __init__(self, first: KernelInput, rank: int | None) -> None:
+    def __init__(self, rank: int | None) -> None:
+        self.rank = rank
+        self._landmarks: Any = None
+
+    def fit_transform(self, first: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
+        """Fit levels and pivots on ``first``; return its codes and factor rows."""
         z_host = None if first.z is None else to_host(first.z)
         tracked = bool(getattr(first.z, "requires_grad", False))
+        # levels are exact but piecewise constant: a column that needs gradients stays continuous
         discrete = [] if tracked else level_columns(z_host)
         n_nominal = 0 if first.codes is None else first.codes.shape[1]
         self.levels = LevelEncoder(discrete, n_nominal)
         n_numeric = 0 if z_host is None else z_host.shape[1]
         self._continuous = [j for j in range(n_numeric) if j not in discrete]
-        self._landmarks: Any = None
-        if self._continuous:
-            xp = array_api_compat.array_namespace(first.z)
-            z_cont = self._select(first.z)
-            chosen = pivots(z_host[:, self._continuous], TOLERANCE, rank or MAX_RANK)  # type: ignore[index]
-            self._landmarks = xp.take(
-                z_cont, xp.asarray(chosen, device=array_api_compat.device(first.z)), axis=0
-            )
-            self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
+        if not self._continuous:
+            return self.transform(first, like)
+        xp = array_api_compat.array_namespace(like)
+        device = array_api_compat.device(like)
+        z_cont = self._select(first.z)
+        assert z_host is not None
+        chosen, factor = incomplete_cholesky(
+            z_host[:, self._continuous], TOLERANCE, self.rank or MAX_RANK
+        )
+        self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
+        self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
+        if tracked:
+            return self.transform(first, like)
+        codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
+        return codes, xp.asarray(np.ascontiguousarray(factor), dtype=like.dtype, device=device)
 
     @property
     def continuous_rank(self) -> int:
@@ -93,8 +125,7 @@ class FeatureMap:
         if self._landmarks is None:
             return codes, xp.ones((k.n, 1), dtype=like.dtype, device=array_api_compat.device(like))
         cross = gaussian(self._select(k.z), self._landmarks)
-        factor = xp.linalg.solve(self._cholesky, xp.permute_dims(cross, (1, 0)))
-        return codes, xp.permute_dims(factor, (1, 0))
+        return codes, divide_by_lower_transposed(cross, self._cholesky)
 
     def level_factor(self) -> np.ndarray:
         """``W`` with ``W Wᵀ`` the kernel between the level combinations seen (no gradient)."""
@@ -125,7 +156,7 @@ class GroupedMoments:
 
     def __init__(self, first: dict[str, KernelInput], conditional: bool, rank: int | None) -> None:
         self.roles = list(first)
-        self.maps = {role: FeatureMap(k, rank) for role, k in first.items()}
+        self.maps = {role: FeatureMap(rank) for role in first}
         self.strata = Strata(first["c"]) if conditional else None
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
@@ -136,7 +167,9 @@ class GroupedMoments:
         xp = array_api_compat.array_namespace(like)
         codes, factors = [], []
         for role in self.roles:
-            role_codes, factor = self.maps[role].transform(chunk[role], like)
+            feature_map = self.maps[role]
+            fit = feature_map.fit_transform if self.n == 0 else feature_map.transform
+            role_codes, factor = fit(chunk[role], like)
             codes.append(role_codes)
             factors.append(factor)
         if self.strata is not None:
@@ -144,12 +177,14 @@ class GroupedMoments:
         stacked = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
         groups = self._keys.encode_rows(np.stack(codes, axis=1))
         # numpy radix-sorts 16-bit keys in O(n)
-        order = np.argsort(groups.astype(np.int16) if groups.max() < 2**15 else groups, kind="stable")
+        order = np.argsort(
+            groups.astype(np.int16) if groups.max() < 2**15 else groups, kind="stable"
+        )
         bounds = np.flatnonzero(np.diff(groups[order])) + 1
         starts = np.concatenate([[0], bounds])
         stops = np.concatenate([bounds, [groups.size]])
         if starts.size > 1:
-            stacked = xp.take(stacked, xp.asarray(order, device=array_api_compat.device(like)), axis=0)
+            stacked = take_rows(stacked, order)
         for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
             block = stacked[start:stop, :]
             group = int(groups[order[start]])
@@ -157,7 +192,9 @@ class GroupedMoments:
             gram = xp.permute_dims(block, (1, 0)) @ block
             if group < len(self._groups):
                 old = self._groups[group]
-                self._groups[group] = _Group(old.count + stop - start, old.sums + sums, old.gram + gram)
+                self._groups[group] = _Group(
+                    old.count + stop - start, old.sums + sums, old.gram + gram
+                )
             else:
                 self._groups.append(_Group(stop - start, sums, gram))
         self.n += groups.size
@@ -186,44 +223,42 @@ class GroupedMoments:
     ) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
         """Uncentred feature sums and cross-Gram matrices of the variables over ``groups``.
 
-        With a numpy ``like`` the group statistics are detached host copies.
+        With a numpy ``like`` the group statistics are detached host copies. Group statistics
+        are first added up per level combination, then mixed by the level factors ``W``.
         """
         xp = array_api_compat.array_namespace(like)
-        detach = isinstance(like, np.ndarray)
-        stats = [
-            _Group(g.count, to_host(g.sums), to_host(g.gram)) if detach else g
-            for g in self._groups
-        ]
         device = array_api_compat.device(like)
+        detach = isinstance(like, np.ndarray)
+        selected = list(range(len(self._groups))) if groups is None else groups
         keys = np.asarray(self._keys.values, dtype=np.int64).reshape(len(self._groups), -1)
-        selected = range(len(self._groups)) if groups is None else groups
+        keys = keys[selected]
+        stats = [self._groups[g] for g in selected]
+        group_sums = xp.stack([to_host(g.sums) if detach else g.sums for g in stats])
+        group_grams = xp.stack([to_host(g.gram) if detach else g.gram for g in stats])
         ranks = {role: self.maps[role].continuous_rank for role in self.roles}
         offsets = dict(zip(self.roles, np.cumsum([0, *ranks.values()]).tolist(), strict=False))
         factors = {
             role: xp.asarray(self.maps[role].level_factor(), dtype=like.dtype, device=device)
             for role in self.roles
         }
-        levels = {role: int(factors[role].shape[0]) for role in self.roles}
         sums: dict[str, Any] = {}
         for i, role in enumerate(self.roles):
             r, o = ranks[role], offsets[role]
-            onehot = xp.zeros((levels[role], r), dtype=like.dtype, device=device)
-            for g in selected:
-                onehot[int(keys[g, i]), :] += stats[g].sums[o : o + r]
-            sums[role] = xp.reshape(xp.permute_dims(factors[role], (1, 0)) @ onehot, (-1,))
+            per_level = add_rows(int(factors[role].shape[0]), keys[:, i], group_sums[:, o : o + r])
+            sums[role] = xp.reshape(xp.permute_dims(factors[role], (1, 0)) @ per_level, (-1,))
         grams: dict[tuple[str, str], Any] = {}
         for i, x in enumerate(self.roles):
             for j, y in enumerate(self.roles[i:], start=i):
                 rx, ry, ox, oy = ranks[x], ranks[y], offsets[x], offsets[y]
-                onehot = xp.zeros((levels[x], rx, levels[y], ry), dtype=like.dtype, device=device)
-                for g in selected:
-                    a, b = int(keys[g, i]), int(keys[g, j])
-                    onehot[a, :, b, :] += stats[g].gram[ox : ox + rx, oy : oy + ry]
-                mixed = xp.tensordot(factors[x], onehot, axes=([0], [0]))
-                mixed = xp.tensordot(mixed, factors[y], axes=([2], [0]))
+                mx, my = int(factors[x].shape[0]), int(factors[y].shape[0])
+                blocks = xp.reshape(group_grams[:, ox : ox + rx, oy : oy + ry], (-1, rx * ry))
+                per_pair = add_rows(mx * my, keys[:, i] * my + keys[:, j], blocks)
+                mixed = xp.reshape(per_pair, (mx, my, rx, ry))
+                mixed = xp.tensordot(factors[x], mixed, axes=([0], [0]))
+                mixed = xp.tensordot(mixed, factors[y], axes=([1], [0]))
                 gram = xp.reshape(
                     xp.permute_dims(mixed, (0, 1, 3, 2)),
-                    (rx * int(factors[x].shape[1]), ry * int(factors[y].shape[1])),
+                    (int(factors[x].shape[1]) * rx, int(factors[y].shape[1]) * ry),
                 )
                 grams[(x, y)] = gram
                 grams[(y, x)] = xp.permute_dims(gram, (1, 0))
@@ -264,23 +299,27 @@ class LowRankFit:
             (x, y): g - n * (self._means[x][:, None] * self._means[y][None, :])
             for (x, y), g in grams.items()
         }
+        self._grams = centred
         solvers = self._solvers(centred)
-        statistic = _statistic(centred, solvers)
         norm_u_sq = _squared_norm(centred, solvers, "u")
         norm_e_sq = _squared_norm(centred, solvers, "e")
-        self._host_grams = {key: to_host(g) for key, g in centred.items()}
-        self._host_solvers = self._solvers(self._host_grams)
-        null = self._null_statistic(moments)
-        rank = max(int(g.shape[0]) for (x, y), g in centred.items() if x == y)
         self.terms = Terms(
-            statistic=statistic,
+            statistic=_statistic(centred, solvers),
             norm_u=xp.sqrt(xp.clip(norm_u_sq, min=0.0)),
             norm_e=xp.sqrt(xp.clip(norm_e_sq, min=0.0)),
-            null_statistic=null,
-            rank=rank,
+            rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
             method="lowrank",
             n=n,
+            expected_statistic=self._null_statistic,
         )
+
+    @cached_property
+    def _host_grams(self) -> dict[tuple[str, str], np.ndarray]:
+        return {key: to_host(g) for key, g in self._grams.items()}
+
+    @cached_property
+    def _host_solvers(self) -> dict[str, PsdSolver]:
+        return self._solvers(self._host_grams)
 
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         """The statistic with the attribute rows permuted, from explicit feature rows.
@@ -310,8 +349,9 @@ class LowRankFit:
             if x == y
         }
 
-    def _null_statistic(self, moments: GroupedMoments) -> float:
+    def _null_statistic(self) -> float:
         """Expected statistic when attribute rows are permuted within strata."""
+        moments = self._moments
         means = {role: to_host(m) for role, m in self._means.items()}
         solvers = self._host_solvers
         conditional = "c" in solvers
@@ -353,9 +393,7 @@ def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> 
     return trace_of_product(solvers["u"].solve(q), solvers["e"].solve(xp.permute_dims(q, (1, 0))))
 
 
-def _squared_norm(
-    c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str
-) -> Any:
+def _squared_norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str) -> Any:
     """``||R_x (I − R_c)||²_F = Tr[A_x C_xx A_x Φ_xᵀ (I − R_c)² Φ_x]`` for ``x = role``."""
     c_xx = c[(role, role)]
     projected = c_xx

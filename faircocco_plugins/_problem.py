@@ -160,7 +160,12 @@ class Problem:
         roles = problem_roles(self.options.notion, self, self.scalings())
         if self.method() == "exact":
             return ExactFit(
-                roles["u"], roles["e"], roles.get("c"), strata_of(roles), self.options.eps, self.like
+                roles["u"],
+                roles["e"],
+                roles.get("c"),
+                strata_of(roles),
+                self.options.eps,
+                self.like,
             )
         moments = GroupedMoments(roles, "c" in roles, self.options.rank)
         moments.add(roles, self.like)

@@ -13,7 +13,9 @@ with ``R_c`` the conditioning variable. With ``M = P R_u P``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -33,22 +35,26 @@ class StrataBlocks:
     diagonal: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass
 class Terms:
     """The estimated quantities of one (notion, attribute set) pair.
 
     ``statistic``, ``norm_u`` and ``norm_e`` are 0-d arrays of the computation namespace (they
     carry gradients under torch); ``null_statistic`` is the expected statistic under the
-    permutation null, a float.
+    permutation null, a float computed on first use (a training penalty never needs it).
     """
 
     statistic: Any
     norm_u: Any
     norm_e: Any
-    null_statistic: float
     rank: int
     method: str
     n: int
+    expected_statistic: Callable[[], float] = field(repr=False)
+
+    @cached_property
+    def null_statistic(self) -> float:
+        return self.expected_statistic()
 
     def score(self) -> Any:
         """The normalised statistic, defined as 0 when either variable is constant."""

@@ -1,0 +1,609 @@
+"""The score benchmark behind ``faircocco bench-score``: times and memory of the estimators.
+
+It prints, for demographic parity (DP) and equalised odds (EO) with three sensitive attributes of
+mixed type (one continuous, one binary, one with four levels), a binary outcome and continuous
+predictions:
+
+(a) exact and low-rank time at small N, the low-rank error against the exact score and the
+    speed-up;
+(b) low-rank time (cold first call and warm median) and peak memory at large N, each N in a fresh
+    subprocess so that one measurement does not pollute the next;
+(c) how time grows from N = 10⁵ to N = 10⁶;
+(d) streaming time for 10⁷ rows in chunks of 10⁶;
+
+with the machine it ran on, the command, and each target marked as met or missed. Benchmarks are
+not tests: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ._api import faircocco_score
+from ._synthetic import make_synthetic
+
+NOTIONS = ("dp", "eo")
+ATTRIBUTES = ["age", "sex", "region"]
+MIB = 2.0**20
+GIB = 2.0**30
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The sizes one run of the benchmark measures."""
+
+    exact: tuple[int, ...]
+    lowrank: tuple[int, ...]
+    stream_rows: int
+    stream_chunk: int
+
+    @classmethod
+    def full(cls) -> Sizes:
+        return cls((500, 1000, 2000, 3000), (10**4, 10**5, 10**6), 10**7, 10**6)
+
+    @classmethod
+    def quick(cls) -> Sizes:
+        return cls((200, 400), (10**3, 10**4), 10**5, 10**4)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target and whether the measured figure meets it."""
+
+    description: str
+    value: float
+    limit: float
+    unit: str
+    higher_is_better: bool = False
+    digits: int = 2
+
+    @property
+    def met(self) -> bool:
+        if not np.isfinite(self.value):
+            return False
+        return self.value >= self.limit if self.higher_is_better else self.value <= self.limit
+
+    def line(self) -> tuple[str, str, str, str]:
+        sign = "≥" if self.higher_is_better else "≤"
+        space = "" if self.unit in ("", "x") else " "
+        return (
+            self.description,
+            f"{self.value:,.{self.digits}f}{space}{self.unit}",
+            f"{sign} {self.limit:,.{self.digits}f}{space}{self.unit}",
+            "met" if self.met else "missed",
+        )
+
+
+@dataclass
+class BenchResult:
+    """Everything one run measured, by section (times in seconds, memory in bytes)."""
+
+    exact: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
+    lowrank: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    stream: dict[str, dict[str, Any]] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+
+
+def bench_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Predictions, attributes ``(age, sex, region)`` as an ``n × 3`` float array, and outcomes.
+
+    The binary and four-level attributes are float columns, so the low-rank estimator detects
+    their few distinct values and factors them exactly over their levels.
+    """
+    people = make_synthetic(n, random_state=seed)
+    attributes = np.column_stack(
+        [
+            people["age"].to_numpy(dtype=np.float64),
+            (people["sex"] == "m").to_numpy(dtype=np.float64),
+            people["region"].cat.codes.to_numpy().astype(np.float64),
+        ]
+    )
+    return people["y_pred"].to_numpy(), attributes, people["y_true"].to_numpy()
+
+
+def bench_frame(n: int, seed: int = 0) -> pd.DataFrame:
+    """The data of :func:`bench_data` as a DataFrame, the form a stream of chunks takes."""
+    y_pred, attributes, y_true = bench_data(n, seed)
+    frame = pd.DataFrame(attributes, columns=ATTRIBUTES)
+    frame["y_true"] = y_true
+    frame["y_pred"] = y_pred
+    return frame
+
+
+def run(
+    *,
+    quick: bool = False,
+    repeats: int = 3,
+    command: str | None = None,
+    out: TextIO | None = None,
+    seed: int = 0,
+) -> BenchResult:
+    """Run the benchmark and print its tables to ``out`` (standard output by default).
+
+    Parameters
+    ----------
+    quick : bool
+        Measure small sizes only (N up to 10⁴, streaming 10⁵ rows), in a few seconds.
+    repeats : int
+        Number of timed calls after one warm-up call; the median is reported.
+    command : str, optional
+        The command line to print in the header (default: this process's arguments).
+    out : file, optional
+        Where to print.
+    seed : int
+        Seed of the synthetic data.
+
+    Returns
+    -------
+    BenchResult
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats={repeats!r} is not valid; expected a positive integer.")
+    stream = sys.stdout if out is None else out
+    sizes = Sizes.quick() if quick else Sizes.full()
+    result = BenchResult()
+
+    def emit(text: str = "") -> None:
+        print(text, file=stream, flush=True)
+
+    for line in _header(command, quick, repeats):
+        emit(line)
+    _section_exact(sizes, repeats, seed, result, emit)
+    _section_lowrank(sizes, repeats, seed, result, emit)
+    _section_scaling(sizes, result, emit)
+    _section_stream(sizes, seed, result, emit)
+    _section_targets(sizes, quick, result, emit)
+    return result
+
+
+def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
+    if command is None:
+        command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])
+    import scipy
+
+    cores = os.cpu_count() or 0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    lines = [
+        "FairCOCCO score benchmark",
+        "=========================",
+        f"command:  {command}",
+        f"date:     {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        f"machine:  {_cpu_model()}, {cores} logical cores ({usable} usable), "
+        f"{_memory_total()}, {platform.system()} {platform.machine()}",
+        f"load:     {load} (1, 5, 15 min averages at start)",
+        f"software: Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}, pandas {pd.__version__}",
+        f"BLAS:     {_blas_description()}",
+        "          (the public API pins BLAS to 1 thread while it runs)",
+        "data:     synthetic; attributes age (continuous), sex (binary, float 0/1), region "
+        "(4 levels, float codes); binary y_true; y_pred a probability",
+        f"timing:   time.perf_counter; 'warm' is the median of {repeats} calls after one warm-up "
+        "call; 'cold' is the first call in a fresh process",
+    ]
+    if quick:
+        lines.append(
+            "mode:     --quick (reduced sizes); the targets are defined for the full sizes, so "
+            "met/missed here only exercises the harness"
+        )
+    return [*lines, ""]
+
+
+def _section_exact(
+    sizes: Sizes, repeats: int, seed: int, result: BenchResult, emit: Callable[[str], None]
+) -> None:
+    emit("(a) exact vs low-rank at small N (same process, warm)")
+    rows = []
+    for n in sizes.exact:
+        y_pred, attributes, y_true = bench_data(n, seed)
+        for notion in NOTIONS:
+            timings = {}
+            scores = {}
+            for method in ("exact", "lowrank"):
+                call = _scorer(y_pred, attributes, y_true, notion, method)
+                scores[method], _, timings[method] = _timed(call, repeats)
+            entry = {
+                "exact_s": timings["exact"],
+                "lowrank_s": timings["lowrank"],
+                "exact_score": scores["exact"],
+                "lowrank_score": scores["lowrank"],
+                "abs_diff": abs(scores["lowrank"] - scores["exact"]),
+                "speedup": timings["exact"] / timings["lowrank"],
+            }
+            result.exact[(notion, n)] = entry
+            rows.append(
+                (
+                    notion.upper(),
+                    f"{n:,}",
+                    _seconds(entry["exact_s"]),
+                    _seconds(entry["lowrank_s"]),
+                    f"{entry['speedup']:.1f}x",
+                    f"{entry['exact_score']:.6f}",
+                    f"{entry['abs_diff']:.1e}",
+                )
+            )
+    emit(
+        _table(
+            ("notion", "N", "exact", "low-rank", "speed-up", "exact score", "|Δscore|"),
+            rows,
+        )
+    )
+    emit("")
+
+
+def _section_lowrank(
+    sizes: Sizes, repeats: int, seed: int, result: BenchResult, emit: Callable[[str], None]
+) -> None:
+    emit("(b) low-rank at large N (one fresh subprocess per N and notion)")
+    rows = []
+    method = ""
+    for n in sizes.lowrank:
+        for notion in NOTIONS:
+            entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), str(seed)])
+            result.lowrank[(notion, n)] = entry
+            method = entry["rss_method"]
+            rows.append(
+                (
+                    notion.upper(),
+                    f"{n:,}",
+                    _seconds(entry["cold_s"]),
+                    _seconds(entry["warm_s"]),
+                    f"{entry['traced_peak'] / MIB:,.0f}",
+                    f"{entry['rss_delta'] / MIB:,.0f}",
+                    f"{entry['score']:.6f}",
+                )
+            )
+    emit(
+        _table(
+            ("notion", "N", "cold", "warm", "peak MiB (tracemalloc)", "peak MiB (RSS)", "score"),
+            rows,
+        )
+    )
+    emit(
+        "memory: 'tracemalloc' is the peak of traced allocations (numpy's included) during one "
+        "call; 'RSS' is the process's peak resident set during the cold call minus its resident "
+        f"set just before it ({method}), after imports and data creation"
+    )
+    emit("")
+
+
+def _section_scaling(sizes: Sizes, result: BenchResult, emit: Callable[[str], None]) -> None:
+    small, large = sizes.lowrank[-2], sizes.lowrank[-1]
+    emit(f"(c) growth of low-rank warm time from N = {small:,} to N = {large:,}")
+    rows = []
+    for notion in NOTIONS:
+        ratio = (
+            result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
+        )
+        rows.append((notion.upper(), f"{ratio:.1f}", f"{large / small:.0f}"))
+    emit(_table(("notion", f"t({large:,}) / t({small:,})", "row ratio"), rows))
+    emit("")
+
+
+def _section_stream(
+    sizes: Sizes, seed: int, result: BenchResult, emit: Callable[[str], None]
+) -> None:
+    chunks = sizes.stream_rows // sizes.stream_chunk
+    emit(
+        f"(d) streaming {sizes.stream_rows:,} rows in {chunks} chunks of {sizes.stream_chunk:,} "
+        "rows (data=iterable of DataFrames, one fresh subprocess per notion)"
+    )
+    rows = []
+    for notion in NOTIONS:
+        entry = _in_subprocess(["stream", str(sizes.stream_chunk), notion, str(chunks), str(seed)])
+        result.stream[notion] = entry
+        rows.append(
+            (
+                notion.upper(),
+                f"{entry['rows']:,}",
+                _seconds(entry["seconds"]),
+                f"{entry['rows'] / entry['seconds']:,.0f}",
+                f"{entry['traced_peak'] / MIB:,.0f}",
+                f"{entry['score']:.6f}",
+            )
+        )
+    emit(_table(("notion", "rows", "time", "rows/s", "peak MiB (tracemalloc)", "score"), rows))
+    emit(
+        "one chunk is generated before the clock starts and yielded "
+        f"{chunks} times; the estimator's work is the same for every chunk (bandwidths and "
+        "pivots come from the first), so the time excludes data generation and parsing. The "
+        "memory peak is from a second, traced pass."
+    )
+    emit("")
+
+
+def _section_targets(
+    sizes: Sizes, quick: bool, result: BenchResult, emit: Callable[[str], None]
+) -> None:
+    large, small = sizes.lowrank[-1], sizes.lowrank[-2]
+    exact_n = sizes.exact[-1]
+    targets: list[Target] = []
+    for notion, limit in (("dp", 1.0), ("eo", 1.5)):
+        entry = result.lowrank[(notion, large)]
+        targets.append(
+            Target(
+                f"low-rank {notion.upper()} warm time, N = {large:,}", entry["warm_s"], limit, "s"
+            )
+        )
+    for notion in NOTIONS:
+        entry = result.lowrank[(notion, large)]
+        peak = max(entry["traced_peak"], entry["rss_delta"]) / MIB
+        targets.append(
+            Target(
+                f"low-rank {notion.upper()} peak memory, N = {large:,}",
+                peak,
+                GIB / MIB,
+                "MiB",
+                digits=0,
+            )
+        )
+    for notion in NOTIONS:
+        ratio = (
+            result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
+        )
+        targets.append(
+            Target(f"{notion.upper()} t({large:,}) / t({small:,})", ratio, 12.0, "", digits=1)
+        )
+    for notion in NOTIONS:
+        speedup = result.exact[(notion, exact_n)]["speedup"]
+        targets.append(
+            Target(
+                f"{notion.upper()} low-rank speed-up over exact, N = {exact_n:,}",
+                speedup,
+                20.0,
+                "x",
+                higher_is_better=True,
+                digits=1,
+            )
+        )
+    for notion in NOTIONS:
+        entry = result.stream[notion]
+        targets.append(
+            Target(
+                f"{notion.upper()} streaming {entry['rows']:,} rows", entry["seconds"], 20.0, "s"
+            )
+        )
+    result.targets = targets
+    emit("targets" + (" (defined for the full sizes; --quick figures shown)" if quick else ""))
+    emit(_table(("target", "measured", "target", "status"), [t.line() for t in targets]))
+    emit("memory targets use the larger of the tracemalloc and RSS peaks")
+    met = sum(t.met for t in targets)
+    emit(f"{met} of {len(targets)} targets met")
+
+
+def _scorer(
+    y_pred: np.ndarray, attributes: np.ndarray, y_true: np.ndarray, notion: str, method: str
+) -> Callable[[], float]:
+    """A call of :func:`faircocco_score` on fixed arrays, ready to be timed."""
+
+    def call() -> float:
+        return float(
+            faircocco_score(y_pred, attributes, y_true=y_true, notion=notion, method=method)
+        )
+
+    return call
+
+
+def _timed(call: Callable[[], float], repeats: int) -> tuple[float, float, float]:
+    """Value, cold time and warm (median) time of ``call``."""
+    start = time.perf_counter()
+    value = call()
+    cold = time.perf_counter() - start
+    warm = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        warm.append(time.perf_counter() - start)
+    return value, cold, statistics.median(warm)
+
+
+def _in_subprocess(arguments: Sequence[str]) -> dict[str, Any]:
+    """Run one measurement in a fresh interpreter and return what it reports."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "faircocco_plugins._bench", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(
+            f"benchmark subprocess {' '.join(arguments)} failed:\n{completed.stderr.strip()}"
+        )
+    reported: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return reported
+
+
+# --- measurements run inside the subprocess -------------------------------------------------
+
+
+def _lowrank_worker(n: int, notion: str, repeats: int, seed: int) -> dict[str, Any]:
+    call = _scorer(*bench_data(n, seed), notion, "lowrank")
+    gc.collect()
+    baseline, rss_method = _reset_peak_rss()
+    start = time.perf_counter()
+    score = call()
+    cold = time.perf_counter() - start
+    rss_delta = _peak_rss() - baseline
+    warm = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        warm.append(time.perf_counter() - start)
+    tracemalloc.start()
+    call()
+    traced_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "score": score,
+        "cold_s": cold,
+        "warm_s": statistics.median(warm),
+        "traced_peak": traced_peak,
+        "rss_delta": rss_delta,
+        "rss_method": rss_method,
+    }
+
+
+def _stream_worker(chunk_rows: int, notion: str, chunks: int, seed: int) -> dict[str, Any]:
+    chunk = bench_frame(chunk_rows, seed)
+
+    def stream() -> Iterator[pd.DataFrame]:
+        for _ in range(chunks):
+            yield chunk
+
+    def call() -> float:
+        return float(
+            faircocco_score(
+                "y_pred",
+                ATTRIBUTES,
+                y_true="y_true",
+                notion=notion,
+                method="lowrank",
+                data=stream(),
+            )
+        )
+
+    gc.collect()
+    start = time.perf_counter()
+    score = call()
+    seconds = time.perf_counter() - start
+    tracemalloc.start()
+    call()
+    traced_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "score": score,
+        "seconds": seconds,
+        "rows": chunk_rows * chunks,
+        "traced_peak": traced_peak,
+    }
+
+
+def _reset_peak_rss() -> tuple[int, str]:
+    """Reset the peak resident set size where Linux allows it; return the baseline in bytes."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return _status_kib("VmRSS") * 1024, "peak reset through /proc/self/clear_refs"
+    except OSError:
+        return _peak_rss(), "ru_maxrss over its value before the call"
+
+
+def _peak_rss() -> int:
+    try:
+        return _status_kib("VmHWM") * 1024
+    except (OSError, KeyError):
+        import resource
+
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def _status_kib(key: str) -> int:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+# --- formatting ---------------------------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _memory_total() -> str:
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1]) / 2**20:.0f} GiB RAM"
+    except OSError:
+        pass
+    return "RAM unknown"
+
+
+def _blas_description() -> str:
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so that it is listed)
+    from threadpoolctl import threadpool_info
+
+    libraries = [info for info in threadpool_info() if info.get("user_api") == "blas"]
+    if not libraries:
+        return "no BLAS library found by threadpoolctl"
+    return "; ".join(
+        f"{_blas_owner(info)}: {info.get('internal_api')} {info.get('version')} "
+        f"({info.get('architecture', '?')}, {info.get('num_threads')} threads by default)"
+        for info in libraries
+    )
+
+
+def _blas_owner(info: dict[str, Any]) -> str:
+    """Which package ships a BLAS library, from its path (``numpy.libs``, ``scipy.libs``)."""
+    path = str(info.get("filepath", ""))
+    for owner in ("numpy", "scipy"):
+        if f"{owner}.libs" in path or f"{os.sep}{owner}{os.sep}" in path:
+            return owner
+    return os.path.basename(path) or "BLAS"
+
+
+def _seconds(value: float) -> str:
+    if value >= 1.0:
+        return f"{value:.2f} s"
+    return f"{value * 1e3:.1f} ms"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: text columns left-aligned, the others right-aligned."""
+    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
+    left = [all(not _looks_numeric(r[j]) for r in rows) for j in range(len(headers))]
+
+    def format_row(cells: Sequence[str]) -> str:
+        parts = [
+            c.ljust(w) if is_left else c.rjust(w)
+            for c, w, is_left in zip(cells, widths, left, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([format_row(headers), rule, *(format_row(r) for r in rows)])
+
+
+def _looks_numeric(cell: str) -> bool:
+    return bool(cell) and (cell[0].isdigit() or cell[0] in "≤≥-.")
+
+
+def _worker_main(arguments: list[str]) -> None:
+    kind, size, notion, count, seed = arguments
+    if kind == "lowrank":
+        report = _lowrank_worker(int(size), notion, int(count), int(seed))
+    elif kind == "stream":
+        report = _stream_worker(int(size), notion, int(count), int(seed))
+    else:
+        raise SystemExit(f"unknown measurement {kind!r}")
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    _worker_main(sys.argv[1:])

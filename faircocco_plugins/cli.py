@@ -1,0 +1,394 @@
+"""The ``faircocco`` command: score a table, run the demo, or benchmark the score.
+
+Argument parsing and printing only; the work is done by the public API.
+
+.. code-block:: console
+
+   $ faircocco score people.csv --pred y_pred --sensitive sex,age --target y_true --notion eo
+   $ faircocco score big.parquet --pred y_pred --sensitive sex,age --chunksize 1000000
+   $ faircocco demo
+   $ faircocco bench-score --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+
+from ._api import faircocco_report, faircocco_score, independence_test
+
+#: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
+STREAM_ABOVE_BYTES = 2**30
+#: Rows per chunk when a large CSV file is streamed without ``--chunksize``.
+DEFAULT_CHUNK_ROWS = 10**6
+
+_CSV_SUFFIXES = (".csv", ".csv.gz")
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+class CommandError(Exception):
+    """A user error found by the command itself (bad file, missing column)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``faircocco`` command with ``argv`` (default: the process arguments).
+
+    Returns the exit status: 0 on success, 2 on a usage or input error (printed as one line on
+    standard error, without a traceback).
+    """
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exit_:  # argparse exits on errors and on --help
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        if args.command == "score":
+            return _score(args)
+        if args.command == "demo":
+            return _demo()
+        return _bench_score(args, arguments)
+    except SystemExit as exit_:  # parser.error() of a subcommand
+        return exit_.code if isinstance(exit_.code, int) else 2
+    except (CommandError, ValueError, TypeError) as error:
+        message = " ".join(str(error).split())
+        print(f"faircocco: error: {message}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="faircocco",
+        description="FairCOCCO: kernel fairness scores for several sensitive attributes.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    score = commands.add_parser(
+        "score",
+        help="score the predictions in a CSV or Parquet file",
+        description="Score the predictions in a table against one or several sensitive columns "
+        "and print the report: the joint score, then one row per attribute. String and boolean "
+        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel.",
+    )
+    score.add_argument("file", metavar="FILE", help="a .csv, .csv.gz, .parquet or .pq file")
+    score.add_argument("--pred", required=True, metavar="COL", help="column of predictions")
+    score.add_argument(
+        "--sensitive",
+        required=True,
+        metavar="COL[,COL...]",
+        type=_column_list,
+        help="sensitive column(s), comma-separated",
+    )
+    score.add_argument(
+        "--target", metavar="COL", help="column of true outcomes (needed for --notion eo and cal)"
+    )
+    score.add_argument(
+        "--notion",
+        choices=("dp", "eo", "cal"),
+        default="dp",
+        help="demographic parity, equalised odds or calibration (default: dp)",
+    )
+    score.add_argument(
+        "--method", choices=("auto", "exact", "lowrank"), default="auto", help="(default: auto)"
+    )
+    score.add_argument(
+        "--attribute-kernel",
+        choices=("product", "joint"),
+        default="product",
+        help="product of per-attribute kernels, or the paper's joint Gaussian (default: product)",
+    )
+    score.add_argument(
+        "--permutations",
+        type=_positive_int,
+        metavar="N",
+        help="add the p-value of a permutation test with N permutations",
+    )
+    score.add_argument(
+        "--chunksize",
+        type=_positive_int,
+        metavar="ROWS",
+        help="stream the file in chunks of ROWS rows and print the joint score",
+    )
+    score.add_argument(
+        "--seed", type=int, metavar="N", help="seed of the bandwidth sample and permutations"
+    )
+
+    commands.add_parser(
+        "demo",
+        help="score a bundled synthetic example",
+        description="Score a bundled synthetic example under DP and EO and print the reports.",
+    )
+
+    bench = commands.add_parser(
+        "bench-score",
+        help="time the exact and low-rank estimators",
+        description="Time the exact and low-rank estimators of the score and print a table with "
+        "the machine, the command and the targets met or missed. Takes a few minutes.",
+    )
+    bench.add_argument("--quick", action="store_true", help="small sizes only (seconds)")
+    bench.add_argument(
+        "--repeats",
+        type=_positive_int,
+        default=3,
+        metavar="K",
+        help="timed calls after one warm-up call; the median is reported (default: 3)",
+    )
+    parser.set_defaults(score_parser=score)
+    return parser
+
+
+def _column_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of columns")
+    return names
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+# --- score --------------------------------------------------------------------------------------
+
+
+def _score(args: argparse.Namespace) -> int:
+    score_parser: argparse.ArgumentParser = args.score_parser
+    if args.permutations is not None and args.chunksize is not None:
+        score_parser.error(
+            "--permutations needs the whole table in memory; it cannot be combined with --chunksize"
+        )
+    if args.notion != "dp" and args.target is None:
+        score_parser.error(f"--notion {args.notion} needs --target COL (the true outcome)")
+    path: str = args.file
+    columns = [args.pred, *args.sensitive, *([] if args.target is None else [args.target])]
+    _check_columns(path, _columns_of(path), args)
+    options: dict[str, Any] = {
+        "notion": args.notion,
+        "method": args.method,
+        "attribute_kernel": args.attribute_kernel,
+        "random_state": args.seed,
+    }
+    chunksize = args.chunksize
+    if chunksize is None and args.permutations is None and _is_large(path):
+        chunksize = DEFAULT_CHUNK_ROWS if _format(path) == "csv" else None
+        print(
+            f"note: {path} is larger than {STREAM_ABOVE_BYTES // 2**20:,} MiB; streaming it "
+            "(choose the chunk size with --chunksize)",
+            file=sys.stderr,
+        )
+        return _score_stream(path, columns, chunksize, args, options)
+    if chunksize is not None:
+        return _score_stream(path, columns, chunksize, args, options)
+
+    table = _read_table(path, columns)
+    y_true = None if args.target is None else table[args.target]
+    report = faircocco_report(table[args.pred], table[args.sensitive], y_true=y_true, **options)
+    print(f"FairCOCCO report for {path}: {len(table):,} rows, notion {args.notion.upper()}")
+    print(_format_report(report, args.sensitive))
+    if args.permutations is not None:
+        result = independence_test(
+            table[args.pred],
+            table[args.sensitive],
+            y_true=y_true,
+            n_permutations=args.permutations,
+            progress=True,
+            **options,
+        )
+        print(
+            f"permutation test ({args.permutations:,} permutations): "
+            f"statistic {result.statistic:.4f}, p-value {result.pvalue:.4f}"
+        )
+    return 0
+
+
+def _format_report(report: pd.DataFrame, attributes: list[str]) -> str:
+    """The report as text, floats to 4 decimals, rows in the order the attributes were given."""
+    first = ["joint", *(name for name in attributes if name in report.index)]
+    order = [*dict.fromkeys(first), *(name for name in report.index if name not in first)]
+    return report.loc[[name for name in order if name in report.index]].to_string(
+        float_format=lambda value: f"{value:.4f}"
+    )
+
+
+def _score_stream(
+    path: str,
+    columns: list[str],
+    chunksize: int | None,
+    args: argparse.Namespace,
+    options: dict[str, Any],
+) -> int:
+    counter = _Counter(_read_chunks(path, columns, chunksize))
+    start = time.perf_counter()
+    score = faircocco_score(args.pred, args.sensitive, y_true=args.target, data=counter, **options)
+    seconds = time.perf_counter() - start
+    print(f"FairCOCCO joint score for {path} (notion {args.notion.upper()}, streamed): {score:.4f}")
+    print(f"rows: {counter.rows:,} in {counter.chunks:,} chunks")
+    rate = counter.rows / seconds if seconds > 0 else float("inf")
+    print(f"time: {seconds:.2f} s ({rate:,.0f} rows/s, reading included)")
+    return 0
+
+
+class _Counter:
+    """Passes chunks through, counting them and their rows."""
+
+    def __init__(self, chunks: Iterator[pd.DataFrame]) -> None:
+        self._chunks = chunks
+        self.rows = 0
+        self.chunks = 0
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        for chunk in self._chunks:
+            self.rows += len(chunk)
+            self.chunks += 1
+            yield chunk
+
+
+def _format(path: str) -> str:
+    lower = path.lower()
+    if lower.endswith(_CSV_SUFFIXES):
+        return "csv"
+    if lower.endswith(_PARQUET_SUFFIXES):
+        return "parquet"
+    raise CommandError(
+        f"cannot tell the format of {path}; expected a file ending in "
+        f"{', '.join(_CSV_SUFFIXES + _PARQUET_SUFFIXES)}"
+    )
+
+
+def _is_large(path: str) -> bool:
+    return os.path.getsize(path) > STREAM_ABOVE_BYTES
+
+
+def _columns_of(path: str) -> list[str]:
+    """The column names of the file (and a clean error if it cannot be opened)."""
+    kind = _format(path)
+    if not os.path.exists(path):
+        raise CommandError(f"file {path} does not exist")
+    if os.path.isdir(path):
+        raise CommandError(f"{path} is a directory, not a file")
+    try:
+        if kind == "csv":
+            return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        return list(_parquet().ParquetFile(path).schema_arrow.names)
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error}") from None
+    except pd.errors.EmptyDataError:
+        raise CommandError(f"{path} is empty") from None
+
+
+def _check_columns(path: str, available: list[str], args: argparse.Namespace) -> None:
+    wanted = [("--pred", args.pred), *(("--sensitive", s) for s in args.sensitive)]
+    if args.target is not None:
+        wanted.append(("--target", args.target))
+    for option, name in wanted:
+        if name not in available:
+            raise CommandError(
+                f"{option} names column {name!r}, which {path} does not have; "
+                f"its columns are {available}"
+            )
+
+
+def _read_table(path: str, columns: list[str]) -> pd.DataFrame:
+    unique = list(dict.fromkeys(columns))
+    try:
+        if _format(path) == "csv":
+            return pd.read_csv(path, usecols=unique)
+        return _parquet().read_table(path, columns=unique).to_pandas()
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error}") from None
+
+
+def _read_chunks(path: str, columns: list[str], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    """Chunks of the file: ``chunksize`` rows each, or Parquet row groups when it is ``None``."""
+    unique = list(dict.fromkeys(columns))
+    if _format(path) == "csv":
+        with pd.read_csv(path, usecols=unique, chunksize=chunksize or DEFAULT_CHUNK_ROWS) as reader:
+            yield from reader
+        return
+    parquet_file = _parquet().ParquetFile(path)
+    if chunksize is None:
+        for group in range(parquet_file.num_row_groups):
+            yield parquet_file.read_row_group(group, columns=unique).to_pandas()
+        return
+    for batch in parquet_file.iter_batches(batch_size=chunksize, columns=unique):
+        yield batch.to_pandas()
+
+
+def _parquet() -> Any:
+    try:
+        import pyarrow.parquet
+    except ImportError:
+        raise CommandError(
+            "reading Parquet files needs pyarrow; install it with "
+            "pip install 'faircocco-plugins[parquet]'"
+        ) from None
+    return pyarrow.parquet
+
+
+# --- demo ---------------------------------------------------------------------------------------
+
+_DEMO_ROWS = 2000
+
+
+def _demo() -> int:
+    from ._synthetic import make_synthetic
+
+    people = make_synthetic(_DEMO_ROWS, random_state=0)
+    attributes = people[["sex", "age", "region"]]
+    print(
+        f"Synthetic data: {_DEMO_ROWS:,} people with sex, age and region; the true outcome "
+        "depends on sex and age, and the predictions depend on the true outcome and directly "
+        "on sex and age, not on region."
+    )
+    for notion, sentence in (
+        (
+            "dp",
+            "Demographic parity (DP) asks whether the predictions depend on the attributes at "
+            "all; they do, on sex and age (region should score near 0):",
+        ),
+        (
+            "eo",
+            "Equalised odds (EO) asks whether they depend on the attributes beyond the true "
+            "outcome; they do, because the synthetic model uses sex and age directly:",
+        ),
+    ):
+        report = faircocco_report(
+            people["y_pred"], attributes, y_true=people["y_true"], notion=notion
+        )
+        print()
+        print(sentence)
+        print(_format_report(report, list(attributes.columns)))
+        joint = report.loc["joint"]
+        print(
+            f"Joint {notion.upper()} score: raw {joint['score']:.4f}, chance-adjusted "
+            f"{joint['adjusted']:.4f} (the raw score expected under independence at this size "
+            f"is {joint['null_mean']:.4f})."
+        )
+    return 0
+
+
+# --- bench-score --------------------------------------------------------------------------------
+
+
+def _bench_score(args: argparse.Namespace, arguments: list[str]) -> int:
+    from ._bench import run
+
+    run(quick=args.quick, repeats=args.repeats, command=shlex.join(["faircocco", *arguments]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
