@@ -89,6 +89,10 @@ class LevelEncoder:
         self._combinations = LevelRegistry()
 
     @property
+    def n_combinations(self) -> int:
+        return max(1, len(self._combinations))
+
+    @property
     def is_trivial(self) -> bool:
         return not (self._numeric or self._nominal)
 

@@ -43,6 +43,8 @@ from ._terms import StrataBlocks, Terms, expected_permuted_trace
 TOLERANCE = 1e-6
 #: Default cap on the number of pivots of a continuous factor.
 MAX_RANK = 100
+#: Most level combinations of one variable's discrete columns factored exactly.
+MAX_COMBINATIONS = 256
 
 
 def incomplete_cholesky(
@@ -94,11 +96,25 @@ class FeatureMap:
         # levels are exact but piecewise constant: a column that needs gradients stays continuous
         discrete = [] if tracked else level_columns(z_host)
         n_nominal = 0 if first.codes is None else first.codes.shape[1]
-        self.levels = LevelEncoder(discrete, n_nominal)
+        while True:
+            self.levels = LevelEncoder(discrete, n_nominal)
+            codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
+            if self.levels.n_combinations <= MAX_COMBINATIONS or not discrete:
+                break
+            # too many combinations for an exact factor: the numeric column with the most
+            # levels joins the continuous block, where incomplete Cholesky caps the rank
+            assert z_host is not None
+            discrete.remove(max(discrete, key=lambda j: np.unique(z_host[:, j]).size))
+        if self.levels.n_combinations > MAX_COMBINATIONS:
+            raise ValueError(
+                f"the nominal columns of one variable have {self.levels.n_combinations} level "
+                f"combinations, more than the low-rank estimator factors exactly "
+                f"({MAX_COMBINATIONS}); merge rare levels or use method='exact'."
+            )
         n_numeric = 0 if z_host is None else z_host.shape[1]
         self._continuous = [j for j in range(n_numeric) if j not in discrete]
         if not self._continuous:
-            return self.transform(first, like)
+            return codes, self._constant_factor(first.n, like)
         xp = array_api_compat.array_namespace(like)
         device = array_api_compat.device(like)
         z_cont = self._select(first.z)
@@ -109,8 +125,7 @@ class FeatureMap:
         self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
         self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
         if tracked:
-            return self.transform(first, like)
-        codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
+            return codes, self._continuous_factor(first.z)
         return codes, xp.asarray(np.ascontiguousarray(factor), dtype=like.dtype, device=device)
 
     @property
@@ -121,11 +136,20 @@ class FeatureMap:
         """Level-combination codes (host) and continuous factor rows (``n × r``) of a chunk."""
         z_host = None if k.z is None or not self.levels.numeric_columns else to_host(k.z)
         codes = self.levels.encode(k.n, z_host, k.codes, k.levels)
-        xp = array_api_compat.array_namespace(like)
         if self._landmarks is None:
-            return codes, xp.ones((k.n, 1), dtype=like.dtype, device=array_api_compat.device(like))
-        cross = gaussian(self._select(k.z), self._landmarks)
-        return codes, divide_by_lower_transposed(cross, self._cholesky)
+            return codes, self._constant_factor(k.n, like)
+        return codes, self._continuous_factor(k.z)
+
+    def _continuous_factor(self, z: Any) -> Any:
+        """Nyström rows ``K(z, landmarks) chol(K(landmarks, landmarks))⁻ᵀ``."""
+        cross = gaussian(self._select(z), self._landmarks)
+        return divide_by_lower_transposed(cross, self._cholesky)
+
+    @staticmethod
+    def _constant_factor(n: int, like: Any) -> Any:
+        """The factor of a variable without continuous columns: its kernel is ``W[g] W[g]ᵀ``."""
+        xp = array_api_compat.array_namespace(like)
+        return xp.ones((n, 1), dtype=like.dtype, device=array_api_compat.device(like))
 
     def level_factor(self) -> np.ndarray:
         """``W`` with ``W Wᵀ`` the kernel between the level combinations seen (no gradient)."""
