@@ -33,7 +33,10 @@ from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
+import scipy
+from threadpoolctl import threadpool_info
 
+from . import __version__
 from ._api import faircocco_score
 from ._synthetic import make_synthetic
 
@@ -174,8 +177,6 @@ def run(
 def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
     if command is None:
         command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])
-    import scipy
-
     cores = os.cpu_count() or 0
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
@@ -187,7 +188,8 @@ def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
         f"machine:  {_cpu_model()}, {cores} logical cores ({usable} usable), "
         f"{_memory_total()}, {platform.system()} {platform.machine()}",
         f"load:     {load} (1, 5, 15 min averages at start)",
-        f"software: Python {platform.python_version()}, numpy {np.__version__}, "
+        f"software: faircocco-plugins {__version__}, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, "
         f"scipy {scipy.__version__}, pandas {pd.__version__}",
         f"BLAS:     {_blas_description()}",
         "          (the public API pins BLAS to 1 thread while it runs)",
@@ -290,7 +292,7 @@ def _section_scaling(sizes: Sizes, result: BenchResult, emit: Callable[[str], No
         ratio = (
             result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
         )
-        rows.append((notion.upper(), f"{ratio:.1f}", f"{large / small:.0f}"))
+        rows.append((notion.upper(), f"{ratio:.2f}", f"{large / small:.0f}"))
     emit(_table(("notion", f"t({large:,}) / t({small:,})", "row ratio"), rows))
     emit("")
 
@@ -357,7 +359,7 @@ def _section_targets(
             result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
         )
         targets.append(
-            Target(f"{notion.upper()} t({large:,}) / t({small:,})", ratio, 12.0, "", digits=1)
+            Target(f"{notion.upper()} t({large:,}) / t({small:,})", ratio, 12.0, "", digits=2)
         )
     for notion in NOTIONS:
         speedup = result.exact[(notion, exact_n)]["speedup"]
@@ -546,9 +548,6 @@ def _memory_total() -> str:
 
 
 def _blas_description() -> str:
-    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so that it is listed)
-    from threadpoolctl import threadpool_info
-
     libraries = [info for info in threadpool_info() if info.get("user_api") == "blas"]
     if not libraries:
         return "no BLAS library found by threadpoolctl"
