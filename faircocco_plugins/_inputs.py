@@ -46,6 +46,15 @@ class Variable:
         assert self.codes is not None
         return int(self.codes.shape[0])
 
+    def is_constant(self) -> bool:
+        """Whether every column holds a single value."""
+        if self.codes is not None and np.any(self.codes != self.codes[:1]):
+            return False
+        if self.numeric is None:
+            return True
+        xp = array_api_compat.array_namespace(self.numeric)
+        return bool(xp.all(xp.max(self.numeric, axis=0) == xp.min(self.numeric, axis=0)))
+
     def select(self, name: str) -> Variable:
         """The variable restricted to the single column ``name``."""
         if name in self.numeric_names:

@@ -83,12 +83,15 @@ def bandwidth_rows(n: int, random_state: int | None) -> np.ndarray:
 class Scaling:
     """Bandwidths of a variable's numeric columns, fitted once and applied to every chunk.
 
-    ``widths`` holds one bandwidth per numeric column (all equal when shared);
+    ``widths`` holds one bandwidth per numeric column (all equal when shared); ``centres`` the
+    column means of the sample, subtracted first because the Gaussian kernel is translation
+    invariant and distances of large-offset values (timestamps) lose digits otherwise;
     ``onehot_nominal`` moves nominal columns into the numeric block as one-hot vectors, for the
     paper's single joint Gaussian.
     """
 
     widths: tuple[float, ...]
+    centres: tuple[float, ...]
     onehot_nominal: bool
 
     @classmethod
@@ -108,16 +111,19 @@ class Scaling:
         """
         numeric = _numeric_block(variable, onehot_nominal)
         if numeric is None:
-            return cls((), onehot_nominal)
-        p = int(numeric.shape[1])
-        if bandwidth != "median":
-            return cls((float(bandwidth),) * p, onehot_nominal)
+            return cls((), (), onehot_nominal)
         xp = array_api_compat.array_namespace(numeric)
         device = array_api_compat.device(numeric)
         sample = to_host(xp.take(numeric, xp.asarray(rows, device=device), axis=0))
-        if shared:
-            return cls((median_distance(sample),) * p, onehot_nominal)
-        return cls(tuple(median_distance(sample[:, j : j + 1]) for j in range(p)), onehot_nominal)
+        centres = tuple(np.mean(sample, axis=0).tolist())
+        p = sample.shape[1]
+        if bandwidth != "median":
+            widths = (float(bandwidth),) * p
+        elif shared:
+            widths = (median_distance(sample),) * p
+        else:
+            widths = tuple(median_distance(sample[:, j : j + 1]) for j in range(p))
+        return cls(widths, centres, onehot_nominal)
 
     def apply(self, variable: Variable) -> KernelInput:
         """The kernel input of ``variable`` (a whole dataset or one chunk)."""
@@ -128,10 +134,10 @@ class Scaling:
         if numeric is None:
             return KernelInput(None, codes, levels)
         xp = array_api_compat.array_namespace(numeric)
-        widths = xp.asarray(
-            self.widths, dtype=numeric.dtype, device=array_api_compat.device(numeric)
-        )
-        return KernelInput(numeric / widths, codes, levels)
+        device = array_api_compat.device(numeric)
+        widths = xp.asarray(self.widths, dtype=numeric.dtype, device=device)
+        centres = xp.asarray(self.centres, dtype=numeric.dtype, device=device)
+        return KernelInput((numeric - centres) / widths, codes, levels)
 
 
 def _numeric_block(variable: Variable, onehot_nominal: bool) -> Any:

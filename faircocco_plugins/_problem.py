@@ -37,6 +37,7 @@ from ._inputs import (
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._lowrank import GroupedMoments, LowRankFit
 from ._strata import Strata
+from ._terms import ConstantAttributesFit
 
 #: ``method="auto"`` uses the exact estimator up to this many rows: typical mini-batches. There
 #: both estimators take milliseconds, but a product kernel with discrete levels can have more
@@ -72,13 +73,19 @@ class Options:
         check_choice(notion, "notion", NOTIONS)
         check_choice(method, "method", METHODS)
         check_choice(attribute_kernel, "attribute_kernel", ATTRIBUTE_KERNELS)
-        if rank is not None and (not isinstance(rank, int | np.integer) or rank < 1):
+        if rank is not None and (
+            isinstance(rank, bool) or not isinstance(rank, int | np.integer) or rank < 1
+        ):
             raise ValueError(f"rank={rank!r} is not valid; expected None or a positive integer.")
-        if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0 < eps < np.inf:
+        if (
+            isinstance(eps, bool)
+            or not isinstance(eps, int | float | np.floating)
+            or not (0 < eps < np.inf)
+        ):
             raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
         if bandwidth != "median" and (
             isinstance(bandwidth, bool)
-            or not isinstance(bandwidth, int | float)
+            or not isinstance(bandwidth, int | float | np.floating)
             or not 0 < bandwidth < np.inf
         ):
             raise ValueError(
@@ -156,8 +163,10 @@ class Problem:
             return self.options.method
         return "exact" if self.n <= AUTO_EXACT_UP_TO else "lowrank"
 
-    def fit(self) -> ExactFit | LowRankFit:
+    def fit(self) -> ExactFit | LowRankFit | ConstantAttributesFit:
         """Fit the estimator chosen by ``method`` on the whole data."""
+        if self.sensitive.is_constant():
+            return ConstantAttributesFit(self.pred, self.like, self.method())
         roles = problem_roles(self.options.notion, self, self.scalings())
         if self.method() == "exact":
             return ExactFit(

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import array_api_compat
 import numpy as np
 
 from ._backend import as_numpy_scalar
+from ._inputs import Variable
 
 
 @dataclass(frozen=True)
@@ -94,3 +96,28 @@ def expected_permuted_trace(m: StrataBlocks, b: StrataBlocks, counts: np.ndarray
     within = float(np.sum(np.where(pairs > 0, m_within * b_within / np.maximum(pairs, 1.0), 0.0)))
     diagonal = float(np.sum(m.diagonal * b.diagonal / counts))
     return across + within + diagonal
+
+
+class ConstantAttributesFit:
+    """Constant sensitive attributes: independent of everything, so every notion holds exactly.
+
+    The estimators would return a small positive value for EO and CAL instead, from the
+    regularisation bias of ``(I − R_c) R_c``; a constant attribute (e.g. a one-group sample)
+    is defined to score 0. The statistic stays connected to the predictions (gradient 0).
+    """
+
+    def __init__(self, pred: Variable, like: Any, method: str) -> None:
+        xp = array_api_compat.array_namespace(like)
+        zero = like * 0.0 if pred.numeric is None else xp.sum(pred.numeric) * 0.0
+        self.terms = Terms(
+            statistic=zero,
+            norm_u=zero,
+            norm_e=zero,
+            rank=0,
+            method=method,
+            n=pred.n,
+            expected_statistic=lambda: 0.0,
+        )
+
+    def permuted_statistic(self, permutation: np.ndarray) -> float:
+        return 0.0
