@@ -117,8 +117,10 @@ def faircocco_score(
     Returns
     -------
     float or array
-        A float for numpy/pandas input; a 0-d tensor (differentiable) for torch input. Constant
-        predictions or a constant attribute give 0.0.
+        A float for numpy/pandas input; a 0-d tensor (differentiable) for torch input.
+        Constant sensitive attributes give 0.0 under every notion, and so do constant
+        predictions under DP and EO; under CAL, constant predictions condition on nothing, so
+        the score is the DP score of the outcome.
 
     Examples
     --------

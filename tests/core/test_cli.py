@@ -1,0 +1,405 @@
+"""End-to-end tests of the ``faircocco`` command: score, demo and bench-score."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircocco_plugins import faircocco_report, faircocco_score, independence_test
+from faircocco_plugins._synthetic import make_synthetic
+from faircocco_plugins.cli import main
+
+ATTRIBUTES = ["sex", "age", "region"]
+
+
+@pytest.fixture(scope="module")
+def people() -> pd.DataFrame:
+    return make_synthetic(600, random_state=3)
+
+
+@pytest.fixture
+def csv_file(tmp_path: Path, people: pd.DataFrame) -> Path:
+    path = tmp_path / "people.csv"
+    people.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def parquet_file(tmp_path: Path, people: pd.DataFrame) -> Path:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "people.parquet"
+    people.to_parquet(path, row_group_size=250)
+    return path
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def report_rows(out: str) -> dict[str, list[str]]:
+    """The rows of the printed report tables, by their first cell (the last table wins)."""
+    rows: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        cells = line.split()
+        if cells and cells[0] in ("joint", *ATTRIBUTES):
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def joint_score(out: str) -> float:
+    return float(report_rows(out)["joint"][0])
+
+
+def streamed_score(out: str) -> float:
+    match = re.search(r"joint score for .*: (\d+\.\d{4})$", out, flags=re.MULTILINE)
+    assert match is not None, out
+    return float(match.group(1))
+
+
+def one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("faircocco: error: ")
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --- score, in memory ------------------------------------------------------------------------
+
+
+def test_score_csv_prints_the_report(capsys, csv_file, people):
+    code, out, _ = run_cli(
+        capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "sex,age,region"
+    )
+    assert code == 0
+    expected = faircocco_report(people["y_pred"], people[ATTRIBUTES])
+    rows = report_rows(out)
+    assert list(rows) == ["joint", *ATTRIBUTES]
+    for name, cells in rows.items():
+        assert float(cells[0]) == pytest.approx(expected.loc[name, "score"], abs=5e-5)
+        assert float(cells[1]) == pytest.approx(expected.loc[name, "adjusted"], abs=5e-5)
+    assert joint_score(out) == pytest.approx(
+        faircocco_score(people["y_pred"], people[ATTRIBUTES]), abs=5e-5
+    )
+    assert "600 rows" in out and "notion DP" in out
+
+
+def test_score_parquet_eo_with_target(capsys, parquet_file, people):
+    code, out, _ = run_cli(
+        capsys,
+        "score",
+        parquet_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex, age",
+        "--target",
+        "y_true",
+        "--notion",
+        "eo",
+    )
+    assert code == 0
+    expected = faircocco_score(
+        people["y_pred"], people[["sex", "age"]], y_true=people["y_true"], notion="eo"
+    )
+    assert joint_score(out) == pytest.approx(expected, abs=5e-5)
+    assert list(report_rows(out)) == ["joint", "sex", "age"]
+    # the EO score differs from the DP score of the same predictions
+    dp = faircocco_score(people["y_pred"], people[["sex", "age"]])
+    assert abs(expected - dp) > 1e-3
+
+
+def test_score_csv_gz_matches_plain_csv(capsys, tmp_path, csv_file, people):
+    gz = tmp_path / "people.csv.gz"
+    people.to_csv(gz, index=False)
+    _, plain, _ = run_cli(capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "age")
+    code, zipped, _ = run_cli(capsys, "score", gz, "--pred", "y_pred", "--sensitive", "age")
+    assert code == 0
+    assert report_rows(zipped) == report_rows(plain)
+
+
+def test_score_with_permutations(capsys, csv_file, people):
+    code, out, err = run_cli(
+        capsys,
+        "score",
+        csv_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex,age",
+        "--target",
+        "y_true",
+        "--notion",
+        "eo",
+        "--permutations",
+        "20",
+        "--seed",
+        "5",
+    )
+    assert code == 0
+    match = re.search(r"p-value (\d\.\d{4})", out)
+    assert match is not None, out
+    expected = independence_test(
+        people["y_pred"],
+        people[["sex", "age"]],
+        y_true=people["y_true"],
+        notion="eo",
+        n_permutations=20,
+        random_state=5,
+    )
+    assert float(match.group(1)) == pytest.approx(expected.pvalue, abs=5e-5)
+    # the predictions use sex and age directly: no permutation reaches the observed statistic
+    assert expected.pvalue == pytest.approx(1 / 21)
+    assert "permutations" in err  # the progress bar goes to standard error
+    assert "20/20" in err
+
+
+# --- score, streamed -------------------------------------------------------------------------
+
+
+def test_score_chunksize_csv_matches_the_streaming_api(capsys, csv_file):
+    code, out, _ = run_cli(
+        capsys,
+        "score",
+        csv_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex,age,region",
+        "--target",
+        "y_true",
+        "--notion",
+        "eo",
+        "--chunksize",
+        "200",
+    )
+    assert code == 0
+    expected = faircocco_score(
+        "y_pred",
+        ATTRIBUTES,
+        y_true="y_true",
+        notion="eo",
+        data=pd.read_csv(csv_file, chunksize=200),
+    )
+    assert streamed_score(out) == pytest.approx(expected, abs=5e-5)
+    assert "rows: 600 in 3 chunks" in out
+    assert "rows/s" in out
+
+
+def test_score_chunksize_parquet(capsys, parquet_file, people):
+    code, out, _ = run_cli(
+        capsys,
+        "score",
+        parquet_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "age",
+        "--chunksize",
+        "600",
+    )
+    assert code == 0
+    # one chunk holding every row is the in-memory low-rank estimator
+    expected = faircocco_score(people["y_pred"], people["age"], method="lowrank")
+    assert streamed_score(out) == pytest.approx(expected, abs=5e-5)
+    assert "rows: 600 in 1 chunks" in out
+
+
+def test_permutations_with_chunksize_is_a_usage_error(capsys, csv_file):
+    code, _, err = run_cli(
+        capsys,
+        "score",
+        csv_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--permutations",
+        "20",
+        "--chunksize",
+        "100",
+    )
+    assert code == 2
+    assert "error: --permutations" in err and "--chunksize" in err
+
+
+# --- score, errors ---------------------------------------------------------------------------
+
+
+def test_missing_column_is_one_clean_line(capsys, csv_file):
+    code, out, err = run_cli(
+        capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "sex,income"
+    )
+    assert code == 2
+    assert out == ""
+    line = one_line_error(err)
+    assert "'income'" in line and "--sensitive" in line
+
+
+def test_missing_target_column_in_stream(capsys, parquet_file):
+    code, _, err = run_cli(
+        capsys,
+        "score",
+        parquet_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--target",
+        "outcome",
+        "--notion",
+        "eo",
+        "--chunksize",
+        "100",
+    )
+    assert code == 2
+    assert "'outcome'" in one_line_error(err)
+
+
+def test_missing_file_is_one_clean_line(capsys, tmp_path):
+    missing = tmp_path / "nowhere.csv"
+    code, _, err = run_cli(capsys, "score", missing, "--pred", "y_pred", "--sensitive", "sex")
+    assert code == 2
+    assert str(missing) in one_line_error(err)
+
+
+def test_library_errors_are_one_clean_line(capsys, tmp_path, people):
+    path = tmp_path / "gaps.csv"
+    gaps = people.copy()
+    gaps.loc[7, "age"] = np.nan
+    gaps.to_csv(path, index=False)
+    code, _, err = run_cli(capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex,age")
+    assert code == 2
+    line = one_line_error(err)
+    assert "'age'" in line and "NaN" in line
+
+
+def test_exact_method_cannot_stream(capsys, csv_file):
+    code, _, err = run_cli(
+        capsys,
+        "score",
+        csv_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--method",
+        "exact",
+        "--chunksize",
+        "100",
+    )
+    assert code == 2
+    assert "method='exact'" in one_line_error(err)
+
+
+def test_unknown_format_and_eo_without_target(capsys, tmp_path, csv_file):
+    code, _, err = run_cli(capsys, "score", tmp_path / "a.xlsx", "--pred", "p", "--sensitive", "s")
+    assert code == 2
+    assert ".csv" in one_line_error(err)
+    code, _, err = run_cli(
+        capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "sex", "--notion", "eo"
+    )
+    assert code == 2
+    assert "--target" in err
+
+
+# --- demo and bench-score --------------------------------------------------------------------
+
+
+def test_demo_prints_both_reports(capsys):
+    code, out, _ = run_cli(capsys, "demo")
+    assert code == 0
+    assert out.startswith("Synthetic data: 2,000 people")
+    tables = [line for line in out.splitlines() if line.split()[:1] == ["joint"]]
+    assert len(tables) == 2
+    people = make_synthetic(2000, random_state=0)
+    for line, notion in zip(tables, ("dp", "eo"), strict=True):
+        expected = faircocco_score(
+            people["y_pred"], people[ATTRIBUTES], y_true=people["y_true"], notion=notion
+        )
+        assert float(line.split()[1]) == pytest.approx(expected, abs=5e-5)
+    assert "Joint DP score: raw" in out and "Joint EO score: raw" in out
+    assert "chance-adjusted" in out
+
+
+def test_bench_score_quick(capsys):
+    code, out, _ = run_cli(capsys, "bench-score", "--quick", "--repeats", "1")
+    assert code == 0
+    assert "FairCOCCO score benchmark" in out
+    assert "command:  faircocco bench-score --quick --repeats 1" in out
+    assert "machine:" in out and "numpy" in out and "BLAS" in out
+    for section in ("(a)", "(b)", "(c)", "(d)"):
+        assert section in out
+    statuses = re.findall(r"  (met|missed)$", out, flags=re.MULTILINE)
+    assert len(statuses) == 10
+    assert re.search(r"\d+ of 10 targets met", out)
+
+
+# --- the installed command -------------------------------------------------------------------
+
+
+def command() -> list[str]:
+    script = Path(sys.executable).parent / "faircocco"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "faircocco_plugins.cli"]
+
+
+def test_console_script_in_a_subprocess(csv_file, people):
+    done = subprocess.run(
+        [*command(), "score", str(csv_file), "--pred", "y_pred", "--sensitive", "sex,age"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = faircocco_score(people["y_pred"], people[["sex", "age"]])
+    assert joint_score(done.stdout) == pytest.approx(expected, abs=5e-5)
+
+    failed = subprocess.run(
+        [*command(), "score", str(csv_file) + ".missing", "--pred", "y_pred", "--sensitive", "sex"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert failed.returncode == 2
+    assert ".missing" in one_line_error(failed.stderr)
+
+
+# --- the synthetic data ----------------------------------------------------------------------
+
+
+def test_make_synthetic_is_deterministic_and_typed():
+    first = make_synthetic(500, random_state=11)
+    assert first.equals(make_synthetic(500, random_state=11))
+    assert not first.equals(make_synthetic(500, random_state=12))
+    assert list(first.columns) == ["age", "sex", "region", "y_true", "y_pred"]
+    assert set(first["sex"]) == {"f", "m"}
+    assert isinstance(first["region"].dtype, pd.CategoricalDtype)
+    assert len(first["region"].cat.categories) == 4
+    assert set(first["y_true"]) == {0, 1}
+    assert first["y_pred"].between(0, 1).all()
+
+
+def test_make_synthetic_dependence_controls_equalised_odds():
+    fair = make_synthetic(3000, random_state=0, dependence=0.0)
+    unfair = make_synthetic(3000, random_state=0, dependence=1.0)
+    scores = [
+        faircocco_score(p["y_pred"], p[ATTRIBUTES], y_true=p["y_true"], notion="eo", adjusted=True)
+        for p in (fair, unfair)
+    ]
+    assert scores[0] < 0.01 < 0.03 < scores[1]
+
+
+@pytest.mark.parametrize("n", [1, 0, 2.5])
+def test_make_synthetic_rejects_bad_sizes(n):
+    with pytest.raises(ValueError, match="n="):
+        make_synthetic(n)

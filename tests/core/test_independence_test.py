@@ -1,0 +1,156 @@
+"""The permutation test: its p-value formula, its level under the null and its power."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from faircocco_plugins import (
+    IndependenceTestResult,
+    faircocco_score,
+    faircocco_statistic,
+    independence_test,
+)
+
+ALPHA = 0.05
+
+
+def independent(n, rng):
+    return rng.normal(size=n), np.column_stack([rng.normal(size=n), rng.integers(0, 2, n)])
+
+
+@pytest.mark.slow
+def test_rejection_rate_under_the_null_is_close_to_alpha():
+    rng = np.random.default_rng(0)
+    rejections = 0
+    repetitions = 200
+    for repetition in range(repetitions):
+        y_pred, attributes = independent(300, rng)
+        result = independence_test(y_pred, attributes, n_permutations=249, random_state=repetition)
+        rejections += result.pvalue <= ALPHA
+    assert 0.02 <= rejections / repetitions <= 0.08
+
+
+@pytest.mark.slow
+def test_eo_rejection_rate_under_conditional_independence_is_close_to_alpha():
+    """Ŷ depends on A only through a binary Y: EO holds, although DP does not."""
+    rng = np.random.default_rng(1)
+    rejections = 0
+    repetitions = 100
+    for repetition in range(repetitions):
+        attribute = rng.normal(size=200)
+        y_true = (rng.random(200) < 1.0 / (1.0 + np.exp(-2.0 * attribute))).astype(np.float64)
+        y_pred = y_true + rng.normal(scale=0.5, size=200)
+        result = independence_test(
+            y_pred,
+            attribute,
+            y_true=y_true,
+            notion="eo",
+            n_permutations=199,
+            random_state=repetition,
+        )
+        rejections += result.pvalue <= ALPHA
+    assert 0.01 <= rejections / repetitions <= 0.11
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_clear_dependence_is_rejected(notion):
+    rng = np.random.default_rng(2)
+    rejections = 0
+    repetitions = 40
+    for repetition in range(repetitions):
+        n = 150
+        attribute = rng.normal(size=n)
+        y_true = (rng.random(n) < 0.5).astype(np.float64)
+        y_pred = np.sin(2.0 * attribute) + attribute + y_true + rng.normal(scale=0.5, size=n)
+        result = independence_test(
+            y_pred,
+            attribute,
+            y_true=y_true,
+            notion=notion,
+            n_permutations=199,
+            random_state=repetition,
+        )
+        rejections += result.pvalue <= ALPHA
+    assert rejections >= 0.95 * repetitions
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_pvalue_follows_its_formula(method, notion):
+    rng = np.random.default_rng(3)
+    n = 120
+    attribute = rng.normal(size=n)
+    y_true = (rng.random(n) < 0.5).astype(np.float64)
+    y_pred = 0.2 * attribute + y_true + rng.normal(size=n)
+    b = 299
+    result = independence_test(
+        y_pred,
+        attribute,
+        y_true=y_true,
+        notion=notion,
+        method=method,
+        n_permutations=b,
+        random_state=0,
+    )
+    assert isinstance(result, IndependenceTestResult)
+    assert result.null_distribution.shape == (b,)
+    assert np.all(np.isfinite(result.null_distribution))
+    exceed = np.sum(result.null_distribution >= result.statistic)
+    assert result.pvalue == pytest.approx((1 + exceed) / (1 + b), abs=1e-15)
+    assert 1 / (1 + b) <= result.pvalue <= 1.0
+    options = {"y_true": y_true, "notion": notion, "method": method}
+    assert result.statistic == pytest.approx(
+        faircocco_statistic(y_pred, attribute, **options), rel=1e-12
+    )
+    assert result.score == pytest.approx(faircocco_score(y_pred, attribute, **options), rel=1e-12)
+
+
+def test_ties_with_the_observed_statistic_count_as_exceeding():
+    """With 4 rows, many permutations reproduce the observed statistic up to rounding."""
+    rng = np.random.default_rng(4)
+    y_pred = rng.normal(size=4)
+    attribute = rng.normal(size=4)
+    b = 999
+    result = independence_test(y_pred, attribute, n_permutations=b, random_state=0)
+    tolerance = 1e-9 * abs(result.statistic)
+    ties = np.abs(result.null_distribution - result.statistic) <= tolerance
+    assert ties.sum() > 0
+    exceed = np.sum(result.null_distribution >= result.statistic - tolerance)
+    assert result.pvalue == pytest.approx((1 + exceed) / (1 + b), abs=1e-15)
+
+
+def test_eo_test_gives_a_valid_pvalue():
+    rng = np.random.default_rng(5)
+    n = 300
+    attributes = np.column_stack([rng.normal(size=n), rng.integers(0, 3, n)])
+    y_true = rng.normal(size=n) + attributes[:, 1]
+    y_pred = y_true + 0.3 * attributes[:, 0] + rng.normal(size=n)
+    result = independence_test(
+        y_pred, attributes, y_true=y_true, notion="eo", n_permutations=99, random_state=1
+    )
+    assert 0.01 <= result.pvalue <= 1.0
+    assert result.null_distribution.shape == (99,)
+    assert np.all(result.null_distribution >= -1e-12)
+    assert 0.0 <= result.score <= 1.0
+
+
+def test_same_seed_same_result_and_different_seed_different_null():
+    rng = np.random.default_rng(6)
+    y_pred, attributes = independent(100, rng)
+    first = independence_test(y_pred, attributes, n_permutations=50, random_state=3)
+    again = independence_test(y_pred, attributes, n_permutations=50, random_state=3)
+    other = independence_test(y_pred, attributes, n_permutations=50, random_state=4)
+    np.testing.assert_array_equal(first.null_distribution, again.null_distribution)
+    assert first.pvalue == again.pvalue
+    assert not np.array_equal(first.null_distribution, other.null_distribution)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(0, ValueError), (-5, ValueError), (10.0, TypeError), (True, TypeError)]
+)
+def test_invalid_number_of_permutations(value, error):
+    rng = np.random.default_rng(7)
+    y_pred, attributes = independent(20, rng)
+    with pytest.raises(error, match="n_permutations"):
+        independence_test(y_pred, attributes, n_permutations=value)

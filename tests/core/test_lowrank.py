@@ -1,0 +1,120 @@
+"""The low-rank estimator against the exact one.
+
+Continuous columns are approximated by a Nyström factor, so the scores agree closely but not
+exactly; discrete columns (and discrete predictions and outcomes) are factored exactly over their
+levels, so with only discrete variables the two estimators agree to rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircocco_plugins import faircocco_score, faircocco_statistic
+
+ALL = ["age", "sex", "race", "region"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    """2000 rows: continuous, binary, 4-level categorical and string attributes."""
+    rng = np.random.default_rng(2022)
+    n = 2000
+    frame = pd.DataFrame(
+        {
+            "age": rng.uniform(18, 80, n),
+            "sex": rng.random(n) < 0.5,
+            "race": pd.Categorical(rng.choice(["a", "b", "c", "d"], n)),
+            "region": rng.choice(["north", "south", "east"], n),
+        }
+    )
+    frame["y_true"] = (rng.random(n) < 0.3 + 0.3 * frame["sex"]).astype(np.float64)
+    frame["y_pred"] = (
+        0.02 * frame["age"]
+        + 0.4 * frame["y_true"]
+        + 0.3 * (frame["race"] == "a")
+        + rng.normal(scale=0.5, size=n)
+    )
+    return frame
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("notion", "columns", "kernel"),
+    [
+        pytest.param("dp", ALL, "product", id="dp-4"),
+        pytest.param("dp", ALL, "joint", id="dp-4-joint"),
+        pytest.param("eo", ["age", "sex"], "product", id="eo-2"),
+        pytest.param("eo", ALL, "product", id="eo-4"),
+        pytest.param("cal", ["age"], "product", id="cal-1"),
+        pytest.param("cal", ["sex", "race", "region"], "product", id="cal-3"),
+    ],
+)
+def test_lowrank_score_is_close_to_exact_at_2000_rows(table, notion, columns, kernel):
+    options = {
+        "y_true": None if notion == "dp" else table["y_true"],
+        "notion": notion,
+        "attribute_kernel": kernel,
+    }
+    exact = faircocco_score(table["y_pred"], table[columns], method="exact", **options)
+    lowrank = faircocco_score(table["y_pred"], table[columns], method="lowrank", **options)
+    assert 0.0 < exact < 1.0
+    assert abs(lowrank - exact) <= 0.005
+
+
+def discrete_table(n: int, seed: int) -> tuple[pd.Series, pd.DataFrame, pd.Series]:
+    """Discrete attributes of every kind, discrete predictions and outcomes."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "binary": rng.integers(0, 2, n).astype(np.float64),
+            "flag": rng.random(n) < 0.3,
+            "group": pd.Categorical(rng.choice(["a", "b", "c", "d"], n)),
+            "city": rng.choice(["x", "y", "z"], n),
+            "band": rng.integers(0, 4, n),
+        }
+    )
+    y_true = pd.Series((rng.random(n) < 0.3 + 0.4 * frame["flag"]).astype(np.int64))
+    label = y_true + frame["binary"] + (frame["group"] == "a") + rng.integers(0, 2, n)
+    y_pred = pd.Series(np.minimum(label, 2).astype(np.float64))
+    return y_pred, frame, y_true
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+@pytest.mark.parametrize("kernel", ["product", "joint"])
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_lowrank_is_exact_for_discrete_variables(notion, kernel, k):
+    y_pred, frame, y_true = discrete_table(300, 17 + k)
+    attributes = frame.iloc[:, :k]
+    options = {
+        "y_true": None if notion == "dp" else y_true,
+        "notion": notion,
+        "attribute_kernel": kernel,
+    }
+    for function in (faircocco_score, faircocco_statistic):
+        exact = function(y_pred, attributes, method="exact", **options)
+        lowrank = function(y_pred, attributes, method="lowrank", **options)
+        assert math.isclose(lowrank, exact, rel_tol=1e-8, abs_tol=1e-8), (function, exact, lowrank)
+
+
+def test_auto_uses_exact_below_threshold_and_lowrank_above(table):
+    """``method="auto"`` equals one of the two estimators, whichever it picks."""
+    small = table.iloc[:100]
+    auto = faircocco_score(small["y_pred"], small[ALL])
+    assert auto == faircocco_score(small["y_pred"], small[ALL], method="exact")
+    large = table.iloc[:600]
+    auto = faircocco_score(large["y_pred"], large[ALL])
+    assert auto == faircocco_score(large["y_pred"], large[ALL], method="lowrank")
+
+
+def test_rank_cap_bounds_the_factor_and_converges(table):
+    """A tiny ``rank`` gives a cruder approximation; the default is close to the exact value."""
+    part = table.iloc[:500]
+    exact = faircocco_score(part["y_pred"], part[["age"]], method="exact")
+    crude = faircocco_score(part["y_pred"], part[["age"]], method="lowrank", rank=2)
+    fine = faircocco_score(part["y_pred"], part[["age"]], method="lowrank")
+    assert abs(fine - exact) <= 1e-3
+    assert abs(crude - exact) > abs(fine - exact)

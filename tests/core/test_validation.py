@@ -1,0 +1,346 @@
+"""Input validation, and the defined value 0 for constant variables.
+
+Every rejected input raises the documented error type with a message that names the offending
+argument (and column). Constant predictions or a constant attribute carry no information: the
+score is exactly 0.0, without NaN and without a warning.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircocco_plugins import (
+    faircocco_report,
+    faircocco_score,
+    faircocco_statistic,
+    independence_test,
+)
+
+N = 30
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    attribute = rng.normal(size=N)
+    y_true = (rng.random(N) < 0.5).astype(np.float64)
+    y_pred = attribute + y_true + rng.normal(size=N)
+    return y_pred, attribute, y_true
+
+
+def with_bad_value(values, bad, row=3):
+    values = np.array(values, dtype=np.float64)
+    values[row] = bad
+    return values
+
+
+# --- missing and infinite values ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_predictions(data, bad):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="y_pred"):
+        faircocco_score(with_bad_value(y_pred, bad), attribute)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_sensitive_array(data, bad):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="sensitive_features"):
+        faircocco_score(y_pred, with_bad_value(attribute, bad))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_column_of_a_sensitive_dataframe_is_named(data, bad):
+    y_pred, attribute, _ = data
+    frame = pd.DataFrame({"age": attribute, "income": with_bad_value(attribute, bad)})
+    with pytest.raises(ValueError, match="sensitive_features") as error:
+        faircocco_score(y_pred, frame)
+    assert "income" in str(error.value)
+    assert "age" not in str(error.value)
+
+
+@pytest.mark.parametrize("column", [pd.Categorical(["a", None] * (N // 2)), ["a", None] * (N // 2)])
+def test_missing_nominal_value_is_named(data, column):
+    y_pred, attribute, _ = data
+    frame = pd.DataFrame({"age": attribute, "group": column})
+    with pytest.raises(ValueError, match="group"):
+        faircocco_score(y_pred, frame)
+
+
+@pytest.mark.parametrize("notion", ["eo", "cal"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_outcomes(data, notion, bad):
+    y_pred, attribute, y_true = data
+    with pytest.raises(ValueError, match="y_true"):
+        faircocco_score(y_pred, attribute, y_true=with_bad_value(y_true, bad), notion=notion)
+
+
+def test_non_finite_column_of_2d_predictions_is_named(data):
+    y_pred, attribute, _ = data
+    predictions = np.column_stack([y_pred, with_bad_value(y_pred, np.nan)])
+    with pytest.raises(ValueError, match=re.escape("y_pred[1]")):
+        faircocco_score(predictions, attribute)
+
+
+# --- shapes and lengths ---------------------------------------------------------------------
+
+
+def test_length_mismatch_with_attributes_names_both_lengths(data):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError) as error:
+        faircocco_score(y_pred, attribute[:-1])
+    message = str(error.value)
+    assert "y_pred" in message and "sensitive_features" in message
+    assert str(N) in message and str(N - 1) in message
+
+
+def test_length_mismatch_with_outcomes_names_both_lengths(data):
+    y_pred, attribute, y_true = data
+    with pytest.raises(ValueError) as error:
+        faircocco_score(y_pred, attribute, y_true=y_true[:-4], notion="eo")
+    message = str(error.value)
+    assert "y_true" in message
+    assert str(N) in message and str(N - 4) in message
+
+
+@pytest.mark.parametrize("rows", [0, 1])
+def test_fewer_than_two_rows(data, rows):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="y_pred"):
+        faircocco_score(y_pred[:rows], attribute[:rows])
+
+
+def test_empty_lists_are_rejected():
+    with pytest.raises(ValueError, match="empty"):
+        faircocco_score([], [])
+
+
+def test_three_dimensional_attributes_are_rejected(data):
+    y_pred, _, _ = data
+    with pytest.raises(ValueError, match="sensitive_features"):
+        faircocco_score(y_pred, np.zeros((N, 2, 2)))
+
+
+# --- options -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "valid"),
+    [
+        ("notion", "parity", ["dp", "eo", "cal"]),
+        ("method", "fast", ["auto", "exact", "lowrank"]),
+        ("attribute_kernel", "sum", ["product", "joint"]),
+    ],
+)
+@pytest.mark.parametrize("function", [faircocco_score, faircocco_statistic, faircocco_report])
+def test_unknown_choice_lists_the_valid_ones(data, function, argument, value, valid):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError) as error:
+        function(y_pred, attribute, **{argument: value})
+    message = str(error.value)
+    assert argument in message and value in message
+    assert all(choice in message for choice in valid)
+
+
+@pytest.mark.parametrize("notion", ["eo", "cal"])
+@pytest.mark.parametrize("function", [faircocco_score, faircocco_report, independence_test])
+def test_conditional_notions_require_outcomes(data, function, notion):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="y_true"):
+        function(y_pred, attribute, notion=notion)
+
+
+@pytest.mark.parametrize("rank", [0, -1, 1.5, "3", True])
+def test_bad_rank(data, rank):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="rank"):
+        faircocco_score(y_pred, attribute, rank=rank)
+
+
+@pytest.mark.parametrize("eps", [0, -1e-4, np.inf, np.nan, "1e-4", True, None])
+def test_bad_eps(data, eps):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="eps"):
+        faircocco_score(y_pred, attribute, eps=eps)
+
+
+@pytest.mark.parametrize("bandwidth", [0, -1.0, np.inf, np.nan, "mean", True, None])
+def test_bad_bandwidth(data, bandwidth):
+    y_pred, attribute, _ = data
+    with pytest.raises(ValueError, match="bandwidth"):
+        faircocco_score(y_pred, attribute, bandwidth=bandwidth)
+
+
+def test_bad_random_state(data):
+    y_pred, attribute, _ = data
+    with pytest.raises(TypeError, match="random_state"):
+        faircocco_score(y_pred, attribute, random_state="seed")
+
+
+def test_numpy_scalars_are_valid_options(data):
+    y_pred, attribute, _ = data
+    expected = faircocco_score(
+        y_pred, attribute, method="lowrank", rank=10, eps=1e-3, bandwidth=0.5
+    )
+    for eps, bandwidth in [
+        (np.float64(1e-3), np.float64(0.5)),
+        (np.float32(1e-3), np.float32(0.5)),
+    ]:
+        got = faircocco_score(
+            y_pred, attribute, method="lowrank", rank=np.int64(10), eps=eps, bandwidth=bandwidth
+        )
+        assert got == pytest.approx(expected, rel=1e-6)
+
+
+# --- types -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [{"a": [1.0, 2.0]}, "abc", 3.0, None])
+def test_wrong_type_of_predictions(data, value):
+    _, attribute, _ = data
+    error = ValueError if value is None else TypeError
+    with pytest.raises(error, match="y_pred"):
+        faircocco_score(value, attribute)
+
+
+@pytest.mark.parametrize("value", [{"a": list(range(N))}, "abc", {1, 2, 3}])
+def test_wrong_type_of_attributes(data, value):
+    y_pred, _, _ = data
+    with pytest.raises(TypeError, match="sensitive_features"):
+        faircocco_score(y_pred, value)
+
+
+def test_datetime_column_is_rejected_and_named(data):
+    y_pred, attribute, _ = data
+    frame = pd.DataFrame({"age": attribute, "born": pd.date_range("2000-01-01", periods=N)})
+    with pytest.raises(TypeError, match="born"):
+        faircocco_score(y_pred, frame)
+
+
+def test_datetime_array_is_rejected(data):
+    y_pred, _, _ = data
+    with pytest.raises(TypeError, match="sensitive_features"):
+        faircocco_score(y_pred, np.arange(N).astype("datetime64[D]"))
+
+
+@pytest.mark.parametrize("target", ["y_pred", "sensitive_features", "y_true"])
+def test_complex_dtype_is_rejected(data, target):
+    y_pred, attribute, y_true = data
+    values = {"y_pred": y_pred, "sensitive_features": attribute, "y_true": y_true}
+    values[target] = values[target] + 1j
+    with pytest.raises(TypeError, match=target):
+        faircocco_score(
+            values["y_pred"], values["sensitive_features"], y_true=values["y_true"], notion="eo"
+        )
+
+
+def test_complex_dataframe_column_is_named(data):
+    y_pred, attribute, _ = data
+    with pytest.raises(TypeError, match="phase"):
+        faircocco_score(y_pred, pd.DataFrame({"age": attribute, "phase": attribute + 1j}))
+
+
+def test_data_of_the_wrong_type(data):
+    with pytest.raises(TypeError, match="data"):
+        faircocco_score("y_pred", ["a"], data=42)
+
+
+# --- constant variables ------------------------------------------------------------------------
+
+
+def no_warning_score(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return faircocco_score(*args, **kwargs), faircocco_statistic(*args, **kwargs)
+
+
+CONSTANTS = [0.0, 0.3, -7.25, 350_000.0, 1e8]
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+@pytest.mark.parametrize("n", [50, 300])
+def test_constant_predictions_score_exactly_zero(method, notion, n):
+    rng = np.random.default_rng(n)
+    attributes = pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+    y_true = (rng.random(n) < 0.5).astype(np.float64)
+    for value in CONSTANTS:
+        for y_pred in (np.full(n, value), np.full((n, 2), value) + np.array([0.0, 2.5])):
+            score, statistic = no_warning_score(
+                y_pred, attributes, y_true=y_true, notion=notion, method=method
+            )
+            assert score == 0.0, (value, y_pred.shape)
+            assert np.isfinite(statistic)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_constant_attribute_scores_exactly_zero(method, notion):
+    """A constant attribute is independent of everything, given anything."""
+    n = 60
+    rng = np.random.default_rng(1)
+    y_true = (rng.random(n) < 0.5).astype(np.float64)
+    y_pred = y_true + rng.normal(size=n)
+    constant_attributes = {
+        "numeric": np.full(n, 2.5),
+        "numeric columns": np.full((n, 2), 1e4) * [1.0, 3.0],
+        "categorical with one level": pd.DataFrame({"g": pd.Categorical(["only"] * n)}),
+        "string with one level": pd.DataFrame({"s": ["x"] * n}),
+        "all true": pd.DataFrame({"b": np.ones(n, dtype=bool)}),
+    }
+    for kind, attribute in constant_attributes.items():
+        score, statistic = no_warning_score(
+            y_pred, attribute, y_true=y_true, notion=notion, method=method
+        )
+        assert score == 0.0, (kind, score)
+        assert np.isfinite(statistic)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+def test_cal_with_constant_predictions_is_dp_of_the_outcome(method):
+    """Conditioning on a constant is no conditioning: ``Y ⊥ A | Ŷ`` becomes ``Y ⊥ A``."""
+    n = 60
+    rng = np.random.default_rng(2)
+    attribute = rng.normal(size=n)
+    y_true = attribute + rng.normal(size=n)
+    expected = faircocco_score(y_true, attribute, method=method)
+    assert expected > 0.05
+    for value in (0.0, 350_000.0):
+        score, _ = no_warning_score(
+            np.full(n, value), attribute, y_true=y_true, notion="cal", method=method
+        )
+        assert score == pytest.approx(expected, rel=1e-8), value
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_constant_torch_predictions_score_zero_with_finite_gradient(notion):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    attribute = rng.normal(size=40)
+    y_true = (rng.random(40) < 0.5).astype(np.float64)
+    y_pred = torch.full((40,), 0.7, dtype=torch.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        score = faircocco_score(y_pred, attribute, y_true=y_true, notion=notion)
+        score.backward()
+    assert score.item() == 0.0
+    assert torch.all(torch.isfinite(y_pred.grad))
+
+
+def test_report_of_a_constant_attribute(data):
+    y_pred, attribute, _ = data
+    frame = pd.DataFrame({"x": attribute, "g": pd.Categorical(["only"] * N)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = faircocco_report(y_pred, frame)
+    assert report.loc["g", "score"] == 0.0
+    assert report.loc["g", "adjusted"] == 0.0
+    assert report.loc["joint", "score"] == pytest.approx(report.loc["x", "score"], rel=1e-8)
+    assert report.notna().all().all()
