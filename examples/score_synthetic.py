@@ -7,8 +7,12 @@ and sex, but not on region.
 Run with ``python examples/score_synthetic.py``.
 """
 
-from faircocco_plugins import faircocco_report, faircocco_score, independence_test
-from faircocco_plugins._synthetic import make_synthetic
+from faircocco_plugins import (
+    faircocco_report,
+    faircocco_score,
+    independence_test,
+    make_synthetic,
+)
 
 people = make_synthetic(2000, random_state=0)
 y_pred, y_true = people["y_pred"], people["y_true"]

@@ -13,6 +13,7 @@ from ._api import (
     faircocco_statistic,
     independence_test,
 )
+from ._synthetic import make_synthetic
 
 __all__ = [
     "IndependenceTestResult",
@@ -20,5 +21,6 @@ __all__ = [
     "faircocco_score",
     "faircocco_statistic",
     "independence_test",
+    "make_synthetic",
 ]
 __version__ = "0.1.0"

@@ -55,7 +55,7 @@ def make_synthetic(
 
     Examples
     --------
-    >>> from faircocco_plugins._synthetic import make_synthetic
+    >>> from faircocco_plugins import make_synthetic
     >>> people = make_synthetic(1000, random_state=0)
     >>> list(people.columns)
     ['age', 'sex', 'region', 'y_true', 'y_pred']

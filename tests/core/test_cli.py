@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_report, faircocco_score, independence_test
-from faircocco_plugins._synthetic import make_synthetic
+from faircocco_plugins import faircocco_report, faircocco_score, independence_test, make_synthetic
 from faircocco_plugins.cli import main
 
 ATTRIBUTES = ["sex", "age", "region"]
