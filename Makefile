@@ -14,10 +14,10 @@ venv: $(STAMP)
 # torch goes in first and pinned: a CPU wheel of exactly this version is available to pip, while
 # any other torch requirement pulls a CUDA build of several GB. The stamp makes this target a
 # no-op until pyproject.toml changes.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml adapters/torch/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install torch==2.13.0
-	$(BIN)/pip install -e ".[dev]"
+	$(BIN)/pip install -e ".[dev]" -e adapters/torch
 	touch $(STAMP)
 
 demo: venv
@@ -27,6 +27,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/mypy adapters/torch/faircocco_torch
 
 docs: venv
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

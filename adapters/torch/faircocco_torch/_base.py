@@ -1,0 +1,279 @@
+"""The shared contract of every penalty: ``penalty(y_pred, sensitive, y_true=None)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
+from ._encoding import SensitiveSchema
+
+NOTIONS = ("dp", "eo", "cal")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The validated inputs of one penalty call.
+
+    ``pred`` is ``(n, k)`` floating; ``sensitive`` ``(n, d)`` (floating, or bool as given);
+    ``truth`` the true outcomes as given (``None`` for DP); ``attributes`` one
+    ``(kind, columns)`` pair per sensitive attribute, with ``columns`` an ``(n, w)`` floating
+    block.
+    """
+
+    pred: torch.Tensor
+    sensitive: torch.Tensor
+    truth: torch.Tensor | None
+    attributes: tuple[tuple[str, torch.Tensor], ...]
+    outcome: str | None
+
+    @property
+    def n(self) -> int:
+        return int(self.pred.shape[0])
+
+
+class FairnessPenalty(nn.Module):
+    """Base class of the penalties: ``forward`` returns ``lam`` times the batch statistic.
+
+    Subclasses set :attr:`capabilities` and implement :meth:`statistic`. Every penalty has the
+    call signature ``penalty(y_pred, sensitive, y_true=None)``, so one training loop, network
+    and batch order serve every method.
+
+    Parameters
+    ----------
+    notion : {"dp", "eo", "cal"}
+        The fairness notion.
+    lam : float
+        Weight of the penalty, ``λ >= 0``.
+    schema : SensitiveSchema, optional
+        Layout of an encoded sensitive tensor (``SensitiveEncoder.schema_``). Without it every
+        column is its own attribute, binary when it takes at most two values in the batch and
+        continuous otherwise.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from faircocco_torch import HSICPenalty
+    >>> penalty = HSICPenalty(notion="dp", lam=2.0)
+    >>> y_pred = torch.rand(64, requires_grad=True)
+    >>> value = penalty(y_pred, torch.randint(0, 2, (64, 1)).float())
+    >>> value.backward()
+    """
+
+    capabilities: ClassVar[PenaltyCapabilities]
+
+    def __init__(
+        self, *, notion: str = "eo", lam: float = 1.0, schema: SensitiveSchema | None = None
+    ) -> None:
+        super().__init__()
+        if not isinstance(notion, str) or notion not in NOTIONS:
+            raise ValueError(f"notion={notion!r} is not valid; expected one of {list(NOTIONS)}.")
+        self.capabilities.check(type(self).__name__, notion=notion)
+        if isinstance(lam, bool) or not isinstance(lam, int | float) or not 0 <= lam < np.inf:
+            raise ValueError(f"lam={lam!r} is not valid; expected a finite number >= 0.")
+        if schema is not None and not isinstance(schema, SensitiveSchema):
+            raise TypeError(
+                f"schema must be a SensitiveSchema (SensitiveEncoder.schema_); got "
+                f"{type(schema).__name__}."
+            )
+        self.notion = notion
+        self.lam = float(lam)
+        self.schema = schema
+        #: the statistic of the last call (detached), for logging
+        self.last_statistic_: torch.Tensor | None = None
+
+    def set_schema(self, schema: SensitiveSchema | None) -> FairnessPenalty:
+        """Use ``schema`` to split the sensitive tensor into attributes; returns ``self``.
+
+        Parameters
+        ----------
+        schema : SensitiveSchema or None
+            The layout, usually ``SensitiveEncoder.schema_``.
+
+        Returns
+        -------
+        FairnessPenalty
+            ``self``.
+        """
+        if schema is not None and not isinstance(schema, SensitiveSchema):
+            raise TypeError(f"schema must be a SensitiveSchema; got {type(schema).__name__}.")
+        self.schema = schema
+        return self
+
+    def forward(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
+        """``lam`` times :meth:`statistic`, a 0-d tensor differentiable in ``y_pred``.
+
+        Parameters
+        ----------
+        y_pred : torch.Tensor of shape (n,) or (n, k)
+            Predictions: probabilities, logits or regression outputs.
+        sensitive : torch.Tensor or numpy.ndarray of shape (n,) or (n, d)
+            Sensitive attributes as numbers (bool for nominal binary attributes), usually from
+            :class:`SensitiveEncoder`.
+        y_true : torch.Tensor, optional
+            True outcomes; required for ``notion="eo"`` and ``"cal"``.
+
+        Returns
+        -------
+        torch.Tensor
+            A 0-d tensor of ``y_pred``'s dtype.
+        """
+        term, statistic = self.evaluate(y_pred, sensitive, y_true)
+        self.last_statistic_ = statistic.detach()
+        return term
+
+    def evaluate(
+        self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The training term and the unweighted statistic, with no side effect.
+
+        Parameters
+        ----------
+        y_pred, sensitive, y_true
+            As for :meth:`forward`.
+
+        Returns
+        -------
+        term : torch.Tensor
+            What :meth:`forward` returns (here ``lam * statistic``).
+        statistic : torch.Tensor
+            The unweighted batch statistic.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from faircocco_torch import LinearLossPenalty
+        >>> a = torch.tensor([0.0, 0.0, 1.0, 1.0])
+        >>> f = torch.tensor([0.2, 0.4, 0.6, 0.8])
+        >>> LinearLossPenalty(notion="dp", lam=2.0).evaluate(f, a)
+        (tensor(0.4000), tensor(0.2000))
+        """
+        statistic = self.statistic(y_pred, sensitive, y_true)
+        return self.lam * statistic, statistic
+
+    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
+        """The unweighted batch statistic (differentiable in ``y_pred``).
+
+        Parameters
+        ----------
+        y_pred, sensitive, y_true
+            As for :meth:`forward`.
+
+        Returns
+        -------
+        torch.Tensor
+            A 0-d tensor of ``y_pred``'s dtype.
+        """
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return f"notion={self.notion!r}, lam={self.lam}"
+
+    def _batch(self, y_pred: Any, sensitive: Any, y_true: Any) -> Batch:
+        """Validate the inputs, split the attributes and check the capabilities."""
+        name = type(self).__name__
+        if not isinstance(y_pred, torch.Tensor):
+            raise TypeError(
+                f"{name}: y_pred must be a torch tensor (the model output); got "
+                f"{type(y_pred).__name__}."
+            )
+        if not y_pred.is_floating_point():
+            raise TypeError(f"{name}: y_pred must be a floating tensor; got {y_pred.dtype}.")
+        if y_pred.ndim not in (1, 2):
+            raise ValueError(
+                f"{name}: y_pred must have shape (n,) or (n, k); got {tuple(y_pred.shape)}."
+            )
+        pred = y_pred if y_pred.ndim == 2 else y_pred[:, None]
+        n = int(pred.shape[0])
+        if n < 2:
+            raise ValueError(f"{name}: a batch needs at least 2 rows; got {n}.")
+        s = _as_tensor(sensitive, "sensitive", pred)
+        if s.ndim == 1:
+            s = s[:, None]
+        if s.ndim != 2:
+            raise ValueError(
+                f"{name}: sensitive must have shape (n,) or (n, d); got {tuple(s.shape)}."
+            )
+        if int(s.shape[0]) != n:
+            raise ValueError(
+                f"{name}: y_pred has {n} rows but sensitive has {int(s.shape[0])}; they must "
+                "have the same length."
+            )
+        truth = None
+        outcome = None
+        if self.notion != "dp":
+            if y_true is None:
+                raise ValueError(
+                    f"{name}: y_true is required for notion={self.notion!r}; pass the true "
+                    "outcomes of the batch."
+                )
+            truth = _as_tensor(y_true, "y_true", pred)
+            if truth.ndim not in (1, 2) or int(truth.shape[0]) != n:
+                raise ValueError(
+                    f"{name}: y_true must have shape (n,) or (n, k) with n={n} rows like y_pred; "
+                    f"got {tuple(truth.shape)}."
+                )
+            if truth.is_floating_point() and not bool(torch.isfinite(truth).all()):
+                raise ValueError(f"{name}: y_true contains NaN or infinite values.")
+            outcome = outcome_kind(truth)
+        if s.is_floating_point() and not bool(torch.isfinite(s).all()):
+            raise ValueError(f"{name}: sensitive contains NaN or infinite values.")
+        attributes = self._attributes(s, pred.dtype)
+        self.capabilities.check(
+            name,
+            notion=self.notion,
+            attributes=tuple(kind for kind, _ in attributes),
+            outcome=outcome,
+            outputs=int(pred.shape[1]),
+        )
+        return Batch(pred, s, truth, attributes, outcome)
+
+    def _attributes(
+        self, s: torch.Tensor, dtype: torch.dtype
+    ) -> tuple[tuple[str, torch.Tensor], ...]:
+        values = s.to(dtype) if s.dtype != dtype else s
+        if self.schema is None:
+            return tuple(
+                (column_kind(values[:, j]), values[:, j : j + 1]) for j in range(s.shape[1])
+            )
+        if int(s.shape[1]) != self.schema.width:
+            raise ValueError(
+                f"{type(self).__name__}: sensitive has {int(s.shape[1])} columns but the schema "
+                f"describes {self.schema.width} ({[a.name for a in self.schema.attributes]})."
+            )
+        return tuple((spec.kind, values[:, list(spec.columns)]) for spec in self.schema.attributes)
+
+
+def _as_tensor(value: Any, argument: str, like: torch.Tensor) -> torch.Tensor:
+    """A tensor on ``like``'s device; numpy arrays of numbers or booleans are converted."""
+    if isinstance(value, torch.Tensor):
+        return value if value.device == like.device else value.to(like.device)
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{argument} must be a tensor or an array of numbers or booleans; got dtype "
+            f"{array.dtype}. Encode string or categorical columns with SensitiveEncoder."
+        )
+    if array.dtype.kind == "f":
+        return torch.as_tensor(array, dtype=like.dtype, device=like.device)
+    return torch.as_tensor(array, device=like.device)
+
+
+def onehot_outcome(truth: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Class labels (integer or bool) as a floating one-hot block; numbers as ``(n, k)`` floats."""
+    if truth.is_floating_point():
+        return (truth if truth.ndim == 2 else truth[:, None]).to(dtype)
+    labels = truth.reshape(-1).long()
+    _, codes = torch.unique(labels, return_inverse=True)
+    return nn.functional.one_hot(codes).to(dtype)
+
+
+def outcome_strata(truth: torch.Tensor) -> list[torch.Tensor]:
+    """Row indices of each distinct outcome (one row of ``truth`` per stratum key)."""
+    keys = truth if truth.ndim == 2 else truth[:, None]
+    _, codes = torch.unique(keys.detach(), dim=0, return_inverse=True)
+    return [torch.nonzero(codes == c).reshape(-1) for c in range(int(codes.max()) + 1)]

@@ -1,0 +1,204 @@
+"""FairCOCCO as a constraint ``I_F <= bound``, by a Lagrangian with a learned multiplier."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from ._encoding import SensitiveSchema
+from ._faircocco import FairCOCCOPenalty
+
+
+class FairCOCCOConstraint(FairCOCCOPenalty):
+    """Train ``min loss  s.t.  I_F <= bound`` by gradient descent–ascent on a Lagrangian.
+
+    The constrained problem is relaxed to the Lagrangian ``loss + μ (I_F − bound)`` with a
+    multiplier ``μ >= 0``. The model's parameters descend on it (the optimiser's step); the
+    multiplier ascends by projected gradient ascent, once per training call:
+
+    .. math::
+
+       μ_{t+1} = \\min\\bigl(μ_{\\max},\\; \\max\\bigl(0,\\; μ_t + η\\,(I_F^{(t)} − b)\\bigr)\\bigr)
+
+    with ``η = multiplier_lr``, ``b = bound`` and ``I_F^{(t)}`` the batch statistic (detached).
+    While the batches violate the bound the multiplier grows, and the fairness term weighs more;
+    once they satisfy it the multiplier shrinks back towards 0, so the model spends no accuracy
+    beyond what the bound requires. The call returns ``μ_t (I_F − b)``, the Lagrangian term with
+    the multiplier in force before the update; its gradient in the model is ``μ_t ∇I_F``.
+
+    The multiplier is updated only in training mode (``module.train()``, the default); in
+    evaluation mode (``module.eval()``) the call returns the same term and leaves ``μ`` alone.
+    ``I_F`` depends on the batch size, so the bound is on the statistic at the training batch
+    size: check it on validation batches of that size (``fit_fair`` records this as
+    ``val_statistic``).
+
+    Parameters
+    ----------
+    notion : {"dp", "eo", "cal"}
+        The fairness notion.
+    bound : float
+        The largest acceptable batch statistic ``b``.
+    multiplier_lr : float
+        Step size ``η`` of the ascent on the multiplier.
+    multiplier_init : float
+        Initial multiplier ``μ_0``.
+    multiplier_max : float, optional
+        Cap ``μ_max`` on the multiplier (default: none).
+    method, rank, eps, attribute_kernel, bandwidth, schema
+        As for :class:`FairCOCCOPenalty`.
+
+    Attributes
+    ----------
+    multiplier : float
+        The current multiplier ``μ``.
+    multiplier_history_ : list of float
+        ``μ`` after each update.
+    statistic_history_ : list of float
+        The batch statistic seen at each update.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from faircocco_torch import FairCOCCOConstraint
+    >>> constraint = FairCOCCOConstraint(notion="dp", bound=0.01, multiplier_lr=2.0)
+    >>> a = torch.rand(64, 1)
+    >>> y_pred = (a[:, 0] + 0.1 * torch.randn(64)).requires_grad_()
+    >>> term = constraint(y_pred, a)  # μ = 0 before the first update
+    >>> term.backward()
+    >>> constraint.multiplier_history_[-1] > 0
+    True
+    """
+
+    def __init__(
+        self,
+        notion: str = "eo",
+        bound: float = 0.02,
+        multiplier_lr: float = 1.0,
+        multiplier_init: float = 0.0,
+        multiplier_max: float | None = None,
+        method: str = "auto",
+        rank: int | None = None,
+        eps: float = 1e-4,
+        attribute_kernel: str = "product",
+        *,
+        bandwidth: str | float = "median",
+        schema: SensitiveSchema | None = None,
+    ) -> None:
+        super().__init__(
+            notion,
+            1.0,
+            method,
+            rank,
+            eps,
+            attribute_kernel,
+            bandwidth=bandwidth,
+            schema=schema,
+        )
+        for name, value in (
+            ("bound", bound),
+            ("multiplier_lr", multiplier_lr),
+            ("multiplier_init", multiplier_init),
+        ):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value < np.inf
+            ):
+                raise ValueError(f"{name}={value!r} is not valid; expected a finite number >= 0.")
+        if multiplier_max is not None and (
+            isinstance(multiplier_max, bool)
+            or not isinstance(multiplier_max, int | float)
+            or not multiplier_init <= multiplier_max
+        ):
+            raise ValueError(
+                f"multiplier_max={multiplier_max!r} is not valid; expected None or a number "
+                f">= multiplier_init={multiplier_init}."
+            )
+        self.bound = float(bound)
+        self.multiplier_lr = float(multiplier_lr)
+        self.multiplier_init = float(multiplier_init)
+        self.multiplier_max = None if multiplier_max is None else float(multiplier_max)
+        self.multiplier = float(multiplier_init)
+        self.multiplier_history_: list[float] = []
+        self.statistic_history_: list[float] = []
+
+    def forward(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
+        """The Lagrangian term ``μ (I_F − bound)``; in training mode, then update ``μ``.
+
+        Parameters
+        ----------
+        y_pred, sensitive, y_true
+            As for :meth:`FairCOCCOPenalty.forward`.
+
+        Returns
+        -------
+        torch.Tensor
+            A 0-d tensor of ``y_pred``'s dtype.
+        """
+        term, value = self.evaluate(y_pred, sensitive, y_true)
+        self.last_statistic_ = value.detach()
+        if self.training:
+            self.update_multiplier(float(value.detach()))
+        return term
+
+    def evaluate(
+        self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The Lagrangian term ``μ (I_F − bound)`` and ``I_F``, leaving ``μ`` unchanged.
+
+        Parameters
+        ----------
+        y_pred, sensitive, y_true
+            As for :meth:`FairCOCCOPenalty.forward`.
+
+        Returns
+        -------
+        term : torch.Tensor
+            ``μ (I_F − bound)``.
+        statistic : torch.Tensor
+            ``I_F``.
+        """
+        value = self.statistic(y_pred, sensitive, y_true)
+        return self.multiplier * (value - self.bound), value
+
+    def update_multiplier(self, statistic: float) -> float:
+        """One projected ascent step on the multiplier, from an observed statistic.
+
+        Parameters
+        ----------
+        statistic : float
+            The batch statistic ``I_F``.
+
+        Returns
+        -------
+        float
+            The new multiplier.
+        """
+        updated = max(0.0, self.multiplier + self.multiplier_lr * (statistic - self.bound))
+        if self.multiplier_max is not None:
+            updated = min(updated, self.multiplier_max)
+        self.multiplier = updated
+        self.multiplier_history_.append(updated)
+        self.statistic_history_.append(statistic)
+        return updated
+
+    def reset(self) -> FairCOCCOConstraint:
+        """Set the multiplier back to ``multiplier_init`` and clear the histories.
+
+        Returns
+        -------
+        FairCOCCOConstraint
+            ``self``.
+        """
+        self.multiplier = self.multiplier_init
+        self.multiplier_history_ = []
+        self.statistic_history_ = []
+        return self
+
+    def extra_repr(self) -> str:
+        return (
+            f"notion={self.notion!r}, bound={self.bound}, multiplier_lr={self.multiplier_lr}, "
+            f"multiplier={self.multiplier:.4g}"
+        )

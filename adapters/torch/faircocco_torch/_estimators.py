@@ -1,0 +1,590 @@
+"""The paper's network as scikit-learn estimators, trained with any penalty of this package."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+from torch import nn
+
+from ._base import FairnessPenalty
+from ._covariance import CovariancePenalty
+from ._encoding import SensitiveEncoder
+from ._facl import FACLPenalty
+from ._faircocco import FairCOCCOPenalty
+from ._farmi import FARMIPenalty
+from ._hsic import HSICPenalty
+from ._linear_loss import LinearLossPenalty
+from ._network import paper_mlp
+from ._sklearn_compat import validate_data
+from ._training import FitHistory, fit_fair
+
+#: Penalties that ``penalty=`` accepts by name.
+PENALTIES: dict[str, type[FairnessPenalty]] = {
+    "faircocco": FairCOCCOPenalty,
+    "facl": FACLPenalty,
+    "farmi": FARMIPenalty,
+    "hsic": HSICPenalty,
+    "covariance": CovariancePenalty,
+    "linear_loss": LinearLossPenalty,
+}
+
+#: Rows per forward pass at prediction time.
+_PREDICT_CHUNK = 65536
+
+
+class _FairNetwork(BaseEstimator):
+    """Shared fitting logic of :class:`FairCOCCOClassifier` and :class:`FairCOCCORegressor`."""
+
+    _task: str
+
+    def __init__(
+        self,
+        *,
+        penalty: str | nn.Module | None = "faircocco",
+        notion: str = "eo",
+        lam: float = 1.0,
+        hidden_layer_sizes: Sequence[int] | None = None,
+        batch_size: int = 128,
+        learning_rate: float = 1e-3,
+        epochs: int = 100,
+        warmup_epochs: int = 0,
+        weight_decay: float = 0.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.2,
+        patience: int = 10,
+        device: str = "cpu",
+        verbose: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        self.penalty = penalty
+        self.notion = notion
+        self.lam = lam
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.epochs = epochs
+        self.warmup_epochs = warmup_epochs
+        self.weight_decay = weight_decay
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.device = device
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # the subclasses define the task-specific pieces below
+    def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
+        raise NotImplementedError
+
+    def _loss(self) -> nn.Module:
+        raise NotImplementedError
+
+    def _penalty_input(self) -> Any:
+        return None
+
+    def _penalty_outputs(self, n_outputs: int) -> int:
+        return n_outputs
+
+    def _fit(self, X: Any, y: Any, sensitive_features: Any) -> Any:
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 samples to train; got "
+                f"n_samples={X.shape[0]}."
+            )
+        targets, outcome, n_outputs = self._targets(y)
+        n = X.shape[0]
+        penalty = self._resolve_penalty()
+        sensitive = None
+        self.encoder_: SensitiveEncoder | None = None
+        if sensitive_features is not None:
+            encoder = SensitiveEncoder()
+            sensitive = encoder.fit_transform(sensitive_features)
+            if int(sensitive.shape[0]) != n:
+                raise ValueError(
+                    f"sensitive_features has {int(sensitive.shape[0])} rows but X has {n}; "
+                    "they must have the same length."
+                )
+            self.encoder_ = encoder
+        if penalty is not None and sensitive is None:
+            warnings.warn(
+                f"{type(self).__name__}.fit got no sensitive_features, so the fairness penalty "
+                "is not applied and the network is trained on the task loss alone. Pass "
+                "sensitive_features=... to apply it.",
+                UserWarning,
+                stacklevel=3,
+            )
+            penalty = None
+        if penalty is not None and self.encoder_ is not None:
+            penalty.set_schema(self.encoder_.schema_)
+            penalty.capabilities.check(
+                type(penalty).__name__,
+                notion=penalty.notion,
+                attributes=self.encoder_.schema_.kinds,
+                outcome=outcome,
+                outputs=self._penalty_outputs(n_outputs),
+            )
+        self.penalty_ = penalty
+        self.penalty_applied_ = penalty is not None
+
+        self.x_mean_ = X.mean(axis=0)
+        scale = X.std(axis=0)
+        self.x_scale_ = np.where(scale > 0, scale, 1.0)
+        device = torch.device(self.device)
+        features = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float32)
+        if sensitive is None:
+            sensitive = torch.zeros((n, 1))
+
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = paper_mlp(X.shape[1], n_outputs, self.hidden_layer_sizes).to(device)
+        self.hidden_layer_sizes_ = tuple(m.out_features for m in model if isinstance(m, nn.Linear))[
+            :-1
+        ]
+
+        rows = np.arange(n)
+        val_data = None
+        if self.early_stopping:
+            stratify = targets.numpy() if self._task == "classification" else None
+            try:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
+                )
+            except ValueError:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed
+                )
+            rows = np.sort(train_rows)
+            val_index = torch.as_tensor(np.sort(val_rows))
+            val_data = (features[val_index], targets[val_index], sensitive[val_index])
+        index = torch.as_tensor(rows)
+        train_data = (features[index], targets[index], sensitive[index])
+        optimizer = torch.optim.Adam(
+            model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+        )
+        self.history_: FitHistory = fit_fair(
+            model,
+            train_data,
+            loss=self._loss(),
+            penalty=penalty,
+            optimizer=optimizer,
+            batch_size=int(self.batch_size),
+            epochs=int(self.epochs),
+            val_data=val_data,
+            early_stopping=int(self.patience) if self.early_stopping else None,
+            penalty_input=self._penalty_input(),
+            warmup_epochs=int(self.warmup_epochs),
+            random_state=seed,
+            progress=self.verbose,
+        )
+        model.eval()
+        self.model_ = model
+        self.n_iter_ = len(self.history_.loss)
+        return self
+
+    def _check_params(self) -> None:
+        for name, minimum in (("batch_size", 2), ("epochs", 1), ("patience", 1)):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | np.integer)
+                or value < minimum
+            ):
+                raise ValueError(
+                    f"{name}={value!r} is not valid; expected an integer >= {minimum}."
+                )
+        if (
+            isinstance(self.warmup_epochs, bool)
+            or not isinstance(self.warmup_epochs, int | np.integer)
+            or not 0 <= self.warmup_epochs <= self.epochs
+        ):
+            raise ValueError(
+                f"warmup_epochs={self.warmup_epochs!r} is not valid; expected an integer in "
+                f"[0, epochs={self.epochs}]."
+            )
+        for name in ("learning_rate", "weight_decay", "lam"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ValueError(f"{name}={value!r} is not valid; expected a number >= 0.")
+        if not 0 < self.validation_fraction < 1:
+            raise ValueError(
+                f"validation_fraction={self.validation_fraction!r} is not valid; expected a "
+                "number in (0, 1)."
+            )
+
+    def _resolve_penalty(self) -> FairnessPenalty | None:
+        """A fresh copy of the penalty for this fit (the parameter itself is never changed)."""
+        penalty = self.penalty
+        if penalty is None:
+            return None
+        if isinstance(penalty, str):
+            if penalty not in PENALTIES:
+                raise ValueError(
+                    f"penalty={penalty!r} is not valid; expected None, a penalty module or one "
+                    f"of {sorted(PENALTIES)}."
+                )
+            options: dict[str, Any] = {"notion": self.notion, "lam": self.lam}
+            if penalty == "covariance" and self._penalty_input() is not None:
+                options["threshold"] = 0.5  # probabilities: the boundary is at 1/2
+            return PENALTIES[penalty](**options)
+        if isinstance(penalty, FairnessPenalty):
+            fresh = copy.deepcopy(penalty)
+            reset = getattr(fresh, "reset", None)
+            if callable(reset):
+                reset()
+            return fresh
+        raise TypeError(
+            "penalty must be None, a name among "
+            f"{sorted(PENALTIES)} or a penalty module of this package; got "
+            f"{type(penalty).__name__}."
+        )
+
+    def _forward(self, X: Any) -> torch.Tensor:
+        check_is_fitted(self, "model_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        # predictions in float64, so that they do not depend on how rows are batched
+        features = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float64)
+        device = next(self.model_.parameters()).device
+        model = copy.deepcopy(self.model_).double().eval()
+        outputs = []
+        with torch.no_grad():
+            for start in range(0, max(features.shape[0], 1), _PREDICT_CHUNK):
+                chunk = features[start : start + _PREDICT_CHUNK].to(device)
+                outputs.append(model(chunk).cpu())
+        return torch.cat(outputs)
+
+
+class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
+    """The paper's neural network classifier, trained with a fairness penalty.
+
+    Two hidden ReLU layers (width ``min(100, max(40, 2 × n_features))`` by default, see
+    :func:`hidden_width`), trained with Adam on the cross-entropy (binary: one logit and
+    ``BCEWithLogitsLoss``; several classes: ``CrossEntropyLoss``) plus the penalty, in
+    mini-batches. Features are standardised with the training mean and standard deviation.
+    The sensitive attributes are *not* model inputs; include them in ``X`` yourself if the
+    model may use them.
+
+    The penalty is applied, as in the paper, to the predicted probabilities (of the positive
+    class when binary, of every class otherwise) by default, or to the logits with
+    ``penalty_on="logit"``.
+
+    Parameters
+    ----------
+    penalty : str, penalty module or None
+        ``None`` trains the unregularised network. A name among ``"faircocco"``, ``"facl"``,
+        ``"farmi"``, ``"hsic"``, ``"covariance"``, ``"linear_loss"`` builds that penalty with
+        ``notion`` and ``lam``. A module (for example ``FairCOCCOConstraint(bound=0.02)``) is
+        deep-copied at each fit and used as it is (``notion`` and ``lam`` are then ignored).
+    notion : {"dp", "eo", "cal"}
+        Fairness notion of a penalty given by name.
+    lam : float
+        Weight of a penalty given by name (the paper selects it from {0.5, 1, 2, 5}).
+    penalty_on : {"proba", "logit"}
+        What the penalty sees.
+    hidden_layer_sizes : sequence of int, optional
+        Hidden widths; default two layers of :func:`hidden_width` units.
+    batch_size : int
+        Rows per batch; the paper selects it from {64, 128, 256}.
+    learning_rate : float
+        Adam's learning rate; the paper selects it from {1e-2, 1e-3, 1e-4}.
+    epochs : int
+        Training epochs (the most, with early stopping).
+    warmup_epochs : int
+        First epochs trained on the loss alone (see :func:`fit_fair`); helps large ``lam``.
+    weight_decay : float
+        Adam's weight decay.
+    early_stopping : bool
+        Hold out ``validation_fraction`` of the rows (stratified), stop when the validation
+        objective has not improved for ``patience`` epochs, and keep the best weights.
+    validation_fraction : float
+        Share of rows held out for early stopping.
+    patience : int
+        Epochs without improvement before stopping.
+    device : str
+        Torch device for training and prediction, e.g. ``"cpu"`` or ``"cuda"``.
+    verbose : bool
+        Show a progress bar.
+    random_state : int, RandomState or None
+        Seeds the initial weights, the batch order and the validation split.
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+        The class labels.
+    model_ : torch.nn.Sequential
+        The trained network (outputs logits).
+    penalty_ : FairnessPenalty or None
+        The penalty used for this fit (a copy), or ``None``.
+    penalty_applied_ : bool
+        Whether a penalty was applied (``False`` without ``sensitive_features``).
+    encoder_ : SensitiveEncoder or None
+        The encoder fitted on ``sensitive_features``.
+    history_ : FitHistory
+        Per-epoch training record.
+    hidden_layer_sizes_ : tuple of int
+        The hidden widths used.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : numpy.ndarray
+        Feature names seen in ``fit`` (DataFrame input only).
+    n_iter_ : int
+        Epochs run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_torch import FairCOCCOClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 4))
+    >>> sex = rng.choice(["f", "m"], size=300)
+    >>> y = (X[:, 0] + (sex == "m") > 0.5).astype(int)
+    >>> clf = FairCOCCOClassifier(lam=1.0, epochs=5, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=sex).predict(X[:3]).shape
+    (3,)
+    """
+
+    _task = "classification"
+
+    def __init__(
+        self,
+        *,
+        penalty: str | nn.Module | None = "faircocco",
+        notion: str = "eo",
+        lam: float = 1.0,
+        penalty_on: str = "proba",
+        hidden_layer_sizes: Sequence[int] | None = None,
+        batch_size: int = 128,
+        learning_rate: float = 1e-3,
+        epochs: int = 100,
+        warmup_epochs: int = 0,
+        weight_decay: float = 0.0,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.2,
+        patience: int = 10,
+        device: str = "cpu",
+        verbose: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        super().__init__(
+            penalty=penalty,
+            notion=notion,
+            lam=lam,
+            hidden_layer_sizes=hidden_layer_sizes,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            epochs=epochs,
+            warmup_epochs=warmup_epochs,
+            weight_decay=weight_decay,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
+            patience=patience,
+            device=device,
+            verbose=verbose,
+            random_state=random_state,
+        )
+        self.penalty_on = penalty_on
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairCOCCOClassifier:
+        """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Numeric features.
+        y : array-like of shape (n,)
+            Class labels.
+        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
+            Sensitive attributes of any mix of types (numbers, booleans, strings,
+            categoricals), encoded by :class:`SensitiveEncoder`. Without them the penalty is
+            not applied (a ``UserWarning`` says so) and the network is trained on the loss
+            alone, which is also what ``penalty=None`` does.
+
+        Returns
+        -------
+        FairCOCCOClassifier
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            For sensitive features of another length than ``X``, with missing values, or of a
+            kind the penalty does not support (naming the penalty and what it supports).
+        """
+        if self.penalty_on not in ("proba", "logit"):
+            raise ValueError(
+                f"penalty_on={self.penalty_on!r} is not valid; expected 'proba' or 'logit'."
+            )
+        return self._fit(X, y, sensitive_features)
+
+    def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in y; got one "
+                f"class: {self.classes_[0]!r}."
+            )
+        if len(self.classes_) == 2:
+            return torch.as_tensor(codes, dtype=torch.float32), "binary", 1
+        return torch.as_tensor(codes, dtype=torch.long), "categorical", len(self.classes_)
+
+    def _loss(self) -> nn.Module:
+        return nn.BCEWithLogitsLoss() if len(self.classes_) == 2 else nn.CrossEntropyLoss()
+
+    def _penalty_input(self) -> Any:
+        if self.penalty_on == "logit":
+            return None
+        return torch.sigmoid if len(self.classes_) == 2 else _softmax
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Logits: shape (n,) for two classes (of the second class), (n, k) otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        return self._forward(X).numpy().astype(np.float64)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, shape (n, n_classes), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        logits = self._forward(X).double()
+        if logits.ndim == 1:
+            positive = torch.sigmoid(logits)
+            return torch.stack([1.0 - positive, positive], dim=1).numpy()
+        return torch.softmax(logits, dim=1).numpy()
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+        """
+        logits = self._forward(X)
+        codes = (logits > 0).long() if logits.ndim == 1 else logits.argmax(dim=1)
+        return self.classes_[codes.numpy()]
+
+
+class FairCOCCORegressor(RegressorMixin, _FairNetwork):
+    """The paper's neural network regressor, trained with a fairness penalty.
+
+    Two hidden ReLU layers (see :func:`hidden_width`), trained with Adam on the mean squared
+    error plus the penalty. Features and the target are standardised with their training mean
+    and standard deviation (predictions are mapped back), so the loss, and hence ``lam``, has
+    the same scale on every dataset. The penalty sees the standardised predictions; FairCOCCO's
+    statistic does not depend on that scale.
+
+    Parameters
+    ----------
+    penalty : str, penalty module or None
+        As for :class:`FairCOCCOClassifier`. Penalties that need binary outcomes for EO
+        (covariance, linear loss, HSIC) support only ``notion="dp"`` here.
+    notion, lam, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs,
+    weight_decay, early_stopping, validation_fraction, patience, device, verbose, random_state
+        As for :class:`FairCOCCOClassifier`.
+
+    Attributes
+    ----------
+    model_ : torch.nn.Sequential
+        The trained network (outputs standardised predictions).
+    y_mean_, y_scale_ : float
+        Mean and scale of the training target.
+    penalty_, penalty_applied_, encoder_, history_, hidden_layer_sizes_, n_features_in_,
+    feature_names_in_, n_iter_
+        As for :class:`FairCOCCOClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_torch import FairCOCCORegressor
+    >>> rng = np.random.default_rng(0)
+    >>> age = rng.uniform(18, 80, 300)
+    >>> X = np.column_stack([rng.normal(size=300), age / 80])
+    >>> y = X[:, 0] + X[:, 1] + rng.normal(scale=0.1, size=300)
+    >>> reg = FairCOCCORegressor(notion="dp", lam=1.0, epochs=5, random_state=0)
+    >>> reg.fit(X, y, sensitive_features=age).predict(X[:2]).shape
+    (2,)
+    """
+
+    _task = "regression"
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairCOCCORegressor:
+        """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Numeric features.
+        y : array-like of shape (n,)
+            Numeric targets.
+        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
+            As for :meth:`FairCOCCOClassifier.fit`.
+
+        Returns
+        -------
+        FairCOCCORegressor
+            ``self``.
+        """
+        return self._fit(X, y, sensitive_features)
+
+    def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
+        y = column_or_1d(y, warn=True).astype(np.float64)
+        self.y_mean_ = float(y.mean())
+        std = float(y.std())
+        self.y_scale_ = std if std > 0 else 1.0
+        return (
+            torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32),
+            ("continuous"),
+            1,
+        )
+
+    def _loss(self) -> nn.Module:
+        return nn.MSELoss()
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted targets, in the units of the training target.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+        """
+        return self._forward(X).numpy().astype(np.float64) * self.y_scale_ + self.y_mean_
+
+
+def _softmax(logits: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(logits, dim=1)

@@ -1,0 +1,218 @@
+"""Training cost of every penalty on Adult-sized data: ``python -m faircocco_torch.bench``.
+
+Prints, for the paper's network on Adult (``$FAIRCOCCO_DATA/adult/adult.data``, else synthetic
+data of the same shape, saying which):
+
+* the time of one training epoch at batch sizes 64, 128 and 256, for the unregularised network
+  and for each penalty (equalised odds, sex as the attribute, penalty on probabilities);
+* the median time of one training step (forward, penalty, backward, optimiser step) over
+  ``--steps`` steps, per penalty and batch size, plus FairCOCCO and FACL with three attributes
+  (sex, age, race as White or not);
+* the targets: a FairCOCCO step no slower than a FACL step at batch 256, and a FairCOCCO epoch
+  at most twice an unregularised epoch at batch 256, each marked met or missed with its numbers.
+
+This is a benchmark, not a test: it reports what it measures and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import torch
+from torch import nn
+
+from ._adult import BenchData, bench_data
+from ._covariance import CovariancePenalty
+from ._facl import FACLPenalty
+from ._faircocco import FairCOCCOPenalty
+from ._farmi import FARMIPenalty
+from ._hsic import HSICPenalty
+from ._linear_loss import LinearLossPenalty
+from ._network import paper_mlp
+from ._training import fit_fair
+
+#: Methods in the order printed: name and penalty factory (``None``: unregularised).
+METHODS: dict[str, Callable[[], nn.Module] | None] = {
+    "NN (none)": None,
+    "FairCOCCO": lambda: FairCOCCOPenalty(notion="eo", lam=1.0),
+    "FACL": lambda: FACLPenalty(notion="eo", lam=1.0),
+    "FARMI": lambda: FARMIPenalty(notion="eo", lam=1.0),
+    "HSIC": lambda: HSICPenalty(notion="eo", lam=1.0),
+    "covariance": lambda: CovariancePenalty(notion="eo", lam=1.0, threshold=0.5),
+    "linear loss": lambda: LinearLossPenalty(notion="eo", lam=1.0),
+}
+THREE_ATTRIBUTES = ("FairCOCCO", "FACL")
+
+
+def epoch_seconds(
+    data: BenchData, method: str, batch_size: int, *, three: bool = False, seed: int = 0
+) -> float:
+    """Wall time of one training epoch of the paper's network with ``method``'s penalty."""
+    factory = METHODS[method]
+    torch.manual_seed(seed)
+    model = paper_mlp(int(data.X.shape[1]), 1)
+    sensitive = data.sensitive3 if three else data.sensitive
+    history = fit_fair(
+        model,
+        (data.X, data.y, sensitive),
+        loss=nn.BCEWithLogitsLoss(),
+        penalty=None if factory is None else factory(),
+        optimizer=torch.optim.Adam(model.parameters(), lr=1e-3),
+        batch_size=batch_size,
+        epochs=1,
+        penalty_input=torch.sigmoid,
+        random_state=seed,
+        progress=False,
+    )
+    return history.epoch_seconds[0]
+
+
+def step_seconds(
+    data: BenchData,
+    method: str,
+    batch_size: int,
+    steps: int,
+    *,
+    three: bool = False,
+    seed: int = 0,
+) -> float:
+    """Median wall time of one training step over ``steps`` steps (after 5 warm-up steps)."""
+    factory = METHODS[method]
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    model = paper_mlp(int(data.X.shape[1]), 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    penalty = None if factory is None else factory()
+    loss = nn.BCEWithLogitsLoss()
+    sensitive = data.sensitive3 if three else data.sensitive
+    n = int(data.X.shape[0])
+    times = []
+    for step in range(steps + 5):
+        rows = torch.randint(0, n, (batch_size,), generator=generator)
+        x, y, s = data.X[rows], data.y[rows], sensitive[rows]
+        started = time.perf_counter()
+        optimizer.zero_grad(set_to_none=True)
+        output = model(x)
+        objective = loss(output, y)
+        if penalty is not None:
+            objective = objective + penalty(torch.sigmoid(output), s, y)
+        objective.backward()
+        optimizer.step()
+        if step >= 5:
+            times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print its tables.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m faircocco_torch.bench",
+        description="Epoch and step times of the paper's network with each fairness penalty.",
+    )
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128, 256])
+    parser.add_argument("--steps", type=int, default=200, help="steps per step-time median")
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    parser.add_argument(
+        "--rows", type=int, default=None, help="use only the first ROWS rows (quick runs)"
+    )
+    parser.add_argument(
+        "--methods", nargs="+", default=list(METHODS), choices=list(METHODS), metavar="METHOD"
+    )
+    args = parser.parse_args(argv)
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    data = bench_data()
+    if args.rows is not None:
+        data = BenchData(
+            data.X[: args.rows],
+            data.y[: args.rows],
+            data.sensitive[: args.rows],
+            data.sensitive3[: args.rows],
+            f"{data.source}, first {args.rows} rows",
+        )
+    methods = [m for m in METHODS if m in args.methods]
+    sizes = list(args.batch_sizes)
+    print("faircocco_torch.bench: training cost per penalty (EO, attribute sex, on probabilities)")
+    print(f"data: {data.source}; X {tuple(data.X.shape)}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads, Python {platform.python_version()}"
+    )
+    print("network: paper_mlp (two hidden ReLU layers), Adam lr 1e-3, BCE with logits")
+    print()
+
+    epochs: dict[tuple[str, int], float] = {}
+    print("time per epoch (s)")
+    print(_row("method", [f"batch {b}" for b in sizes]))
+    for method in methods:
+        for size in sizes:
+            epochs[method, size] = epoch_seconds(data, method, size)
+        print(_row(method, [f"{epochs[method, b]:.2f}" for b in sizes]))
+    print()
+
+    steps: dict[tuple[str, int], float] = {}
+    print(f"median time of one training step over {args.steps} steps (ms)")
+    print(_row("method", [f"batch {b}" for b in sizes]))
+    for method in methods:
+        for size in sizes:
+            steps[method, size] = step_seconds(data, method, size, args.steps)
+        print(_row(method, [f"{1e3 * steps[method, b]:.2f}" for b in sizes]))
+    for method in (m for m in THREE_ATTRIBUTES if m in methods):
+        key = f"{method}, 3 attr."
+        for size in sizes:
+            steps[key, size] = step_seconds(data, method, size, args.steps, three=True)
+        print(_row(key, [f"{1e3 * steps[key, b]:.2f}" for b in sizes]))
+    print()
+
+    print("targets")
+    target_size = 256
+    if target_size not in sizes:
+        print(f"  (batch {target_size} not measured; no targets to check)")
+        return 0
+    if {"FairCOCCO", "FACL"} <= set(methods):
+        ours, facl = steps["FairCOCCO", target_size], steps["FACL", target_size]
+        print(
+            f"  FairCOCCO step <= FACL step at batch {target_size}: "
+            f"{1e3 * ours:.2f} ms vs {1e3 * facl:.2f} ms ({ours / facl:.1f}x) -> "
+            f"{'met' if ours <= facl else 'missed'}"
+        )
+        ours3, facl3 = (
+            steps["FairCOCCO, 3 attr.", target_size],
+            steps["FACL, 3 attr.", target_size],
+        )
+        print(
+            f"  (3 attributes: FairCOCCO {1e3 * ours3:.2f} ms vs FACL {1e3 * facl3:.2f} ms, "
+            f"{ours3 / facl3:.1f}x)"
+        )
+    if {"FairCOCCO", "NN (none)"} <= set(methods):
+        ours, plain = epochs["FairCOCCO", target_size], epochs["NN (none)", target_size]
+        print(
+            f"  FairCOCCO epoch <= 2x unregularised epoch at batch {target_size}: "
+            f"{ours:.2f} s vs 2 x {plain:.2f} s ({ours / plain:.1f}x) -> "
+            f"{'met' if ours <= 2 * plain else 'missed'}"
+        )
+    return 0
+
+
+def _row(label: str, cells: Sequence[str]) -> str:
+    return f"  {label:<22}" + "".join(f"{cell:>12}" for cell in cells)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,209 @@
+"""FairCOCCOClassifier and FairCOCCORegressor as scikit-learn estimators."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from importlib.metadata import entry_points
+
+import numpy as np
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sklearn")
+pytest.importorskip("faircocco_torch")
+
+from sklearn.base import clone  # noqa: E402
+from sklearn.model_selection import cross_val_score  # noqa: E402
+from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
+from torch_helpers import biased_task  # noqa: E402
+
+from faircocco_torch import (  # noqa: E402
+    FACLPenalty,
+    FairCOCCOClassifier,
+    FairCOCCOConstraint,
+    FairCOCCORegressor,
+    FARMIPenalty,
+)
+
+NO_SENSITIVE = "got no sensitive_features"
+
+#: Estimators run through scikit-learn's whole check suite. The checks call ``fit(X, y)``
+#: without ``sensitive_features``; the estimators then train without the penalty (and warn),
+#: which is what the checks can exercise. Only ``check_array_api_input`` is skipped, by
+#: scikit-learn itself, unless SCIPY_ARRAY_API is set: the estimators take numpy and pandas.
+CHECKED = [
+    FairCOCCOClassifier(random_state=0),
+    FairCOCCORegressor(random_state=0),
+    FairCOCCOClassifier(penalty=FairCOCCOConstraint(bound=0.05), epochs=50, random_state=0),
+]
+
+
+@pytest.mark.parametrize("estimator", CHECKED, ids=lambda e: repr(e)[:60])
+def test_sklearn_check_estimator(estimator: object) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=f".*{NO_SENSITIVE}", category=UserWarning)
+        results = check_estimator(estimator, on_fail=None, on_skip=None)
+    failed = {r["check_name"]: repr(r["exception"]) for r in results if r["status"] == "failed"}
+    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
+    assert failed == {}
+    assert skipped <= {"check_array_api_input"}
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, object]:
+    x, y, a = biased_task(400, 0)
+    rng = np.random.default_rng(0)
+    sensitive = pd.DataFrame(
+        {
+            "sex": np.where(a == 1, "m", "f"),
+            "race": pd.Categorical(rng.choice(["a", "b", "c"], 400)),
+            "age": rng.uniform(18, 80, 400),
+        }
+    )
+    return {"X": x, "y": y, "sensitive": sensitive}
+
+
+def _small(**params: object) -> FairCOCCOClassifier:
+    return FairCOCCOClassifier(epochs=4, batch_size=128, random_state=0, **params)  # type: ignore[arg-type]
+
+
+def test_fit_with_mixed_sensitive_features(data: dict[str, object]) -> None:
+    clf = _small().fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    assert clf.penalty_applied_
+    assert clf.encoder_ is not None and clf.encoder_.schema_.kinds == (
+        "binary",
+        "categorical",
+        "continuous",
+    )
+    assert clf.predict_proba(data["X"]).shape == (400, 2)
+    assert np.allclose(clf.predict_proba(data["X"]).sum(axis=1), 1.0)
+    assert clf.decision_function(data["X"]).shape == (400,)
+    assert set(clf.predict(data["X"])) <= {0, 1}
+    assert clf.hidden_layer_sizes_ == (40, 40)
+    assert len(clf.history_.loss) == clf.n_iter_ == 4
+
+
+def test_without_sensitive_features_no_penalty_and_a_warning(data: dict[str, object]) -> None:
+    with pytest.warns(UserWarning, match=NO_SENSITIVE):
+        clf = _small().fit(data["X"], data["y"])
+    assert not clf.penalty_applied_ and clf.penalty_ is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _small(penalty=None).fit(data["X"], data["y"])
+
+
+def test_same_random_state_same_predictions(data: dict[str, object]) -> None:
+    first = _small().fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    second = _small().fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    assert np.array_equal(first.predict_proba(data["X"]), second.predict_proba(data["X"]))
+    other = _small().set_params(random_state=1)
+    other.fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    assert not np.array_equal(first.predict_proba(data["X"]), other.predict_proba(data["X"]))
+
+
+def test_pickle_round_trip(data: dict[str, object]) -> None:
+    clf = _small().fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    restored = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(clf.predict_proba(data["X"]), restored.predict_proba(data["X"]))
+    assert restored.get_params()["lam"] == clf.get_params()["lam"]
+    regressor = FairCOCCORegressor(epochs=3, random_state=0, notion="dp")
+    regressor.fit(data["X"], data["X"][:, 0] * 2.0, sensitive_features=data["sensitive"])
+    again = pickle.loads(pickle.dumps(regressor))
+    assert np.array_equal(regressor.predict(data["X"]), again.predict(data["X"]))
+
+
+def test_the_penalty_parameter_is_never_modified(data: dict[str, object]) -> None:
+    constraint = FairCOCCOConstraint(bound=0.01)
+    clf = _small(penalty=constraint).fit(data["X"], data["y"], sensitive_features=data["sensitive"])
+    assert constraint.multiplier_history_ == []
+    assert clf.penalty_ is not constraint
+    assert len(clf.penalty_.multiplier_history_) > 0
+    assert clone(clf).get_params()["penalty"] is not constraint
+
+
+@pytest.mark.parametrize(
+    "penalty",
+    [
+        "faircocco",
+        "facl",
+        "farmi",
+        "hsic",
+        "covariance",
+        "linear_loss",
+        FARMIPenalty(notion="dp", lam=0.5),
+    ],
+)
+def test_every_penalty_trains_the_same_network(data: dict[str, object], penalty: object) -> None:
+    sensitive = data["sensitive"][["sex"]]  # type: ignore[index]
+    clf = _small(penalty=penalty).fit(data["X"], data["y"], sensitive_features=sensitive)
+    assert clf.penalty_applied_
+    assert np.isfinite(clf.history_.loss).all()
+    assert clf.hidden_layer_sizes_ == (40, 40)
+
+
+def test_multiclass(data: dict[str, object]) -> None:
+    y = np.digitize(data["X"][:, 0], [0.0, 1.0])  # type: ignore[index]
+    clf = _small().fit(data["X"], y, sensitive_features=data["sensitive"])
+    assert clf.predict_proba(data["X"]).shape == (400, 3)
+    assert clf.decision_function(data["X"]).shape == (400, 3)
+    with pytest.raises(ValueError, match=r"FACLPenalty does not support.*predictions with 3"):
+        _small(penalty=FACLPenalty()).fit(data["X"], y, sensitive_features=data["sensitive"])
+
+
+def test_regressor_standardises_and_maps_back(data: dict[str, object]) -> None:
+    target = 1000.0 + 50.0 * data["X"][:, 0]  # type: ignore[index]
+    reg = FairCOCCORegressor(epochs=30, learning_rate=1e-2, random_state=0, notion="eo")
+    reg.fit(data["X"], target, sensitive_features=data["sensitive"])
+    assert abs(reg.predict(data["X"]).mean() - target.mean()) < 0.1 * target.std()
+    assert reg.score(data["X"], target) > 0.8
+    with pytest.raises(ValueError, match="HSICPenalty does not support continuous outcomes"):
+        FairCOCCORegressor(penalty="hsic", notion="eo", epochs=1).fit(
+            data["X"], target, sensitive_features=data["sensitive"]
+        )
+
+
+def test_bad_sensitive_features_are_clear_errors(data: dict[str, object]) -> None:
+    x, y, sensitive = data["X"], data["y"], data["sensitive"]
+    with pytest.raises(ValueError, match="sensitive_features has 399 rows but X has 400"):
+        _small().fit(x, y, sensitive_features=sensitive.iloc[:399])  # type: ignore[union-attr]
+    broken = sensitive.copy()  # type: ignore[union-attr]
+    broken.loc[3, "age"] = np.nan
+    with pytest.raises(ValueError, match="column 'age' contains NaN"):
+        _small().fit(x, y, sensitive_features=broken)
+    with pytest.raises(TypeError, match="column 'when' has dtype"):
+        _small().fit(
+            x, y, sensitive_features=pd.DataFrame({"when": pd.date_range("2020", periods=400)})
+        )
+    with pytest.raises(ValueError, match="LinearLossPenalty does not support continuous"):
+        _small(penalty="linear_loss").fit(x, y, sensitive_features=sensitive)
+    with pytest.raises(ValueError, match="penalty='nope' is not valid"):
+        _small(penalty="nope").fit(x, y, sensitive_features=sensitive)
+
+
+def test_works_inside_cross_validation(data: dict[str, object]) -> None:
+    scores = cross_val_score(
+        _small(),
+        data["X"],
+        data["y"],
+        cv=2,
+        params={"sensitive_features": data["sensitive"]["sex"].to_numpy()},  # type: ignore[index]
+    )
+    assert scores.shape == (2,)
+
+
+def test_entry_points_build_estimators() -> None:
+    found = {e.name: e for e in entry_points(group="faircocco_plugins.mitigators")}
+    expected = {"nn", "faircocco", "faircocco_constraint", "facl", "farmi", "hsic",
+                "covariance", "linear_loss"}  # fmt: skip
+    if not expected <= set(found):
+        pytest.skip("faircocco-torch is not installed with its entry points")
+    for name in expected:
+        estimator = found[name].load()(task="classification", epochs=2)
+        assert isinstance(estimator, FairCOCCOClassifier)
+    assert found["nn"].load()(task="regression").penalty is None
+    constraint = found["faircocco_constraint"].load()(bound=0.03).penalty
+    assert isinstance(constraint, FairCOCCOConstraint) and constraint.bound == 0.03
+    with pytest.raises(ValueError, match="task='ranking' is not valid"):
+        found["facl"].load()(task="ranking")
