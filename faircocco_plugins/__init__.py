@@ -13,6 +13,7 @@ from ._api import (
     faircocco_statistic,
     independence_test,
 )
+from ._inputs import is_nominal
 from ._synthetic import make_synthetic
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "faircocco_score",
     "faircocco_statistic",
     "independence_test",
+    "is_nominal",
     "make_synthetic",
 ]
 __version__ = "0.1.0"

@@ -108,7 +108,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
     for name in frame.columns:
         column = frame[name]
         label = str(name)
-        if _is_nominal(column):
+        if is_nominal(column):
             if column.isna().any():
                 raise ValueError(
                     f"{argument} column {label!r} contains missing values; "
@@ -159,7 +159,18 @@ def check_lengths(variables: list[Variable]) -> int:
     return n
 
 
-def _is_nominal(column: pd.Series) -> bool:
+def is_nominal(column: pd.Series) -> bool:
+    """Whether a column gets the delta kernel: bool, categorical, string or object dtype.
+
+    Numeric columns, integers included, get a Gaussian kernel.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins import is_nominal
+    >>> is_nominal(pd.Series(["f", "m"])), is_nominal(pd.Series([0, 1]))
+    (True, False)
+    """
     dtype = column.dtype
     return bool(
         pd.api.types.is_bool_dtype(dtype)

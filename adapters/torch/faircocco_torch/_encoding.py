@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import torch
 
+from faircocco_plugins import is_nominal
+
 
 @dataclass(frozen=True)
 class AttributeSpec:
@@ -168,7 +170,7 @@ class SensitiveEncoder:
         for name in frame.columns:
             series = frame[name]
             label = str(name)
-            if label in forced or _is_nominal(series):
+            if label in forced or is_nominal(series):
                 _check_no_missing(series, label)
                 levels = tuple(pd.unique(series))
                 try:
@@ -320,16 +322,6 @@ def _as_frame(value: Any) -> pd.DataFrame:
     raise TypeError(
         "sensitive_features must be a pandas DataFrame or Series, a numpy array, a list or a "
         f"torch tensor; got {type(value).__name__}."
-    )
-
-
-def _is_nominal(column: pd.Series) -> bool:
-    dtype = column.dtype
-    return bool(
-        pd.api.types.is_bool_dtype(dtype)
-        or isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_string_dtype(dtype)
-        or pd.api.types.is_object_dtype(dtype)
     )
 
 
