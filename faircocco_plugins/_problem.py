@@ -183,7 +183,7 @@ class Problem:
 
 
 def problem_roles(
-    notion: str, variables: Problem | ChunkVariables, scalings: dict[str, Scaling]
+    notion: str, variables: Problem, scalings: dict[str, Scaling]
 ) -> dict[str, KernelInput]:
     """The kernel inputs ``u``, ``e`` and (EO/CAL) ``c`` of a notion."""
     pred = scalings["pred"].apply(variables.pred)
@@ -202,15 +202,6 @@ def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:
     if "c" not in roles:
         return np.zeros(roles["u"].n, dtype=np.int64)
     return Strata(roles["c"]).assign(roles["c"])
-
-
-@dataclass(frozen=True)
-class ChunkVariables:
-    """The variables of one chunk of a stream."""
-
-    pred: Variable
-    sensitive: Variable
-    truth: Variable | None
 
 
 def fit_stream(
