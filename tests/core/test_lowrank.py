@@ -45,12 +45,12 @@ def table():
 @pytest.mark.parametrize(
     ("notion", "columns", "kernel"),
     [
-        pytest.param("dp", ALL, "product", id="dp-4"),
+        *(
+            pytest.param(notion, ALL[:k], "product", id=f"{notion}-{k}")
+            for notion in ("dp", "eo", "cal")
+            for k in (1, 2, 3, 4)
+        ),
         pytest.param("dp", ALL, "joint", id="dp-4-joint"),
-        pytest.param("eo", ["age", "sex"], "product", id="eo-2"),
-        pytest.param("eo", ALL, "product", id="eo-4"),
-        pytest.param("cal", ["age"], "product", id="cal-1"),
-        pytest.param("cal", ["sex", "race", "region"], "product", id="cal-3"),
     ],
 )
 def test_lowrank_score_is_close_to_exact_at_2000_rows(table, notion, columns, kernel):
