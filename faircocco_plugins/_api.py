@@ -12,7 +12,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ._backend import as_numpy_scalar, blas_single_threaded
-from ._problem import Options, Problem, fit_stream, problem_roles, select_columns, strata_of
+from ._problem import Options, Problem, fit_stream, select_columns
 from ._terms import Terms
 
 
@@ -269,8 +269,7 @@ def independence_test(
     options = _options(locals())
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fit = problem.fit()
-    strata = strata_of(problem_roles(options.notion, problem, problem.scalings()))
-    members = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    members = [np.flatnonzero(fit.strata == s) for s in np.unique(fit.strata)]
     rng = np.random.default_rng(random_state)
     null = np.empty(n_permutations)
     permutation = np.arange(problem.n)

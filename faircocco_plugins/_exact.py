@@ -41,7 +41,9 @@ class ExactFit:
             u_side = r_u @ projector
             e_side = r_e @ projector
             m = projector @ u_side
-        self._m, self._r_e, self._strata = m, r_e, strata
+        self._m, self._r_e = m, r_e
+        #: stratum of each row, within which permutations shuffle attribute rows
+        self.strata = strata
         self.terms = Terms(
             statistic=trace_of_product(m, r_e),
             norm_u=xp.sqrt(xp.sum(u_side * u_side)),
@@ -68,9 +70,9 @@ class ExactFit:
     def _null_statistic(self) -> float:
         """Expected statistic when attribute rows are permuted within strata."""
         return expected_permuted_trace(
-            _strata_blocks(self._host_m, self._strata),
-            _strata_blocks(self._host_r_e, self._strata),
-            np.bincount(self._strata),
+            _strata_blocks(self._host_m, self.strata),
+            _strata_blocks(self._host_r_e, self.strata),
+            np.bincount(self.strata),
         )
 
 

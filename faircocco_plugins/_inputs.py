@@ -79,11 +79,6 @@ def is_array_api_obj(value: object) -> bool:
     return array_api_compat.is_array_api_obj(value) and not isinstance(value, np.ndarray)
 
 
-def reference_array(y_pred: object) -> Any:
-    """The array whose namespace, device and dtype the computation follows (torch tensors)."""
-    return y_pred if is_array_api_obj(y_pred) else None
-
-
 def to_variable(value: object, argument: str, reference: Any) -> Variable:
     """Validate ``value`` and convert it to a :class:`Variable`.
 

@@ -345,6 +345,15 @@ class LowRankFit:
     def _host_solvers(self) -> dict[str, PsdSolver]:
         return self._solvers(self._host_grams)
 
+    @cached_property
+    def strata(self) -> np.ndarray:
+        """Stratum of each in-memory row, within which permutations shuffle attribute rows."""
+        if self._roles is None:
+            raise ValueError("permutation tests need the data in memory, not a stream.")
+        if self._moments.strata is None:
+            return np.zeros(self.terms.n, dtype=np.int64)
+        return self._moments.strata.assign(self._roles["c"])
+
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         """The statistic with the attribute rows permuted, from explicit feature rows.
 

@@ -118,6 +118,7 @@ class ConstantAttributesFit:
             n=pred.n,
             expected_statistic=lambda: 0.0,
         )
+        self.strata = np.zeros(pred.n, dtype=np.int64)
 
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         return 0.0
