@@ -13,6 +13,7 @@ Argument parsing and printing only; the work is done by the public API.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shlex
 import sys
@@ -28,6 +29,9 @@ from ._api import faircocco_report, faircocco_score, independence_test
 STREAM_ABOVE_BYTES = 2**30
 #: Rows per chunk when a large CSV file is streamed without ``--chunksize``.
 DEFAULT_CHUNK_ROWS = 10**6
+
+#: Modules that add further subcommands through ``register(commands)``.
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -54,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
             return _score(args)
         if args.command == "demo":
             return _demo()
-        return _bench_score(args, arguments)
+        if args.command == "bench-score":
+            return _bench_score(args, arguments)
+        return int(args.run(args))
     except SystemExit as exit_:  # parser.error() of a subcommand
         return exit_.code if isinstance(exit_.code, int) else 2
     except (CommandError, ValueError, TypeError) as error:
@@ -69,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         description="FairCOCCO: kernel fairness scores for several sensitive attributes.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in SUBCOMMAND_MODULES:
+        # Each module adds its subparser and sets ``run``, a callable taking the parsed arguments.
+        importlib.import_module(module).register(commands)
 
     score = commands.add_parser(
         "score",
