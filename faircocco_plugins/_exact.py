@@ -46,11 +46,10 @@ class ExactFit:
         self.strata = strata
         self.terms = Terms(
             statistic=trace_of_product(m, r_e),
-            norm_u=xp.sqrt(xp.sum(u_side * u_side)),
-            norm_e=xp.sqrt(xp.sum(e_side * e_side)),
             rank=u.n,
             method="exact",
             n=u.n,
+            norms=lambda: (xp.sqrt(xp.sum(u_side * u_side)), xp.sqrt(xp.sum(e_side * e_side))),
             expected_statistic=self._null_statistic,
         )
 

@@ -59,13 +59,62 @@ def median_distance(sample: np.ndarray) -> float:
     the non-zero distances is used, which for a binary column is the gap between its two values.
     A constant sample has no non-zero distance; it gets bandwidth 1, and since its kernel is
     constant, its centred Gram matrix is 0 whatever the bandwidth.
+
+    Samples with few distinct rows (binary and categorical codes, labels) are summarised by
+    their distinct rows and counts, which gives the same median in O(n) instead of O(n²).
     """
+    distinct, counts = _distinct_rows(sample)
+    if distinct.shape[0] <= FEW_DISTINCT_ROWS:
+        values = pdist(distinct)
+        pairs = np.outer(counts, counts)[np.triu_indices(distinct.shape[0], k=1)].astype(float)
+        ties = float(np.sum(counts * (counts - 1) / 2))
+        median = _weighted_median(np.concatenate([[0.0], values]), np.concatenate([[ties], pairs]))
+        if median > 0:
+            return median
+        nonzero = values > 0
+        return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
     distances = pdist(sample)
-    median = float(np.median(distances)) if distances.size else 0.0
+    median = _median(distances)
     if median > 0:
         return median
     nonzero = distances[distances > 0]
-    return float(np.median(nonzero)) if nonzero.size else 1.0
+    return _median(nonzero) if nonzero.size else 1.0
+
+
+#: Up to this many distinct rows, :func:`median_distance` works from the distinct rows.
+FEW_DISTINCT_ROWS = 64
+
+
+def _distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows and their counts (one column: a sort, several times faster than unique)."""
+    if sample.shape[1] != 1:
+        return np.unique(sample, axis=0, return_counts=True)
+    values = np.sort(sample[:, 0])
+    starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+    counts = np.diff(np.append(starts, values.size))
+    return values[starts, None], counts
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a non-empty array, by one partition (``np.median`` takes 3x longer)."""
+    middle = (values.size - 1) // 2
+    part = np.partition(values, middle)
+    if values.size % 2:
+        return float(part[middle])
+    return float((part[middle] + np.min(part[middle + 1 :])) / 2)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The median of ``values`` repeated ``weights`` times (integer weights, as ``np.median``)."""
+    order = np.argsort(values, kind="stable")
+    values, cumulative = values[order], np.cumsum(weights[order])
+    total = cumulative[-1]
+    if total == 0:
+        return 0.0
+    # 0-based order statistics of the repeated sample at positions ⌊(total−1)/2⌋ and ⌈(total−1)/2⌉
+    low = values[np.searchsorted(cumulative, np.floor((total - 1) / 2), side="right")]
+    high = values[np.searchsorted(cumulative, np.ceil((total - 1) / 2), side="right")]
+    return float((low + high) / 2)
 
 
 def bandwidth_rows(n: int, random_state: int | None) -> np.ndarray:

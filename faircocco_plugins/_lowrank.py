@@ -18,10 +18,10 @@ rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import array_api_compat
 import numpy as np
@@ -164,6 +164,30 @@ class FeatureMap:
         return xp.take(z, xp.asarray(self._continuous, device=array_api_compat.device(z)), axis=1)
 
 
+class StratumMoments(NamedTuple):
+    """Row count, uncentred feature sums and cross-Grams (host arrays) of one stratum."""
+
+    rows: int
+    sums: dict[str, np.ndarray]
+    grams: dict[tuple[str, str], np.ndarray]
+
+
+class MomentSource(Protocol):
+    """What the permutation null and the permutation test need beyond the pooled Grams."""
+
+    def stratum_moments(self) -> Iterator[StratumMoments]: ...
+
+    def row_strata(self) -> np.ndarray: ...
+
+    def host_features(self) -> dict[str, np.ndarray]: ...
+
+
+def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
+    if roles is None:
+        raise ValueError("permutation tests need the data in memory, not a stream.")
+    return roles
+
+
 @dataclass
 class _Group:
     count: int
@@ -184,6 +208,7 @@ class GroupedMoments:
         self.strata = Strata(first["c"]) if conditional else None
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
+        self._in_memory: dict[str, KernelInput] | None = None
         self.n = 0
 
     def add(self, chunk: dict[str, KernelInput], like: Any) -> None:
@@ -233,7 +258,26 @@ class GroupedMoments:
 
         ``roles`` (the in-memory inputs) enable :meth:`LowRankFit.permuted_statistic`.
         """
-        return LowRankFit(self, eps, like, roles)
+        self._in_memory = roles
+        sums, grams = self.expanded(like)
+        return LowRankFit(sums, grams, self.n, eps, like, lambda: self)
+
+    def stratum_moments(self) -> Iterator[StratumMoments]:
+        """Uncentred host sums and cross-Grams of the rows of each stratum."""
+        for groups in self.stratum_groups().values():
+            yield StratumMoments(self.counts(groups), *self.expanded(np.zeros(()), groups))
+
+    def row_strata(self) -> np.ndarray:
+        """Stratum of each in-memory row."""
+        roles = _in_memory(self._in_memory)
+        if self.strata is None:
+            return np.zeros(self.n, dtype=np.int64)
+        return self.strata.assign(roles["c"])
+
+    def host_features(self) -> dict[str, np.ndarray]:
+        """Uncentred feature rows of each variable of the in-memory data."""
+        roles = _in_memory(self._in_memory)
+        return {role: self.explicit_features(role, k) for role, k in roles.items()}
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
@@ -306,18 +350,21 @@ class LowRankFit:
 
     def __init__(
         self,
-        moments: GroupedMoments,
+        sums: dict[str, Any],
+        grams: dict[tuple[str, str], Any],
+        n: int,
         eps: float,
         like: Any,
-        roles: dict[str, KernelInput] | None,
+        source: Callable[[], MomentSource],
     ) -> None:
-        xp = array_api_compat.array_namespace(like)
-        n = moments.n
-        self._moments = moments
-        self._roles = roles
+        """Centre the uncentred feature ``sums`` and cross-``grams`` of ``n`` rows and solve.
+
+        ``source`` gives per-stratum moments and, in memory, feature rows; it is called on first
+        use (only the permutation null and the permutation test need it).
+        """
+        self._source_of = source
         self._features: dict[str, np.ndarray] | None = None
         self.shift = eps * n
-        sums, grams = moments.expanded(like)
         self._means = {role: s / n for role, s in sums.items()}
         centred = {
             (x, y): g - n * (self._means[x][:, None] * self._means[y][None, :])
@@ -325,17 +372,18 @@ class LowRankFit:
         }
         self._grams = centred
         solvers = self._solvers(centred)
-        norm_u_sq = _squared_norm(centred, solvers, "u")
-        norm_e_sq = _squared_norm(centred, solvers, "e")
         self.terms = Terms(
             statistic=_statistic(centred, solvers),
-            norm_u=xp.sqrt(xp.clip(norm_u_sq, min=0.0)),
-            norm_e=xp.sqrt(xp.clip(norm_e_sq, min=0.0)),
             rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
             method="lowrank",
             n=n,
+            norms=lambda: (_norm(centred, solvers, "u"), _norm(centred, solvers, "e")),
             expected_statistic=self._null_statistic,
         )
+
+    @cached_property
+    def _source(self) -> MomentSource:
+        return self._source_of()
 
     @cached_property
     def _host_grams(self) -> dict[tuple[str, str], np.ndarray]:
@@ -348,23 +396,17 @@ class LowRankFit:
     @cached_property
     def strata(self) -> np.ndarray:
         """Stratum of each in-memory row, within which permutations shuffle attribute rows."""
-        if self._roles is None:
-            raise ValueError("permutation tests need the data in memory, not a stream.")
-        if self._moments.strata is None:
-            return np.zeros(self.terms.n, dtype=np.int64)
-        return self._moments.strata.assign(self._roles["c"])
+        return self._source.row_strata()
 
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         """The statistic with the attribute rows permuted, from explicit feature rows.
 
         Only ``C_ue`` and ``C_ce`` change, so factors and factorisations are computed once.
         """
-        if self._roles is None:
-            raise ValueError("permutation tests need the data in memory, not a stream.")
         if self._features is None:
             self._features = {
-                role: self._moments.explicit_features(role, k) - to_host(self._means[role])
-                for role, k in self._roles.items()
+                role: rows - to_host(self._means[role])
+                for role, rows in self._source.host_features().items()
             }
         features = self._features
         grams = dict(self._host_grams)
@@ -384,16 +426,13 @@ class LowRankFit:
 
     def _null_statistic(self) -> float:
         """Expected statistic when attribute rows are permuted within strata."""
-        moments = self._moments
         means = {role: to_host(m) for role, m in self._means.items()}
         solvers = self._host_solvers
         conditional = "c" in solvers
         if conditional:
             t_u = solvers["c"].solve(self._host_grams[("c", "u")])
         u_sums, u_diag, e_sums, e_diag, counts = [], [], [], [], []
-        for groups in moments.stratum_groups().values():
-            n_s = moments.counts(groups)
-            raw_sums, raw_grams = moments.expanded(np.zeros(()), groups)
+        for n_s, raw_sums, raw_grams in self._source.stratum_moments():
             sums = {role: raw_sums[role] - n_s * means[role] for role in raw_sums}
             centred = {
                 (x, y): raw_grams[(x, y)]
@@ -426,14 +465,16 @@ def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> 
     return trace_of_product(solvers["u"].solve(q), solvers["e"].solve(xp.permute_dims(q, (1, 0))))
 
 
-def _squared_norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str) -> Any:
-    """``||R_x (I − R_c)||²_F = Tr[A_x C_xx A_x Φ_xᵀ (I − R_c)² Φ_x]`` for ``x = role``."""
+def _norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str) -> Any:
+    """``||R_x (I − R_c)||_F``, from ``Tr[A_x C_xx A_x Φ_xᵀ (I − R_c)² Φ_x]``, for ``x = role``."""
     c_xx = c[(role, role)]
     projected = c_xx
     if "c" in solvers:
         t_x = solvers["c"].solve(c[("c", role)])
         projected = _projected_gram(c_xx, c[(role, "c")], c[("c", "c")], t_x)
-    return trace_of_product(solvers[role].solve(c_xx), solvers[role].solve(projected))
+    squared = trace_of_product(solvers[role].solve(c_xx), solvers[role].solve(projected))
+    xp = array_api_compat.array_namespace(squared)
+    return xp.sqrt(xp.clip(squared, min=0.0))
 
 
 def _projected_gram(c_xx: Any, c_xc: Any, c_cc: Any, t_x: Any) -> Any:

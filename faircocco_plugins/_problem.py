@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._exact import ExactFit
+from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
     ATTRIBUTE_KERNELS,
     METHODS,
@@ -177,6 +178,10 @@ class Problem:
                 self.options.eps,
                 self.like,
             )
+        if any(is_tracked(k) for k in roles.values()):
+            fit = explicit_fit(roles, "c" in roles, self.options.rank, self.options.eps, self.like)
+            if fit is not None:
+                return fit
         moments = GroupedMoments(roles, "c" in roles, self.options.rank)
         moments.add(roles, self.like)
         return moments.fit(self.options.eps, self.like, roles)

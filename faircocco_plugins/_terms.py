@@ -41,22 +41,34 @@ class StrataBlocks:
 class Terms:
     """The estimated quantities of one (notion, attribute set) pair.
 
-    ``statistic``, ``norm_u`` and ``norm_e`` are 0-d arrays of the computation namespace (they
-    carry gradients under torch); ``null_statistic`` is the expected statistic under the
-    permutation null, a float computed on first use (a training penalty never needs it).
+    ``statistic`` and the norms ``||R_u P||_F`` and ``||R_e P||_F`` of the score's denominator
+    are 0-d arrays of the computation namespace (they carry gradients under torch);
+    ``null_statistic`` is the expected statistic under the permutation null, a float. The norms
+    and the null are computed on first use: a training penalty needs neither.
     """
 
     statistic: Any
-    norm_u: Any
-    norm_e: Any
     rank: int
     method: str
     n: int
+    norms: Callable[[], tuple[Any, Any]] = field(repr=False)
     expected_statistic: Callable[[], float] = field(repr=False)
 
     @cached_property
     def null_statistic(self) -> float:
         return self.expected_statistic()
+
+    @cached_property
+    def _norms(self) -> tuple[Any, Any]:
+        return self.norms()
+
+    @property
+    def norm_u(self) -> Any:
+        return self._norms[0]
+
+    @property
+    def norm_e(self) -> Any:
+        return self._norms[1]
 
     def score(self) -> Any:
         """The normalised statistic, defined as 0 when either variable is constant."""
@@ -111,11 +123,10 @@ class ConstantAttributesFit:
         zero = like * 0.0 if pred.numeric is None else xp.sum(pred.numeric) * 0.0
         self.terms = Terms(
             statistic=zero,
-            norm_u=zero,
-            norm_e=zero,
             rank=0,
             method=method,
             n=pred.n,
+            norms=lambda: (zero, zero),
             expected_statistic=lambda: 0.0,
         )
         self.strata = np.zeros(pred.n, dtype=np.int64)

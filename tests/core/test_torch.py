@@ -165,3 +165,28 @@ def test_float32_batches_have_finite_values_and_gradients():
 def test_float32_lowrank_batches_have_finite_values_and_gradients():
     """Batches of 256 rows go to the exact estimator under ``auto``; here the low-rank one."""
     check_float32_batches(240, "lowrank")
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_tracked_predictions_give_the_numpy_adjusted_score(notion):
+    """Tracked inputs take explicit feature rows, untracked ones grouped moments.
+
+    DP and EO factor the same features either way. Under CAL the attributes are joined with
+    the tracked predictions, so all their columns are factored by incomplete Cholesky instead of
+    exactly over levels: still within the low-rank tolerance of the exact score.
+    """
+    y_pred, attributes, y_true = sample(300, 1)
+    options = {"notion": notion, "adjusted": True}
+    y = None if notion == "dp" else y_true
+    reference = "exact" if notion == "cal" else "lowrank"
+    expected = faircocco_score(y_pred, attributes, y_true=y, method=reference, **options)
+    got = faircocco_score(
+        torch.tensor(y_pred, requires_grad=True),
+        torch.tensor(attributes),
+        y_true=None if y is None else torch.tensor(y),
+        method="lowrank",
+        **options,
+    )
+    assert 0 < expected < 1
+    tolerance = 0.005 if notion == "cal" else 1e-6 * expected
+    assert abs(got.item() - expected) <= tolerance

@@ -1,0 +1,120 @@
+"""The low-rank fit from explicit feature rows, for in-memory inputs that carry gradients.
+
+A training penalty differentiates the statistic in the predictions only. Here the feature rows
+of each variable are formed explicitly (``n × width``); rows of variables without gradients are
+built and multiplied on the host in float64, so the autograd graph holds only the rows of the
+tracked variable and its products with constants. Grouped moments would put every variable's
+per-group Grams into the graph, which costs several times more in a backward pass at batch
+sizes. The features are those of :class:`FeatureMap`, so the statistic is the low-rank one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from ._kernels import KernelInput, to_host
+from ._lowrank import FeatureMap, LowRankFit, StratumMoments
+from ._strata import Strata
+
+
+def explicit_fit(
+    roles: dict[str, KernelInput], conditional: bool, rank: int | None, eps: float, like: Any
+) -> LowRankFit | None:
+    """The low-rank fit of in-memory ``roles``, or None when a feature width exceeds ``n``.
+
+    Many level combinations make explicit rows wider than the data; grouped moments are the
+    cheaper route then.
+    """
+    rows = ExplicitRows(roles, conditional, rank, like)
+    if rows.width > rows.n:
+        return None
+    sums, grams = rows.sums_and_grams(like)
+    return LowRankFit(sums, grams, rows.n, eps, like, lambda: rows)
+
+
+def is_tracked(k: KernelInput) -> bool:
+    """Whether the input carries gradients."""
+    return bool(getattr(k.z, "requires_grad", False))
+
+
+class ExplicitRows:
+    """Uncentred feature rows ``W[g_i] ⊗ φ_i`` of each variable: host arrays unless tracked."""
+
+    def __init__(
+        self, roles: dict[str, KernelInput], conditional: bool, rank: int | None, like: Any
+    ) -> None:
+        self.n = next(iter(roles.values())).n
+        self._roles = roles
+        self._conditional = conditional
+        self.rows: dict[str, Any] = {}
+        for role, k in roles.items():
+            tracked = is_tracked(k)
+            if not tracked and k.z is not None:
+                k = KernelInput(to_host(k.z), k.codes, k.levels)
+            feature_map = FeatureMap(rank)
+            codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
+            level_rows = feature_map.level_factor()[codes]
+            if tracked:
+                xp = array_api_compat.array_namespace(like)
+                level_rows = xp.asarray(level_rows, dtype=like.dtype, device=factor.device)
+            self.rows[role] = _row_kronecker(level_rows, factor)
+        self.width = max(int(r.shape[1]) for r in self.rows.values())
+
+    def sums_and_grams(self, like: Any) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+        """Feature sums and cross-Grams in the namespace of ``like``."""
+        xp = array_api_compat.array_namespace(like)
+        device = array_api_compat.device(like)
+        on_host = {role: isinstance(r, np.ndarray) for role, r in self.rows.items()}
+        moved = {
+            role: xp.asarray(r, dtype=like.dtype, device=device) if on_host[role] else r
+            for role, r in self.rows.items()
+        }
+        sums = {
+            role: xp.asarray(np.sum(r, axis=0), dtype=like.dtype, device=device)
+            if on_host[role]
+            else xp.sum(r, axis=0)
+            for role, r in self.rows.items()
+        }
+        grams: dict[tuple[str, str], Any] = {}
+        names = list(self.rows)
+        for i, x in enumerate(names):
+            for y in names[i:]:
+                if on_host[x] and on_host[y]:
+                    host_gram = self.rows[x].T @ self.rows[y]
+                    gram = xp.asarray(host_gram, dtype=like.dtype, device=device)
+                else:
+                    gram = xp.permute_dims(moved[x], (1, 0)) @ moved[y]
+                grams[(x, y)] = gram
+                grams[(y, x)] = xp.permute_dims(gram, (1, 0))
+        return sums, grams
+
+    def stratum_moments(self) -> Iterator[StratumMoments]:
+        host = self.host_features()
+        strata = self.row_strata()
+        for stratum in np.unique(strata):
+            rows = {role: r[strata == stratum] for role, r in host.items()}
+            yield StratumMoments(
+                int(np.sum(strata == stratum)),
+                {role: np.sum(r, axis=0) for role, r in rows.items()},
+                {(x, y): rows[x].T @ rows[y] for x in rows for y in rows},
+            )
+
+    def row_strata(self) -> np.ndarray:
+        if not self._conditional:
+            return np.zeros(self.n, dtype=np.int64)
+        strata = Strata(self._roles["c"])
+        return strata.assign(self._roles["c"])
+
+    def host_features(self) -> dict[str, np.ndarray]:
+        return {role: to_host(r) for role, r in self.rows.items()}
+
+
+def _row_kronecker(level_rows: Any, factor: Any) -> Any:
+    """Row-wise Kronecker product of the level rows and the continuous factor rows."""
+    xp = array_api_compat.array_namespace(level_rows, factor)
+    n = int(factor.shape[0])
+    return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))
