@@ -92,7 +92,7 @@ def faircocco_score(
         Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
     method : {"auto", "exact", "lowrank"}
         ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
-        factored exactly; ``auto`` uses ``exact`` below 256 rows.
+        factored exactly; ``auto`` uses ``exact`` below 128 rows.
     rank : int, optional
         Cap on the number of pivots of each continuous factor (default 100; pivoting stops
         earlier once the residual is below 1e-6).

@@ -84,7 +84,7 @@ def test_report_adjusted_column_follows_its_formula(notion, method, kernel, n):
 
 
 @pytest.mark.parametrize(
-    ("n", "method", "expected"), [(150, "auto", "exact"), (600, "auto", "lowrank")]
+    ("n", "method", "expected"), [(100, "auto", "exact"), (600, "auto", "lowrank")]
 )
 def test_report_method_rank_and_n(n, method, expected):
     y_pred, attributes, _ = table(n, 3)

@@ -163,7 +163,7 @@ def test_float32_batches_have_finite_values_and_gradients():
 
 
 def test_float32_lowrank_batches_have_finite_values_and_gradients():
-    """Batches of 256 rows go to the exact estimator under ``auto``; here the low-rank one."""
+    """The low-rank estimator on batches below ``auto``'s threshold too."""
     check_float32_batches(240, "lowrank")
 
 

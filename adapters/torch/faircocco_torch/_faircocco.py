@@ -46,7 +46,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     lam : float
         The trade-off weight ``λ``; the paper selects it from {0.5, 1, 2, 5}.
     method : {"auto", "exact", "lowrank"}
-        Estimator of the core package; ``auto`` is exact below 256 rows and low-rank from 256.
+        Estimator of the core package; ``auto`` is exact below 128 rows and low-rank from 128.
     rank : int, optional
         Cap on the rank of each continuous low-rank factor.
     eps : float
