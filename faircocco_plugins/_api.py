@@ -12,6 +12,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ._backend import as_numpy_scalar, blas_single_threaded
+from ._dask import fit_dask, is_dask_dataframe
 from ._problem import Options, Problem, fit_stream, select_columns
 from ._terms import Terms
 
@@ -109,10 +110,12 @@ def faircocco_score(
         Return the chance-adjusted score ``max(0, (score − null_mean) / (1 − null_mean))``, where
         ``null_mean`` is the expected score under permutations of the attribute rows. It removes
         the finite-sample floor of the raw score, so values at different N are comparable.
-    data : DataFrame or iterable of DataFrames, optional
+    data : DataFrame, Dask DataFrame or iterable of DataFrames, optional
         When given, ``y_pred``, ``sensitive_features`` (a list) and ``y_true`` are column names.
         An iterable of chunks (``pandas.read_csv(..., chunksize=...)``) is reduced in one pass
-        with the low-rank estimator; bandwidths and pivots come from the first chunk.
+        with the low-rank estimator; bandwidths and pivots come from the first chunk. A Dask
+        DataFrame is reduced partition by partition where its partitions live (on the cluster
+        of an active ``distributed.Client``), and only ``r × r`` blocks travel.
 
     Returns
     -------
@@ -302,10 +305,13 @@ def _terms(y_pred: Any, sensitive_features: Any, y_true: Any, data: Any, options
     if isinstance(data, pd.DataFrame):
         selected = select_columns(data, columns)
         return Problem.from_arguments(*selected, options).fit().terms
+    if is_dask_dataframe(data):
+        return fit_dask(data, columns, options).terms
     if isinstance(data, Iterable) and not isinstance(data, str | bytes):
         return fit_stream(data, columns, options).terms
     raise TypeError(
-        f"data must be a pandas DataFrame or an iterable of DataFrames; got {type(data).__name__}."
+        "data must be a pandas DataFrame, a Dask DataFrame or an iterable of DataFrames; "
+        f"got {type(data).__name__}."
     )
 
 

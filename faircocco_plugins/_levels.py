@@ -115,6 +115,25 @@ class LevelEncoder:
             return np.zeros(n, dtype=np.int64)
         return self._combinations.encode_rows(np.stack(columns, axis=1))
 
+    def translate(self, other: LevelEncoder, codes: np.ndarray) -> np.ndarray:
+        """This encoder's codes of ``other``'s combination ``codes``, registering new levels.
+
+        ``other`` is a copy of this encoder that saw different chunks (another worker): codes
+        are matched through the level values, which both share.
+        """
+        if self.is_trivial:
+            return np.zeros(codes.size, dtype=np.int64)
+        theirs = np.asarray(other._combinations.values, dtype=np.int64).reshape(
+            len(other._combinations), -1
+        )[codes]
+        columns = [
+            mine.codes_of([their.values[c] for c in theirs[:, j].tolist()])
+            for j, (mine, their) in enumerate(
+                zip(self._numeric + self._nominal, other._numeric + other._nominal, strict=True)
+            )
+        ]
+        return self._combinations.codes_of([tuple(r) for r in np.stack(columns, 1).tolist()])
+
     def level_kernel(self) -> np.ndarray:
         """Kernel matrix between the level combinations seen so far."""
         if self.is_trivial:

@@ -19,6 +19,7 @@ rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from copy import deepcopy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple, Protocol
@@ -209,7 +210,31 @@ class GroupedMoments:
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
         self._in_memory: dict[str, KernelInput] | None = None
+        self._fitted = False
         self.n = 0
+
+    def empty(self) -> GroupedMoments:
+        """A copy with the fitted feature maps and strata but no rows, for other partitions."""
+        copy = deepcopy(self)
+        copy._groups, copy._keys, copy._in_memory, copy.n = [], LevelRegistry(), None, 0
+        return copy
+
+    def merge(self, other: GroupedMoments) -> None:
+        """Add the rows accumulated by ``other``, a copy from :meth:`empty` fed other chunks."""
+        if not other._groups:
+            return
+        theirs = np.asarray(other._keys.values, dtype=np.int64).reshape(len(other._groups), -1)
+        columns = [
+            self.maps[role].levels.translate(other.maps[role].levels, theirs[:, i])
+            for i, role in enumerate(self.roles)
+        ]
+        if self.strata is not None:
+            assert other.strata is not None
+            columns.append(self.strata.translate(other.strata, theirs[:, -1]))
+        mine = self._keys.codes_of([tuple(r) for r in np.stack(columns, axis=1).tolist()])
+        for group, code in zip(other._groups, mine.tolist(), strict=True):
+            self._accumulate(code, group.count, group.sums, group.gram)
+        self.n += other.n
 
     def add(self, chunk: dict[str, KernelInput], like: Any) -> None:
         """Accumulate one chunk."""
@@ -217,7 +242,7 @@ class GroupedMoments:
         codes, factors = [], []
         for role in self.roles:
             feature_map = self.maps[role]
-            fit = feature_map.fit_transform if self.n == 0 else feature_map.transform
+            fit = feature_map.transform if self._fitted else feature_map.fit_transform
             role_codes, factor = fit(chunk[role], like)
             codes.append(role_codes)
             factors.append(factor)
@@ -239,14 +264,17 @@ class GroupedMoments:
             group = int(groups[order[start]])
             sums = xp.sum(block, axis=0)
             gram = xp.permute_dims(block, (1, 0)) @ block
-            if group < len(self._groups):
-                old = self._groups[group]
-                self._groups[group] = _Group(
-                    old.count + stop - start, old.sums + sums, old.gram + gram
-                )
-            else:
-                self._groups.append(_Group(stop - start, sums, gram))
+            self._accumulate(group, stop - start, sums, gram)
+        self._fitted = True
         self.n += groups.size
+
+    def _accumulate(self, group: int, count: int, sums: Any, gram: Any) -> None:
+        """Add to group ``group``, which is new when it equals the number of groups so far."""
+        if group < len(self._groups):
+            old = self._groups[group]
+            self._groups[group] = _Group(old.count + count, old.sums + sums, old.gram + gram)
+        else:
+            self._groups.append(_Group(count, sums, gram))
 
     def fit(
         self,

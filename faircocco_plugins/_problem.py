@@ -15,7 +15,7 @@ notion     u           e                 c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,28 +221,60 @@ def fit_stream(
     """
     if options.method == "exact":
         raise ValueError("method='exact' cannot stream; use method='lowrank' or 'auto'.")
-    iterator: Iterator[pd.DataFrame] = iter(chunks)
-    like = np.zeros((), dtype=np.float64)
-    moments: GroupedMoments | None = None
-    scalings: dict[str, Scaling] = {}
-    for chunk in iterator:
-        if not isinstance(chunk, pd.DataFrame):
-            raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
-        problem = Problem.from_arguments(*select_columns(chunk, columns), options)
-        if options.attribute_kernel == "joint" and problem.sensitive.codes is not None:
-            raise ValueError(
-                "attribute_kernel='joint' one-hot encodes nominal sensitive features, which "
-                "needs their levels up front; it cannot stream. Use attribute_kernel='product'."
-            )
-        if moments is None:
-            scalings = problem.scalings()
-        roles = problem_roles(options.notion, problem, scalings)
-        if moments is None:
-            moments = GroupedMoments(roles, "c" in roles, options.rank)
-        moments.add(roles, like)
-    if moments is None:
+    stream: StreamMoments | None = None
+    for chunk in chunks:
+        if stream is None:
+            stream = StreamMoments.fit(chunk, columns, options)
+        else:
+            stream.add(chunk)
+    if stream is None:
         raise ValueError("data is empty: the chunk iterator yielded no DataFrame.")
-    return moments.fit(options.eps, like, None)
+    return stream.moments.fit(options.eps, np.zeros((), dtype=np.float64), None)
+
+
+@dataclass
+class StreamMoments:
+    """Grouped moments of chunks, with the bandwidths and feature maps of the first chunk."""
+
+    moments: GroupedMoments
+    scalings: dict[str, Scaling]
+    columns: tuple[str, list[str], str | None]
+    options: Options
+
+    @classmethod
+    def fit(
+        cls, first: pd.DataFrame, columns: tuple[str, list[str], str | None], options: Options
+    ) -> StreamMoments:
+        """Fit bandwidths, pivots and strata on ``first`` and accumulate it."""
+        problem = _chunk_problem(first, columns, options)
+        scalings = problem.scalings()
+        roles = problem_roles(options.notion, problem, scalings)
+        moments = GroupedMoments(roles, "c" in roles, options.rank)
+        moments.add(roles, problem.like)
+        return cls(moments, scalings, columns, options)
+
+    def add(self, chunk: pd.DataFrame) -> None:
+        """Accumulate one more chunk."""
+        problem = _chunk_problem(chunk, self.columns, self.options)
+        self.moments.add(problem_roles(self.options.notion, problem, self.scalings), problem.like)
+
+    def empty(self) -> StreamMoments:
+        """A copy with the fitted maps and no rows, to accumulate other chunks elsewhere."""
+        return StreamMoments(self.moments.empty(), self.scalings, self.columns, self.options)
+
+
+def _chunk_problem(
+    chunk: pd.DataFrame, columns: tuple[str, list[str], str | None], options: Options
+) -> Problem:
+    if not isinstance(chunk, pd.DataFrame):
+        raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
+    problem = Problem.from_arguments(*select_columns(chunk, columns), options)
+    if options.attribute_kernel == "joint" and problem.sensitive.codes is not None:
+        raise ValueError(
+            "attribute_kernel='joint' one-hot encodes nominal sensitive features, which "
+            "needs their levels up front; it cannot stream. Use attribute_kernel='product'."
+        )
+    return problem
 
 
 def select_columns(

@@ -33,6 +33,12 @@ class Strata:
             quantiles = np.quantile(z[:, self._column], np.arange(1, N_BINS) / N_BINS)
             self._edges = np.unique(quantiles)
 
+    def translate(self, other: Strata, codes: np.ndarray) -> np.ndarray:
+        """This object's stratum codes of ``other``'s (a copy that saw other chunks)."""
+        if self._encoder is None or other._encoder is None:
+            return codes
+        return self._encoder.translate(other._encoder, codes)
+
     def assign(self, k: KernelInput) -> np.ndarray:
         """The stratum of each row of ``k``."""
         z = None if k.z is None else to_host(k.z)

@@ -1,0 +1,62 @@
+"""Scores on a Dask DataFrame: map over partitions, reduce the moments; same as streaming."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from faircocco_plugins import faircocco_score, make_synthetic
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+
+def people(n: int) -> pd.DataFrame:
+    frame = make_synthetic(n, random_state=3)
+    # a region that only the last rows have: later partitions bring levels the first lacks
+    frame["region"] = frame["region"].astype(str)
+    frame.loc[frame.index[-300:], "region"] = "islands"
+    return frame
+
+
+def chunks(frame: pd.DataFrame, size: int) -> list[pd.DataFrame]:
+    return [frame.iloc[start : start + size] for start in range(0, len(frame), size)]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+@pytest.mark.parametrize("adjusted", [False, True])
+def test_dask_dataframe_gives_the_streaming_score(notion, adjusted):
+    frame = people(6000)
+    columns = {"sensitive_features": ["age", "sex", "region"], "notion": notion}
+    columns["y_true"] = None if notion == "dp" else "y_true"
+    expected = faircocco_score("y_pred", data=chunks(frame, 1500), adjusted=adjusted, **columns)
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    got = faircocco_score("y_pred", data=ddf, adjusted=adjusted, **columns)
+    assert 0 < expected < 1
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_dask_dataframe_on_a_local_cluster_of_worker_processes():
+    frame = people(4000)
+    ddf = dd.from_pandas(frame, npartitions=5, sort=False)
+    arguments = {"sensitive_features": ["age", "sex", "region"], "y_true": "y_true"}
+    expected = faircocco_score("y_pred", data=chunks(frame, 800), adjusted=True, **arguments)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        got = faircocco_score("y_pred", data=ddf, adjusted=True, **arguments)
+        workers = len(client.scheduler_info()["workers"])
+    assert workers == 2
+    assert 0 < expected < 1
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_dask_dataframe_errors_name_the_column_and_the_method():
+    ddf = dd.from_pandas(people(500), npartitions=2, sort=False)
+    with pytest.raises(ValueError, match="'income'"):
+        faircocco_score("y_pred", ["income"], data=ddf)
+    with pytest.raises(ValueError, match="method='exact'"):
+        faircocco_score("y_pred", ["sex"], data=ddf, method="exact")
