@@ -1,0 +1,185 @@
+"""Check a loader's table and give it the registry's types.
+
+One rule for every dataset, built-in or not: features become one float32 block (nominal columns
+one-hot, bool columns 0/1, numbers as they are), the outcome becomes 0/1 integers or floats, and
+sensitive attributes keep their raw types (bool or category for binary and categorical
+attributes, float64 for continuous ones). Missing values anywhere are an error naming the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._inputs import is_nominal
+from ._dataset import Task
+from ._source import AttributeKind, LoadedTable
+
+#: dtype of the feature block: the precision models train in, half the memory of float64.
+FEATURE_DTYPE = np.float32
+
+
+def prepare(
+    table: object, *, name: str, task: Task, attributes: Mapping[str, AttributeKind]
+) -> LoadedTable:
+    """Check and convert the table a loader returned for dataset ``name``."""
+    if not isinstance(table, tuple) or len(table) not in (3, 4):
+        raise TypeError(
+            f"the loader of dataset {name!r} returned {type(table).__name__}; expected a "
+            "tuple (X, y, sensitive) or (X, y, sensitive, test_mask)."
+        )
+    X, y, sensitive = table[0], table[1], table[2]
+    test = table[3] if len(table) == 4 else None
+    features = encode_features(X, f"dataset {name!r}: X")
+    n = len(features)
+    outcome = _outcome(y, task, f"dataset {name!r}: y", n)
+    groups = _attributes(sensitive, attributes, f"dataset {name!r}: sensitive", n)
+    return LoadedTable(features, outcome, groups, _test_mask(test, f"dataset {name!r}", n))
+
+
+def encode_features(X: object, what: str) -> pd.DataFrame:
+    """``X`` as one float32 block: nominal columns one-hot (``"column=level"``), bool 0/1."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame; got {type(X).__name__}.")
+    if X.shape[1] == 0:
+        raise ValueError(f"{what} has no columns.")
+    if not X.columns.is_unique:
+        raise ValueError(f"{what} has duplicated column names.")
+    names: list[str] = []
+    blocks: list[tuple[int, np.ndarray, np.ndarray | None]] = []  # (offset, values, codes)
+    for column_name in X.columns:
+        column = X[column_name]
+        label = str(column_name)
+        if pd.api.types.is_bool_dtype(column.dtype):
+            _check_no_missing(column, what, label)
+            blocks.append((len(names), column.to_numpy(dtype=FEATURE_DTYPE), None))
+            names.append(label)
+        elif is_nominal(column):
+            _check_no_missing(column, what, label)
+            codes, levels = pd.factorize(column, sort=True)
+            blocks.append((len(names), np.empty(0), codes))
+            names.extend(f"{label}={level}" for level in levels)
+        elif pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_complex_dtype(
+            column.dtype
+        ):
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"{what} column {label!r} contains missing or infinite values.")
+            blocks.append((len(names), values.astype(FEATURE_DTYPE), None))
+            names.append(label)
+        else:
+            raise TypeError(
+                f"{what} column {label!r} has dtype {column.dtype}; expected numbers, booleans, "
+                "strings or a pandas categorical."
+            )
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what}: one-hot encoding gives duplicated column names.")
+    # Filled in place: one allocation, and the frame wraps the block without copying it.
+    block = np.zeros((len(X), len(names)), dtype=FEATURE_DTYPE)
+    rows = np.arange(len(X))
+    for offset, values, level_codes in blocks:
+        if level_codes is None:
+            block[:, offset] = values
+        else:
+            block[rows, offset + level_codes] = 1.0
+    return pd.DataFrame(block, columns=pd.Index(names), copy=False)
+
+
+def _outcome(y: object, task: Task, what: str, n: int) -> pd.Series:
+    series = _as_series(y, what)
+    if len(series) != n:
+        raise ValueError(f"{what} has {len(series)} rows but X has {n}; they must match.")
+    name = series.name if series.name is not None else "y"
+    if task == "classification":
+        if pd.api.types.is_bool_dtype(series.dtype):
+            _check_no_missing(series, what, str(name))
+            return pd.Series(series.to_numpy(dtype=np.int64), name=name)
+        values = _numbers(series, what)
+        if not np.isin(values, (0.0, 1.0)).all():
+            raise ValueError(
+                f"{what} must hold only 0 and 1 for a classification dataset; got values "
+                f"{sorted(set(np.unique(values).tolist()) - {0.0, 1.0})[:5]}."
+            )
+        return pd.Series(values.astype(np.int64), name=name)
+    return pd.Series(_numbers(series, what), name=name)
+
+
+def _attributes(
+    sensitive: object, attributes: Mapping[str, AttributeKind], what: str, n: int
+) -> pd.DataFrame:
+    if isinstance(sensitive, pd.Series):
+        sensitive = sensitive.to_frame()
+    if not isinstance(sensitive, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    if len(sensitive) != n:
+        raise ValueError(f"{what} has {len(sensitive)} rows but X has {n}; they must match.")
+    present = [str(c) for c in sensitive.columns]
+    if sorted(present) != sorted(attributes):
+        raise ValueError(
+            f"{what} has columns {present}; expected the declared attributes {list(attributes)}."
+        )
+    columns: dict[str, Any] = {}
+    for label, kind in attributes.items():
+        column = sensitive[label]
+        _check_no_missing(column, what, label)
+        if kind == "continuous":
+            columns[label] = _numbers(column, f"{what} column {label!r}")
+            continue
+        if kind == "binary" and pd.api.types.is_bool_dtype(column.dtype):
+            columns[label] = column.to_numpy(dtype=bool)
+            continue
+        values = column.to_numpy()
+        categorical = (
+            column.array
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else pd.Categorical(values)
+        )
+        if kind == "binary" and column.nunique() > 2:
+            raise ValueError(
+                f"{what} column {label!r} is declared binary but has {column.nunique()} levels."
+            )
+        columns[label] = categorical
+    return pd.DataFrame(columns)
+
+
+def _test_mask(test: object, what: str, n: int) -> np.ndarray | None:
+    if test is None:
+        return None
+    mask = np.asarray(test)
+    if mask.dtype != bool or mask.shape != (n,):
+        raise ValueError(
+            f"{what}: the test mask must be a boolean array of shape ({n},); got dtype "
+            f"{mask.dtype} and shape {mask.shape}."
+        )
+    if not mask.any() or (~mask).sum() < 2:
+        raise ValueError(
+            f"{what}: the test mask must mark at least one row and leave at least two rows "
+            "for training and validation."
+        )
+    return mask
+
+
+def _as_series(values: object, what: str) -> pd.Series:
+    if isinstance(values, pd.Series):
+        return values.reset_index(drop=True)
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional; got shape {array.shape}.")
+    return pd.Series(array)
+
+
+def _numbers(series: pd.Series, what: str) -> np.ndarray:
+    if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(series.dtype):
+        raise TypeError(f"{what} has dtype {series.dtype}; expected numbers.")
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} contains missing or infinite values.")
+    return values
+
+
+def _check_no_missing(column: pd.Series, what: str, label: str) -> None:
+    if column.isna().any():
+        raise ValueError(f"{what} column {label!r} contains missing values.")
