@@ -17,7 +17,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml adapters/torch/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install torch==2.13.0
-	$(BIN)/pip install -e ".[dev,bench]" -e adapters/torch
+	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch
 	touch $(STAMP)
 
 demo: venv

@@ -31,7 +31,11 @@ STREAM_ABOVE_BYTES = 2**30
 DEFAULT_CHUNK_ROWS = 10**6
 
 #: Modules that add further subcommands through ``register(commands)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("faircocco_plugins.datasets._cli",)
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "faircocco_plugins.datasets._cli",
+    "faircocco_plugins.bench._cli",
+    "faircocco_plugins.bench._report_cli",
+)
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
 _PARQUET_SUFFIXES = (".parquet", ".pq")

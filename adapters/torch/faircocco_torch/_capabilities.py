@@ -6,13 +6,18 @@ from dataclasses import dataclass
 
 import torch
 
-#: Kinds of a sensitive attribute or of an outcome.
-KINDS = ("binary", "categorical", "continuous")
+from faircocco_plugins.bench import KINDS, TASKS, Capabilities
+
+__all__ = ["KINDS", "PenaltyCapabilities", "column_kind", "outcome_kind"]
 
 
-@dataclass(frozen=True)
-class PenaltyCapabilities:
-    """What a penalty supports.
+@dataclass(frozen=True, kw_only=True)
+class PenaltyCapabilities(Capabilities):
+    """What a penalty supports, and the shape of the predictions it accepts.
+
+    The harness's :class:`faircocco_plugins.bench.Capabilities`, with ``multi_output`` added
+    and ``tasks`` (both) and ``needs_gradients`` (true) given defaults, so the harness reads a
+    penalty's capabilities directly.
 
     Parameters
     ----------
@@ -33,6 +38,8 @@ class PenaltyCapabilities:
         gradients.
     note : str
         How unsupported kinds are adapted, when they are.
+    tasks : tuple of str
+        Learning tasks; a penalty serves both by default.
 
     Examples
     --------
@@ -43,13 +50,9 @@ class PenaltyCapabilities:
     False
     """
 
-    notions: tuple[str, ...]
-    attributes: tuple[str, ...]
-    outcomes: tuple[str, ...]
-    multiple_attributes: str
     multi_output: bool
     needs_gradients: bool = True
-    note: str = ""
+    tasks: tuple[str, ...] = TASKS
 
     def supports(
         self,
@@ -119,16 +122,7 @@ class PenaltyCapabilities:
     def _problems(
         self, notion: str | None, attributes: tuple[str, ...], outcome: str | None, outputs: int
     ) -> list[str]:
-        problems = []
-        if notion is not None and notion not in self.notions:
-            problems.append(f"notion={notion!r} (supported: {list(self.notions)})")
-        for kind in dict.fromkeys(attributes):
-            if kind not in self.attributes:
-                problems.append(f"{kind} sensitive attributes (supported: {list(self.attributes)})")
-        if notion in ("eo", "cal") and outcome is not None and outcome not in self.outcomes:
-            problems.append(
-                f"{outcome} outcomes under notion={notion!r} (supported: {list(self.outcomes)})"
-            )
+        problems = self.problems(notion=notion, attributes=attributes, outcome=outcome)
         if outputs > 1 and not self.multi_output:
             problems.append(
                 f"predictions with {outputs} columns (it needs one column: pass the probability "

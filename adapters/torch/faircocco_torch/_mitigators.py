@@ -1,19 +1,30 @@
-"""Estimator factories registered under the ``faircocco_plugins.mitigators`` entry-point group.
+"""The methods of this package, registered under the ``faircocco_plugins.mitigators`` group.
 
-Each factory takes ``task`` (``"classification"`` or ``"regression"``) and keyword parameters of
+Each entry point loads to a :class:`faircocco_plugins.bench.MethodSpec` whose factory takes
+``task`` (``"classification"`` or ``"regression"``) and keyword parameters of
 :class:`FairCOCCOClassifier` / :class:`FairCOCCORegressor`, and returns an unfitted estimator
 whose ``fit(X, y, *, sensitive_features=...)`` trains the paper's network with one method. The
-network, the trainer and the batches are the same for every method; only the penalty differs.
+network (two hidden layers whose width follows the input size, see :func:`hidden_width`), the
+trainer and the batches are the same for every method; only the penalty differs. The sweeps are
+the paper's (appendix B): learning rate in {1e-2, 1e-3, 1e-4}, batch size in {64, 128, 256} and
+penalty weight λ in {0, 0.5, 1, 2, 5}; the constraint sweeps its bound on ``I_F`` instead of λ.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._constraint import FairCOCCOConstraint
-from ._estimators import FairCOCCOClassifier, FairCOCCORegressor, _FairNetwork
+from faircocco_plugins.bench import KINDS, NOTIONS, TASKS, Capabilities, MethodSpec
 
-TASKS = ("classification", "regression")
+from ._base import FairnessPenalty
+from ._constraint import FairCOCCOConstraint
+from ._covariance import CovariancePenalty
+from ._estimators import FairCOCCOClassifier, FairCOCCORegressor, _FairNetwork
+from ._facl import FACLPenalty
+from ._faircocco import FairCOCCOPenalty
+from ._farmi import FARMIPenalty
+from ._hsic import HSICPenalty
+from ._linear_loss import LinearLossPenalty
 
 
 def _estimator(task: str, **params: Any) -> _FairNetwork:
@@ -71,3 +82,91 @@ def covariance(*, task: str = "classification", **params: Any) -> _FairNetwork:
 def linear_loss(*, task: str = "classification", **params: Any) -> _FairNetwork:
     """The network with Donini et al.'s linear-loss penalty."""
     return _estimator(task, penalty="linear_loss", **params)
+
+
+#: The paper's optimisation sweep, shared by every method.
+_TRAINING_GRID: dict[str, tuple[Any, ...]] = {
+    "learning_rate": (1e-2, 1e-3, 1e-4),
+    "batch_size": (64, 128, 256),
+}
+#: One optimisation setting for quick studies (few epochs favour the larger step).
+_QUICK_TRAINING: dict[str, tuple[Any, ...]] = {"learning_rate": (1e-2,), "batch_size": (128,)}
+#: The paper's penalty weights, and three of them for quick studies.
+_LAMBDAS = (0.0, 0.5, 1.0, 2.0, 5.0)
+_QUICK_LAMBDAS = (0.5, 2.0, 5.0)
+#: Bounds on the batch statistic ``I_F`` (its scale: about 0.5 to 3 for an unregularised
+#: network on three attributes under EO), and three of them for quick studies.
+_BOUNDS = (0.1, 0.2, 0.5, 1.0, 2.0)
+_QUICK_BOUNDS = (0.2, 0.5, 1.0)
+#: Study-wide settings the factories accept.
+_TRAINING_SETTINGS = ("epochs", "warmup_epochs")
+
+
+def _penalised(
+    name: str, description: str, factory: Any, penalty: type[FairnessPenalty]
+) -> MethodSpec:
+    return MethodSpec(
+        name=name,
+        description=description,
+        capabilities=penalty.capabilities,
+        factory=factory,
+        param_grid={**_TRAINING_GRID, "lam": _LAMBDAS},
+        quick_grid={**_QUICK_TRAINING, "lam": _QUICK_LAMBDAS},
+        sweep_param="lam",
+        training_settings=_TRAINING_SETTINGS,
+    )
+
+
+NN = MethodSpec(
+    name="nn",
+    description="The paper's network without a fairness term (the paper's NN row)",
+    capabilities=Capabilities(
+        tasks=TASKS,
+        notions=NOTIONS,
+        attributes=KINDS,
+        outcomes=KINDS,
+        multiple_attributes="joint",
+        needs_gradients=True,
+        note="no fairness term: the baseline every penalty is added to",
+    ),
+    factory=nn,
+    param_grid=dict(_TRAINING_GRID),
+    quick_grid=dict(_QUICK_TRAINING),
+    sweep_param=None,
+    training_settings=_TRAINING_SETTINGS,
+)
+FAIRCOCCO = _penalised(
+    "faircocco",
+    "The network with the FairCOCCO penalty λ I_F (all attributes jointly)",
+    faircocco,
+    FairCOCCOPenalty,
+)
+FAIRCOCCO_CONSTRAINT = MethodSpec(
+    name="faircocco_constraint",
+    description="The network trained under I_F <= bound by a Lagrangian multiplier",
+    capabilities=FairCOCCOConstraint.capabilities,
+    factory=faircocco_constraint,
+    param_grid={**_TRAINING_GRID, "bound": _BOUNDS},
+    quick_grid={**_QUICK_TRAINING, "bound": _QUICK_BOUNDS},
+    sweep_param="bound",
+    training_settings=_TRAINING_SETTINGS,
+)
+FACL = _penalised(
+    "facl", "The network with the FACL penalty (Mary et al., 2019)", facl, FACLPenalty
+)
+FARMI = _penalised(
+    "farmi", "The network with the FARMI penalty (Steinberg et al., 2020)", farmi, FARMIPenalty
+)
+HSIC = _penalised("hsic", "The network with an HSIC penalty", hsic, HSICPenalty)
+COVARIANCE = _penalised(
+    "covariance",
+    "The network with the decision-boundary covariance penalty (Zafar et al., 2017)",
+    covariance,
+    CovariancePenalty,
+)
+LINEAR_LOSS = _penalised(
+    "linear_loss",
+    "The network with the linear-loss penalty (Donini et al., 2018)",
+    linear_loss,
+    LinearLossPenalty,
+)

@@ -1,0 +1,258 @@
+"""``faircocco bench``: run a head-to-head study and write its runs to a results store.
+
+.. code-block:: console
+
+   $ faircocco bench --preset quick --jobs 2
+   $ faircocco bench --datasets adult,german --methods nn,faircocco --notions eo --seeds 3
+   $ faircocco bench --preset paper --backend dask --address tcp://scheduler:8786
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import warnings
+from typing import Any
+
+#: Default results store, in the current directory.
+DEFAULT_STORE = "faircocco-results.sqlite"
+#: Exit status after Ctrl-C, as shells report a process ended by SIGINT.
+INTERRUPTED = 130
+
+#: Options that become study settings, in the order a resume command lists them.
+_STUDY_OPTIONS = (
+    ("study", "--study"),
+    ("preset", "--preset"),
+    ("datasets", "--datasets"),
+    ("methods", "--methods"),
+    ("notions", "--notions"),
+    ("seeds", "--seeds"),
+    ("grid", "--grid"),
+    ("epochs", "--epochs"),
+    ("warmup_epochs", "--warmup-epochs"),
+    ("max_train_rows", "--max-train-rows"),
+    ("data_dir", "--data-dir"),
+    ("jobs", "--jobs"),
+    ("backend", "--backend"),
+    ("address", "--address"),
+    ("store", "--store"),
+)
+
+
+def register(commands: Any) -> None:
+    """Add the ``bench`` subcommand to the ``faircocco`` command's subparsers.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subparsers of the ``faircocco`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from faircocco_plugins.bench._cli import register
+    >>> parser = argparse.ArgumentParser(prog="faircocco")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["bench", "--preset", "quick"]).preset
+    'quick'
+    """
+    from ._backends import BACKENDS
+    from ._presets import PRESETS
+
+    bench = commands.add_parser(
+        "bench",
+        help="run fairness methods head to head and store the runs",
+        description="Run every method on every dataset, notion, seed and hyper-parameter "
+        "setting, one run per cell, and write each finished run to a SQLite results store. "
+        "Running the same command again skips the runs the store already has, so an "
+        "interrupted study resumes where it stopped. Presets: "
+        + "; ".join(f"{p.name}: {p.description}" for p in PRESETS.values())
+        + ". Explicit options override the preset's values.",
+    )
+    bench.add_argument("--preset", choices=sorted(PRESETS), help="named study settings")
+    bench.add_argument(
+        "--study",
+        metavar="NAME",
+        help="name of the study in the store (default: the preset's name, else 'default')",
+    )
+    bench.add_argument("--datasets", type=_names, metavar="A,B", help="datasets to run")
+    bench.add_argument(
+        "--methods", type=_names, metavar="A,B", help="methods to run (default: all installed)"
+    )
+    bench.add_argument(
+        "--notions", type=_names, metavar="N,N", help="among dp, eo, cal (default: all three)"
+    )
+    bench.add_argument(
+        "--seeds", type=_positive, metavar="N", help="run seeds 0..N-1 (default: 10)"
+    )
+    bench.add_argument(
+        "--grid",
+        choices=("full", "quick"),
+        help="each method's full or quick sweep (default: full)",
+    )
+    bench.add_argument("--epochs", type=_positive, metavar="N", help="training epochs")
+    bench.add_argument(
+        "--warmup-epochs", type=_non_negative, metavar="N", help="epochs without the penalty first"
+    )
+    bench.add_argument(
+        "--max-train-rows", type=_positive, metavar="N", help="subsample the training part"
+    )
+    bench.add_argument("--data-dir", metavar="DIR", help="directory searched first for data")
+    bench.add_argument(
+        "--jobs", type=_positive, default=None, metavar="N", help="parallel workers (default: 1)"
+    )
+    bench.add_argument(
+        "--backend", choices=BACKENDS, default=None, help="where cells run (default: local)"
+    )
+    bench.add_argument(
+        "--address", metavar="ADDR", help="scheduler address for --backend dask or ray"
+    )
+    bench.add_argument("--store", metavar="PATH", help=f"results store (default: {DEFAULT_STORE})")
+    bench.add_argument(
+        "--retry-failed", action="store_true", help="run again the cells that failed before"
+    )
+    bench.add_argument(
+        "--list-methods",
+        action="store_true",
+        help="list the installed methods and what they support, and exit",
+    )
+    bench.set_defaults(run=run, bench_parser=bench)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the study the parsed arguments describe; returns the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Arguments parsed by the ``bench`` subparser.
+
+    Returns
+    -------
+    int
+        0 when the study ran to its end (failed cells included: they are recorded), 130 when
+        interrupted by Ctrl-C.
+    """
+    from ._presets import preset_config
+    from ._progress import default_progress, format_duration
+    from ._protocol import BrokenMethodWarning, available_methods
+    from ._runner import run_study
+    from ._study import StudyConfig
+
+    parser: argparse.ArgumentParser = args.bench_parser
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BrokenMethodWarning)
+        methods = available_methods(on_error="warn")
+    for warning in caught:
+        print(f"faircocco bench: warning: {warning.message}", file=sys.stderr)
+    if args.list_methods:
+        _list_methods(methods)
+        return 0
+    if args.address is not None and args.backend in (None, "local"):
+        parser.error("--address needs --backend dask or --backend ray")
+    settings = {
+        "name": args.study,
+        "datasets": args.datasets,
+        "methods": args.methods,
+        "notions": args.notions,
+        "seeds": None if args.seeds is None else tuple(range(args.seeds)),
+        "grid": args.grid,
+        "epochs": args.epochs,
+        "warmup_epochs": args.warmup_epochs,
+        "max_train_rows": args.max_train_rows,
+    }
+    if args.preset is not None:
+        config, notes = preset_config(args.preset, data_dir=args.data_dir, **settings)
+    else:
+        if args.datasets is None:
+            parser.error("name the datasets with --datasets A,B or choose a --preset")
+        config = StudyConfig(
+            data_dir=args.data_dir, **{k: v for k, v in settings.items() if v is not None}
+        )
+        notes = []
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    store = args.store if args.store is not None else DEFAULT_STORE
+    summary = run_study(
+        config,
+        store,
+        backend=args.backend or "local",
+        jobs=args.jobs or 1,
+        address=args.address,
+        methods=methods,
+        retry_failed=args.retry_failed,
+        progress=default_progress(),
+    )
+    print(
+        f"study {summary.study}: {summary.total} cells: {summary.done} done, "
+        f"{summary.skipped} skipped as already complete, {summary.not_applicable} not "
+        f"applicable, {summary.failed} failed"
+        + (f", {summary.remaining} not run" if summary.remaining else "")
+        + f" (elapsed {format_duration(summary.elapsed)})"
+    )
+    print(f"store: {summary.store}")
+    if summary.interrupted:
+        print(
+            f"interrupted: the store holds every finished cell; resume with: {_command(args)}",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
+    print(f"write a report: faircocco report {shlex.quote(summary.store)} --out report")
+    return 0
+
+
+def _list_methods(methods: dict[str, Any]) -> None:
+    for name, spec in methods.items():
+        caps = spec.capabilities
+        print(f"{name}: {spec.description}")
+        print(
+            f"  tasks {', '.join(caps.tasks)}; notions {', '.join(caps.notions)}; attributes "
+            f"{', '.join(caps.attributes)} ({caps.multiple_attributes}); outcomes under eo/cal "
+            f"{', '.join(caps.outcomes)}"
+        )
+        sweep = ", ".join(f"{k} in {list(v)}" for k, v in spec.param_grid.items())
+        print(f"  sweep: {sweep or 'none'}")
+        if caps.note:
+            print(f"  note: {caps.note}")
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The ``faircocco bench`` command that reruns the same study."""
+    words = ["faircocco", "bench"]
+    for attribute, option in _STUDY_OPTIONS:
+        value = getattr(args, attribute)
+        if value is None:
+            continue
+        words += [option, ",".join(value) if isinstance(value, tuple | list) else str(value)]
+    if args.retry_failed:
+        words.append("--retry-failed")
+    return shlex.join(words)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of names")
+    return names
+
+
+def _positive(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None

@@ -1,0 +1,357 @@
+"""Metrics of one run on one evaluated part: accuracy or error, FairCOCCO scores, DEO and DI.
+
+Every metric is computed on the whole part, so every method is judged on the same rows.
+
+* Classification: ``accuracy``, ``balanced_accuracy``, ``auc`` (from ``predict_proba``; NaN
+  without it or with one class in ``y_true``), ``base_rate`` (share of positive outcomes),
+  ``positive_rate`` (share of positive predictions) and ``single_class`` (1.0 when every
+  prediction is the same class: such a model is trivially "fair").
+* Regression: ``mse``.
+* Both: for each notion ``n`` in ``dp``, ``eo``, ``cal``: ``faircocco_<n>`` (all attributes
+  jointly), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
+  ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
+  ``deo[<attribute>]``; ``di`` and ``di[<attribute>]``.
+
+DEO is the paper's difference of equal opportunity,
+``|P(Ŷ=1 | A=a, Y=1) − P(Ŷ=1 | A=b, Y=1)|``, the gap in true-positive rates. Groups are the
+levels of a binary or categorical attribute (for more than two levels, the largest gap between
+any two groups: highest minus lowest true-positive rate) and the two halves of a continuous
+attribute split at its median on the evaluated part (``<= median`` and ``> median``). Groups
+without a positive outcome are left out; with fewer than two groups left the value is NaN.
+``deo`` is the largest ``deo[<attribute>]``.
+
+DI is the disparate impact ratio ``min_g P(Ŷ=1 | A=g) / max_g P(Ŷ=1 | A=g)`` over the same
+groups, in [0, 1], 1 meaning equal positive rates (and 1 when no group gets a positive
+prediction); ``di`` is the smallest ``di[<attribute>]``.
+
+For regression, DEO and DI are computed the same way after binarising the outcome and the
+prediction at the median of the true outcome on the evaluated part: "positive" means above the
+median outcome.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._api import faircocco_report
+from ._protocol import NOTIONS, TASKS, attribute_kind
+
+#: Metrics of classification runs (besides the fairness ones).
+CLASSIFICATION_METRICS: tuple[str, ...] = (
+    "accuracy",
+    "balanced_accuracy",
+    "auc",
+    "base_rate",
+    "positive_rate",
+    "single_class",
+)
+#: Metrics of regression runs (besides the fairness ones).
+REGRESSION_METRICS: tuple[str, ...] = ("mse",)
+
+
+def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
+    """The names of the metrics of a run, in the order :func:`evaluate_predictions` gives.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"}
+    attributes : sequence of str
+        The sensitive attributes' names.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import metric_names
+    >>> metric_names("regression", ["age"])[:4]
+    ['mse', 'faircocco_dp', 'faircocco_dp_adjusted', 'faircocco_dp[age]']
+    """
+    if task not in TASKS:
+        raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
+    names = list(CLASSIFICATION_METRICS if task == "classification" else REGRESSION_METRICS)
+    for notion in NOTIONS:
+        names += [f"faircocco_{notion}", f"faircocco_{notion}_adjusted"]
+        for attribute in attributes:
+            names += [
+                f"faircocco_{notion}[{attribute}]",
+                f"faircocco_{notion}_adjusted[{attribute}]",
+            ]
+    names += ["deo", *(f"deo[{a}]" for a in attributes), "di", *(f"di[{a}]" for a in attributes)]
+    return names
+
+
+def evaluate_predictions(
+    task: str,
+    y_true: Any,
+    y_pred: Any,
+    sensitive: pd.DataFrame,
+    *,
+    proba: Any = None,
+    random_state: int | None = 0,
+) -> dict[str, float]:
+    """Every metric of one run on one evaluated part (see the module description).
+
+    Parameters
+    ----------
+    task : {"classification", "regression"}
+    y_true : array-like of shape (n,)
+        True outcomes: two class labels (classification) or numbers (regression).
+    y_pred : array-like of shape (n,)
+        Predicted labels or values.
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+    proba : array-like of shape (n,) or (n, 2), optional
+        Predicted probability of the positive class (the last column when 2-D).
+    random_state : int, optional
+        Seed of the FairCOCCO bandwidth sample.
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import evaluate_predictions
+    >>> y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+    >>> y_hat = np.array([1, 1, 0, 0, 1, 0, 0, 1])
+    >>> sex = pd.DataFrame({"sex": ["f", "f", "f", "f", "m", "m", "m", "m"]})
+    >>> metrics = evaluate_predictions("classification", y, y_hat, sex)
+    >>> metrics["accuracy"], metrics["deo"], metrics["di"]
+    (0.75, 0.5, 1.0)
+    """
+    if task not in TASKS:
+        raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
+    if not isinstance(sensitive, pd.DataFrame):
+        raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    truth = _vector(y_true, "y_true")
+    pred = _vector(y_pred, "y_pred")
+    if not len(truth) == len(pred) == len(sensitive):
+        raise ValueError(
+            f"y_true, y_pred and sensitive must have the same length; got {len(truth)}, "
+            f"{len(pred)} and {len(sensitive)}."
+        )
+    if len(truth) < 2:
+        raise ValueError(f"at least 2 rows are needed to evaluate; got {len(truth)}.")
+    sensitive = sensitive.reset_index(drop=True)
+    metrics: dict[str, float] = {}
+    if task == "classification":
+        positive = _positive_label(truth, pred)
+        truth_b, pred_b = truth == positive, pred == positive
+        metrics.update(_classification(truth_b, pred_b, proba))
+        score_pred, score_true = pred_b.astype(float), truth_b.astype(float)
+    else:
+        truth_f = truth.astype(float)
+        pred_f = pred.astype(float)
+        metrics["mse"] = float(np.mean((truth_f - pred_f) ** 2))
+        median = float(np.median(truth_f))
+        truth_b, pred_b = truth_f > median, pred_f > median
+        score_pred, score_true = pred_f, truth_f
+    metrics.update(_faircocco(score_pred, score_true, sensitive, random_state))
+    groups = attribute_groups(sensitive)
+    deo = {a: equal_opportunity_gap(truth_b, pred_b, groups[a]) for a in groups.columns}
+    di = {a: disparate_impact(pred_b, groups[a]) for a in groups.columns}
+    metrics["deo"] = _nan_extreme(list(deo.values()), max)
+    metrics.update({f"deo[{a}]": value for a, value in deo.items()})
+    metrics["di"] = _nan_extreme(list(di.values()), min)
+    metrics.update({f"di[{a}]": value for a, value in di.items()})
+    return metrics
+
+
+def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
+    """The group of each row for DEO and DI: levels, or halves at the median when continuous.
+
+    Parameters
+    ----------
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same shape and column names (as str); binary and categorical attributes keep their
+        values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import attribute_groups
+    >>> attribute_groups(pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]}))["age"].tolist()
+    ['<= median', '<= median', '> median', '> median']
+    """
+    if not isinstance(sensitive, pd.DataFrame):
+        raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    columns = {}
+    for name in sensitive.columns:
+        column = sensitive[name]
+        if column.isna().any():
+            raise ValueError(f"sensitive column {name!r} has missing values.")
+        if attribute_kind(column) == "continuous":
+            values = column.to_numpy(dtype=float)
+            above = values > np.median(values)
+            columns[str(name)] = np.where(above, "> median", "<= median")
+        else:
+            columns[str(name)] = column.to_numpy(dtype=object)
+    return pd.DataFrame(columns, index=sensitive.index)
+
+
+def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """DEO of one attribute: the largest gap in true-positive rates between its groups.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of bool of shape (n,)
+        Positive outcomes and positive predictions.
+    groups : array-like of shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    float
+        ``max_g TPR_g − min_g TPR_g`` over groups with at least one positive outcome; NaN
+        when fewer than two groups have one.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import equal_opportunity_gap
+    >>> equal_opportunity_gap(
+    ...     [True, True, True, True], [True, True, True, False], ["a", "a", "b", "b"]
+    ... )
+    0.5
+    """
+    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
+    rates = [
+        float(pred[(labels == g) & truth].mean())
+        for g in pd.unique(labels)
+        if ((labels == g) & truth).any()
+    ]
+    if len(rates) < 2:
+        return math.nan
+    return max(rates) - min(rates)
+
+
+def disparate_impact(y_pred: Any, groups: Any) -> float:
+    """DI of one attribute: lowest over highest positive-prediction rate of its groups.
+
+    Parameters
+    ----------
+    y_pred : array-like of bool of shape (n,)
+        Positive predictions.
+    groups : array-like of shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1.0 when all groups have the same rate, including when no row is
+        predicted positive.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import disparate_impact
+    >>> disparate_impact([True, False, True, True], ["a", "a", "b", "b"])
+    0.5
+    """
+    _, pred, labels = _binary_with_groups(y_pred, y_pred, groups)
+    rates = [float(pred[labels == g].mean()) for g in pd.unique(labels)]
+    highest = max(rates)
+    return 1.0 if highest == 0 else min(rates) / highest
+
+
+def _classification(truth: np.ndarray, pred: np.ndarray, proba: Any) -> dict[str, float]:
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    both = np.unique(truth).size == 2
+    auc = math.nan
+    if proba is not None and both:
+        scores = np.asarray(proba, dtype=float)
+        if scores.ndim == 2 and scores.shape[1] == 2:
+            scores = scores[:, 1]
+        if scores.shape != truth.shape:
+            raise ValueError(
+                f"proba must have shape (n,) or (n, 2) with n={truth.shape[0]}; got "
+                f"{np.asarray(proba).shape}."
+            )
+        auc = float(roc_auc_score(truth, scores))
+    return {
+        "accuracy": float(np.mean(truth == pred)),
+        # with one class in y_true, balanced accuracy is that class's recall
+        "balanced_accuracy": float(balanced_accuracy_score(truth, pred)) if both else math.nan,
+        "auc": auc,
+        "base_rate": float(truth.mean()),
+        "positive_rate": float(pred.mean()),
+        "single_class": float(np.unique(pred).size <= 1),
+    }
+
+
+def _faircocco(
+    y_pred: np.ndarray, y_true: np.ndarray, sensitive: pd.DataFrame, random_state: int | None
+) -> dict[str, float]:
+    metrics: dict[str, float] = {}
+    names = [str(c) for c in sensitive.columns]
+    frame = sensitive.set_axis(names, axis=1)
+    for notion in NOTIONS:
+        report = faircocco_report(
+            y_pred,
+            frame,
+            y_true=None if notion == "dp" else y_true,
+            notion=notion,
+            random_state=random_state,
+        )
+        scores = report["score"].astype(float)
+        adjusted = report["adjusted"].astype(float)
+        metrics[f"faircocco_{notion}"] = float(scores["joint"])
+        metrics[f"faircocco_{notion}_adjusted"] = float(adjusted["joint"])
+        for name in names:
+            metrics[f"faircocco_{notion}[{name}]"] = float(scores[name])
+            metrics[f"faircocco_{notion}_adjusted[{name}]"] = float(adjusted[name])
+    return metrics
+
+
+def _positive_label(truth: np.ndarray, pred: np.ndarray) -> Any:
+    labels = pd.unique(np.concatenate([truth, pred]))
+    if len(labels) > 2:
+        raise ValueError(
+            f"classification metrics need two classes; y_true and y_pred hold {len(labels)}: "
+            f"{sorted(labels.tolist(), key=str)[:5]}."
+        )
+    # the larger label is the positive class (1 of 0/1, True of False)
+    return sorted(labels.tolist(), key=lambda v: (str(type(v)), v))[-1]
+
+
+def _vector(values: Any, name: str) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {array.shape}.")
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return array
+
+
+def _binary_with_groups(
+    first: Any, second: Any, groups: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(first, dtype=bool)
+    b = np.asarray(second, dtype=bool)
+    labels = np.asarray(groups, dtype=object)
+    if not a.shape == b.shape == labels.shape or a.ndim != 1:
+        raise ValueError(
+            f"predictions, outcomes and groups must be 1-D of the same length; got shapes "
+            f"{a.shape}, {b.shape} and {labels.shape}."
+        )
+    if a.size == 0:
+        raise ValueError("at least one row is needed.")
+    return a, b, labels
+
+
+def _nan_extreme(values: list[float], pick: Any) -> float:
+    finite = [v for v in values if not math.isnan(v)]
+    return float(pick(finite)) if finite else math.nan

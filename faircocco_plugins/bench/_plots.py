@@ -1,0 +1,542 @@
+"""Pareto fronts of a study: test fairness against test accuracy (or MSE), one figure each.
+
+For every dataset and notion, each method contributes the points of its sweep: for each value
+of its sweep parameter (``lam``, ``bound``), the setting of the other hyper-parameters with the
+best mean validation performance, drawn at the mean test fairness and performance over seeds,
+with their standard deviations as error bars and the points joined in sweep order. Points that
+no other point of the figure beats on both axes form the non-dominated front.
+
+matplotlib is imported only when a figure is drawn, and draws through its Agg canvas directly,
+so the process-wide backend is never changed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._selection import params_key
+
+#: File formats of each figure.
+FIGURE_FORMATS: tuple[str, ...] = ("png", "svg")
+#: Columns of :func:`pareto_points`.
+POINT_COLUMNS: tuple[str, ...] = (
+    "method",
+    "sweep_param",
+    "sweep_value",
+    "params",
+    "seeds",
+    "fairness_mean",
+    "fairness_std",
+    "performance_mean",
+    "performance_std",
+    "on_front",
+)
+_NOTION_NAMES = {"dp": "demographic parity", "eo": "equalised odds", "cal": "calibration"}
+
+
+def non_dominated(x: Any, y: Any, *, maximise_y: bool) -> np.ndarray:
+    """Which points are on the non-dominated (Pareto) front: lower ``x``, better ``y``.
+
+    A point is dominated when another point is at least as good on both axes and strictly
+    better on one; ``x`` (unfairness) is better when lower, ``y`` when higher
+    (``maximise_y=True``, accuracy) or lower (``maximise_y=False``, MSE). Points with a NaN
+    coordinate are never on the front and dominate nothing. Identical points are all kept.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (n,)
+        Coordinates of the points.
+    maximise_y : bool
+        Whether a higher ``y`` is better.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import non_dominated
+    >>> non_dominated([0.1, 0.2, 0.3, 0.2], [0.70, 0.80, 0.75, 0.60], maximise_y=True).tolist()
+    [True, True, False, False]
+    """
+    xs = _coordinates(x, "x")
+    ys = _coordinates(y, "y")
+    if xs.shape != ys.shape:
+        raise ValueError(f"x and y must have the same length; got {xs.size} and {ys.size}.")
+    if not isinstance(maximise_y, bool):
+        raise TypeError(f"maximise_y must be a bool; got {type(maximise_y).__name__}.")
+    cost = -ys if maximise_y else ys
+    valid = np.isfinite(xs) & np.isfinite(cost)
+    front = np.zeros(xs.size, dtype=bool)
+    for i in np.flatnonzero(valid):
+        at_least_as_good = valid & (xs <= xs[i]) & (cost <= cost[i])
+        strictly_better = (xs < xs[i]) | (cost < cost[i])
+        front[i] = not np.any(at_least_as_good & strictly_better)
+    return front
+
+
+def pareto_points(
+    runs: pd.DataFrame,
+    *,
+    dataset: str,
+    notion: str,
+    sweep_params: Mapping[str, str | None] | None = None,
+) -> pd.DataFrame:
+    """The points of one Pareto figure: each method's sweep on one dataset under one notion.
+
+    Only runs with status ``"ok"`` count. Each hyper-parameter setting is averaged over its
+    seeds. For each value of a method's sweep parameter, the setting with the best mean
+    validation performance (highest ``validation.accuracy``, else lowest ``validation.mse``)
+    represents it, so the other parameters (learning rate, batch size) are chosen without
+    looking at the test part. A method without a sweep parameter gives one point, its
+    validation-best setting.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs`.
+    dataset : str
+    notion : {"dp", "eo", "cal"}
+        Fairness is the test FairCOCCO score under this notion, ``test.faircocco_<notion>``.
+    sweep_params : mapping of str to str or None, optional
+        Each method's sweep parameter (:attr:`MethodSpec.sweep_param`). A method not in the
+        mapping gets the one parameter that varies across its settings, if exactly one does,
+        and none otherwise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :data:`POINT_COLUMNS`, methods in order of appearance in ``runs`` and
+        each method's points in sweep order; ``seeds`` is the number of runs averaged, the
+        standard deviations use ``ddof=1`` (NaN for one seed), and ``on_front`` marks the
+        non-dominated points (:func:`non_dominated`) of the whole figure.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import pareto_points
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
+    ...     "seed": [0, 1, 0, 1], "params": [{"lam": 0.0}] * 2 + [{"lam": 1.0}] * 2,
+    ...     "validation.accuracy": [0.75, 0.74, 0.71, 0.70],
+    ...     "test.accuracy": [0.76, 0.74, 0.72, 0.70],
+    ...     "test.faircocco_eo": [0.20, 0.22, 0.05, 0.07],
+    ... })
+    >>> points = pareto_points(runs, dataset="german", notion="eo")
+    >>> points[["sweep_value", "fairness_mean", "performance_mean"]].round(2).values.tolist()
+    [[0.0, 0.21, 0.75], [1.0, 0.06, 0.71]]
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    missing = [c for c in ("dataset", "notion", "method", "status", "params") if c not in runs]
+    if missing:
+        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    fairness = f"test.faircocco_{notion}"
+    chosen = runs[
+        (runs["dataset"] == dataset) & (runs["notion"] == notion) & (runs["status"] == "ok")
+    ]
+    empty = pd.DataFrame({name: pd.Series(dtype=object) for name in POINT_COLUMNS})
+    if chosen.empty:
+        return empty
+    if fairness not in chosen.columns:
+        raise ValueError(f"runs has no column {fairness!r} for the fairness axis.")
+    performance, maximise = performance_metric(chosen)
+    if performance is None:
+        return empty
+    rows: list[dict[str, Any]] = []
+    for method, of_method in chosen.groupby("method", sort=False):
+        settings = _settings(of_method, fairness, performance, maximise)
+        known = sweep_params if sweep_params is not None else {}
+        sweep = known[str(method)] if str(method) in known else _varying(settings["params"])
+        rows += _sweep(str(method), settings, sweep, maximise)
+    points = pd.DataFrame(rows, columns=[c for c in POINT_COLUMNS if c != "on_front"])
+    # object columns: a missing sweep parameter stays None rather than becoming NaN
+    for name in ("sweep_param", "sweep_value", "params"):
+        points[name] = pd.Series([row[name] for row in rows], index=points.index, dtype=object)
+    points["on_front"] = non_dominated(
+        points["fairness_mean"], points["performance_mean"], maximise_y=maximise
+    )
+    return points
+
+
+def performance_metric(runs: pd.DataFrame) -> tuple[str | None, bool]:
+    """The performance metric of a dataset's runs: accuracy, else MSE.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs of one dataset.
+
+    Returns
+    -------
+    metric : str or None
+        ``"accuracy"`` when some run has a ``test.accuracy`` value, else ``"mse"`` when some
+        run has a ``test.mse`` value, else ``None``.
+    maximise : bool
+        Whether higher values are better.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._plots import performance_metric
+    >>> performance_metric(pd.DataFrame({"test.mse": [0.3]}))
+    ('mse', False)
+    """
+    for metric, maximise in (("accuracy", True), ("mse", False)):
+        column = f"test.{metric}"
+        if column in runs.columns and runs[column].notna().any():
+            return metric, maximise
+    return None, True
+
+
+def plot_pareto(
+    points: pd.DataFrame,
+    path: str | Path,
+    *,
+    title: str,
+    notion: str,
+    performance: str,
+    methods: Sequence[str] | None = None,
+    formats: Sequence[str] = FIGURE_FORMATS,
+) -> list[Path]:
+    """Draw one Pareto figure from :func:`pareto_points` and save it in each format.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        The output of :func:`pareto_points`.
+    path : str or Path
+        File name without suffix; the folder is created when missing.
+    title : str
+    notion : {"dp", "eo", "cal"}
+        Names the fairness axis.
+    performance : {"accuracy", "mse"}
+        Names the performance axis.
+    methods : sequence of str, optional
+        Legend order; a method's colour follows its position here, so passing the same
+        sequence to every figure of a report keeps each method's colour. Methods of ``points``
+        not listed come after. Default: the order of ``points``.
+    formats : sequence of str
+        Among ``"png"`` and ``"svg"``.
+
+    Returns
+    -------
+    list of Path
+        The files written, one per format.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import pareto_points, plot_pareto
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
+    ...     "seed": 0, "params": [{"lam": 0.0}, {"lam": 1.0}],
+    ...     "validation.accuracy": [0.75, 0.71], "test.accuracy": [0.76, 0.72],
+    ...     "test.faircocco_eo": [0.20, 0.05],
+    ... })
+    >>> points = pareto_points(runs, dataset="german", notion="eo")
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> files = plot_pareto(points, folder / "german-eo", title="german",
+    ...                     notion="eo", performance="accuracy")
+    >>> [f.name for f in files]
+    ['german-eo.png', 'german-eo.svg']
+    """
+    unknown = [f for f in formats if f not in FIGURE_FORMATS]
+    if unknown or isinstance(formats, str):
+        raise ValueError(
+            f"formats={formats!r} is not valid; expected a sequence of {list(FIGURE_FORMATS)}."
+        )
+    if performance not in ("accuracy", "mse"):
+        raise ValueError(f"performance={performance!r} is not valid; expected 'accuracy' or 'mse'.")
+    if notion not in _NOTION_NAMES:
+        raise ValueError(f"notion={notion!r} is not valid; expected one of {list(_NOTION_NAMES)}.")
+    missing = [c for c in POINT_COLUMNS if c not in points.columns]
+    if missing:
+        raise ValueError(f"points is missing the columns {missing}; pass pareto_points().")
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 4.8), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    palette = matplotlib.colormaps["tab10"]
+    order = [str(m) for m in methods] if methods is not None else []
+    order += [str(m) for m in dict.fromkeys(points["method"]) if str(m) not in order]
+    for index, method in enumerate(order):
+        of_method = points[points["method"] == method]
+        if not of_method.empty:
+            _draw_method(axes, method, of_method, palette(index % palette.N))
+    front = points[points["on_front"]].sort_values("fairness_mean")
+    if not front.empty:
+        # the boundary of the region the front dominates: a staircase through its points
+        axes.plot(
+            front["fairness_mean"],
+            front["performance_mean"],
+            drawstyle="steps-post",
+            linestyle="--",
+            color="0.2",
+            linewidth=1.0,
+            label="non-dominated front",
+            zorder=1,
+        )
+        axes.scatter(
+            front["fairness_mean"],
+            front["performance_mean"],
+            s=150,
+            facecolors="none",
+            edgecolors="0.2",
+            linewidths=1.4,
+            zorder=4,
+        )
+    axes.set_title(title)
+    axes.set_xlabel(f"test FairCOCCO score, {_NOTION_NAMES[notion]} (lower is fairer)")
+    axes.set_ylabel(
+        "test accuracy (higher is better)"
+        if performance == "accuracy"
+        else "test MSE (lower is better)"
+    )
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    # a fixed hash salt and no date: the same points always give the same SVG file
+    with matplotlib.rc_context({"svg.hashsalt": "faircocco", "svg.fonttype": "none"}):
+        for suffix in formats:
+            file = target.with_name(f"{target.name}.{suffix}")
+            metadata: dict[str, Any] = {"Date": None} if suffix == "svg" else {}
+            figure.savefig(file, format=suffix, dpi=150, metadata=metadata)
+            written.append(file)
+    return written
+
+
+def plot_pareto_fronts(
+    runs: pd.DataFrame,
+    out_dir: str | Path,
+    *,
+    sweep_params: Mapping[str, str | None] | None = None,
+    methods: Sequence[str] | None = None,
+    formats: Sequence[str] = FIGURE_FORMATS,
+) -> dict[tuple[str, str], list[Path]]:
+    """One Pareto figure per dataset and notion with successful runs.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs` (of one study).
+    out_dir : str or Path
+        Folder of the figures, named ``<dataset>-<notion>.<format>``.
+    sweep_params : mapping of str to str or None, optional
+        Each method's sweep parameter; see :func:`pareto_points`.
+    methods : sequence of str, optional
+        Legend order and colours, the same in every figure; default: the methods of ``runs``
+        by name.
+    formats : sequence of str
+        Among ``"png"`` and ``"svg"``.
+
+    Returns
+    -------
+    dict of (str, str) to list of Path
+        The files of each (dataset, notion), in the order datasets and notions appear in
+        ``runs``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import plot_pareto_fronts
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "students", "notion": "dp", "method": "facl", "status": "ok",
+    ...     "seed": 0, "params": [{"lam": 0.5}, {"lam": 2.0}],
+    ...     "validation.mse": [0.30, 0.35], "test.mse": [0.31, 0.36],
+    ...     "test.faircocco_dp": [0.12, 0.04],
+    ... })
+    >>> files = plot_pareto_fronts(runs, tempfile.mkdtemp())
+    >>> sorted(files)
+    [('students', 'dp')]
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    written: dict[tuple[str, str], list[Path]] = {}
+    order = list(methods) if methods is not None else sorted({str(m) for m in runs["method"]})
+    ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+    for (dataset, notion), of_cell in ok.groupby(["dataset", "notion"], sort=False):
+        points = pareto_points(
+            of_cell, dataset=str(dataset), notion=str(notion), sweep_params=sweep_params
+        )
+        performance, _ = performance_metric(of_cell)
+        if points.empty or performance is None:
+            continue
+        written[(str(dataset), str(notion))] = plot_pareto(
+            points,
+            Path(out_dir) / figure_name(str(dataset), str(notion)),
+            title=f"{dataset}: {_NOTION_NAMES.get(str(notion), str(notion))}",
+            notion=str(notion),
+            performance=performance,
+            methods=order,
+            formats=formats,
+        )
+    return written
+
+
+def figure_name(dataset: str, notion: str) -> str:
+    """The file name (without suffix) of the figure of a dataset and notion.
+
+    Parameters
+    ----------
+    dataset, notion : str
+
+    Returns
+    -------
+    str
+        ``<dataset>-<notion>`` with characters other than letters, digits, ``.``, ``_`` and
+        ``-`` replaced by ``_``.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench._plots import figure_name
+    >>> figure_name("kdd census", "eo")
+    'kdd_census-eo'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{dataset}-{notion}")
+
+
+def _coordinates(values: Any, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers.") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {array.shape}.")
+    return array
+
+
+def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: bool) -> pd.DataFrame:
+    """One row per hyper-parameter setting: its params, seeds and mean/std of each axis."""
+    validation = f"validation.{performance}"
+    frame = pd.DataFrame(
+        {
+            "key": [params_key(p) for p in runs["params"]],
+            "fairness": runs[fairness].astype(float).to_numpy(),
+            "performance": runs[f"test.{performance}"].astype(float).to_numpy(),
+            "validation": (
+                runs[validation].astype(float).to_numpy()
+                if validation in runs.columns
+                else np.full(len(runs), math.nan)
+            ),
+        }
+    )
+    grouped = frame.groupby("key", sort=True)
+    settings = pd.DataFrame(
+        {
+            "seeds": grouped.size(),
+            "fairness_mean": grouped["fairness"].mean(),
+            "fairness_std": grouped["fairness"].std(ddof=1),
+            "performance_mean": grouped["performance"].mean(),
+            "performance_std": grouped["performance"].std(ddof=1),
+            # "higher is better" for choosing; a setting without validation values loses
+            "validation": (1 if maximise else -1) * grouped["validation"].mean(),
+        }
+    )
+    settings["validation"] = settings["validation"].fillna(-math.inf)
+    first = dict(zip(frame["key"], runs["params"], strict=True))
+    settings["params"] = [first[key] for key in settings.index]
+    return settings
+
+
+def _varying(params: pd.Series) -> str | None:
+    """The one parameter whose value differs across settings, if exactly one does."""
+    values: dict[str, set[str]] = {}
+    for setting in params:
+        for name, value in setting.items():
+            values.setdefault(name, set()).add(repr(value))
+    varying = [name for name, seen in values.items() if len(seen) > 1]
+    return varying[0] if len(varying) == 1 else None
+
+
+def _sweep(
+    method: str, settings: pd.DataFrame, sweep: str | None, maximise: bool
+) -> list[dict[str, Any]]:
+    if sweep is not None and not all(sweep in p for p in settings["params"]):
+        sweep = None
+    if sweep is None:
+        groups = [(None, settings)]
+    else:
+        values = [p[sweep] for p in settings["params"]]
+        groups = [
+            (value, settings[[_same(v, value) for v in values]])
+            for value in sorted(dict.fromkeys(values), key=_sort_key)
+        ]
+    rows = []
+    for value, group in groups:
+        # best validation performance; ties go to the first setting in key order
+        best = group.sort_values("validation", ascending=False, kind="stable").iloc[0]
+        rows.append(
+            {
+                "method": method,
+                "sweep_param": sweep,
+                "sweep_value": value,
+                "params": best["params"],
+                "seeds": int(best["seeds"]),
+                "fairness_mean": float(best["fairness_mean"]),
+                "fairness_std": float(best["fairness_std"]),
+                "performance_mean": float(best["performance_mean"]),
+                "performance_std": float(best["performance_std"]),
+            }
+        )
+    return rows
+
+
+def _same(a: Any, b: Any) -> bool:
+    return repr(a) == repr(b)
+
+
+def _sort_key(value: Any) -> tuple[int, float, str]:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, repr(value))
+
+
+def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> None:
+    sweep = points["sweep_param"].iloc[0]
+    label = method if sweep is None else f"{method} (sweep: {sweep})"
+    axes.errorbar(
+        points["fairness_mean"],
+        points["performance_mean"],
+        xerr=points["fairness_std"].fillna(0.0),
+        yerr=points["performance_std"].fillna(0.0),
+        fmt="-o",
+        color=colour,
+        markersize=5,
+        linewidth=1.2,
+        elinewidth=0.8,
+        capsize=2,
+        label=label,
+        zorder=3,
+    )
+    if sweep is None:
+        return
+    for _, point in points.iterrows():
+        axes.annotate(
+            _value_text(point["sweep_value"]),
+            (point["fairness_mean"], point["performance_mean"]),
+            textcoords="offset points",
+            xytext=(4, 4),
+            fontsize=7,
+            color=colour,
+        )
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

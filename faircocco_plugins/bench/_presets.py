@@ -1,0 +1,156 @@
+"""Named study settings: ``quick`` (minutes) and ``paper`` (the paper's protocol)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ._study import DEFAULT_SEEDS, StudyConfig
+
+#: The paper's nine datasets.
+PAPER_DATASETS: tuple[str, ...] = (
+    "adult",
+    "drugs",
+    "german",
+    "compas",
+    "communities",
+    "students",
+    "kdd_census",
+    "credit_card",
+    "law_school",
+)
+#: Stand-ins for the paper's datasets when their raw files are not available.
+SYNTHETIC_DATASETS: tuple[str, ...] = ("synthetic", "synthetic_regression")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Settings of a named study; explicit options override them.
+
+    Attributes
+    ----------
+    name : str
+    description : str
+    datasets : tuple of str
+        ``PAPER_DATASETS`` falls back to ``SYNTHETIC_DATASETS`` when some raw files are
+        missing (see :func:`preset_config`).
+    methods, notions, seeds, grid, epochs, warmup_epochs, max_train_rows
+        As for :class:`StudyConfig`.
+    """
+
+    name: str
+    description: str
+    datasets: tuple[str, ...]
+    methods: tuple[str, ...]
+    notions: tuple[str, ...]
+    seeds: tuple[int, ...]
+    grid: Literal["full", "quick"]
+    epochs: int | None
+    warmup_epochs: int | None
+    max_train_rows: int | None
+
+
+PRESETS: dict[str, Preset] = {
+    "quick": Preset(
+        name="quick",
+        description=(
+            "A short real study: the nine datasets (or the synthetic ones), NN, FairCOCCO, "
+            "FACL and HSIC under EO and DP, 2 seeds, 3 penalty weights, 10 epochs (2 of "
+            "warm-up), at most 2,000 training rows"
+        ),
+        datasets=PAPER_DATASETS,
+        methods=("nn", "faircocco", "facl", "hsic"),
+        notions=("eo", "dp"),
+        seeds=(0, 1),
+        grid="quick",
+        epochs=10,
+        warmup_epochs=2,
+        max_train_rows=2000,
+    ),
+    "paper": Preset(
+        name="paper",
+        description=(
+            "The paper's protocol: the nine datasets, every method, DP, EO and CAL, 10 seeds, "
+            "full grids (learning rate, batch size, penalty weight or bound), 100 epochs"
+        ),
+        datasets=PAPER_DATASETS,
+        methods=(),
+        notions=("dp", "eo", "cal"),
+        seeds=DEFAULT_SEEDS,
+        grid="full",
+        epochs=100,
+        warmup_epochs=None,
+        max_train_rows=None,
+    ),
+}
+
+
+def preset_config(
+    preset: str, /, *, data_dir: str | None = None, **overrides: Any
+) -> tuple[StudyConfig, list[str]]:
+    """The study of a preset, with explicit settings taking precedence.
+
+    When the preset uses the paper's datasets and ``datasets`` is not overridden, their raw
+    files are checked (:func:`faircocco_plugins.datasets.list_datasets`); if any is missing,
+    the synthetic datasets are used instead and a note says so.
+
+    Parameters
+    ----------
+    preset : {"quick", "paper"}
+    data_dir : str, optional
+        Directory searched first for raw files.
+    **overrides
+        :class:`StudyConfig` fields; ``None`` values are ignored. ``name`` defaults to the
+        preset's name.
+
+    Returns
+    -------
+    config : StudyConfig
+    notes : list of str
+        Messages for the user.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import preset_config
+    >>> config, notes = preset_config("quick", datasets=("synthetic",), seeds=(0,))
+    >>> config.methods, config.epochs
+    (('nn', 'faircocco', 'facl', 'hsic'), 10)
+    """
+    if preset not in PRESETS:
+        raise ValueError(f"preset={preset!r} is not valid; expected one of {sorted(PRESETS)}.")
+    chosen = PRESETS[preset]
+    values: dict[str, Any] = {
+        "name": chosen.name,
+        "datasets": chosen.datasets,
+        "methods": chosen.methods,
+        "notions": chosen.notions,
+        "seeds": chosen.seeds,
+        "grid": chosen.grid,
+        "epochs": chosen.epochs,
+        "warmup_epochs": chosen.warmup_epochs,
+        "max_train_rows": chosen.max_train_rows,
+        "data_dir": data_dir,
+    }
+    given = {k: v for k, v in overrides.items() if v is not None}
+    unknown = sorted(set(given) - set(values))
+    if unknown:
+        raise TypeError(f"unknown study settings {unknown}; expected among {sorted(values)}.")
+    values.update(given)
+    notes = []
+    if "datasets" not in given and chosen.datasets == PAPER_DATASETS:
+        missing = _unavailable(PAPER_DATASETS, data_dir)
+        if missing:
+            values["datasets"] = SYNTHETIC_DATASETS
+            notes.append(
+                f"the raw files of {', '.join(missing)} were not found, so the {preset} preset "
+                f"runs the synthetic datasets ({', '.join(SYNTHETIC_DATASETS)}) instead; "
+                "provide the files with --data-dir or $FAIRCOCCO_DATA to run the paper's"
+            )
+    return StudyConfig(**values), notes
+
+
+def _unavailable(names: tuple[str, ...], data_dir: str | None) -> list[str]:
+    from ..datasets import list_datasets
+
+    table = list_datasets(data_dir=data_dir)
+    return [n for n in names if n not in table.index or not bool(table.loc[n, "available"])]

@@ -1,0 +1,108 @@
+"""``faircocco report``: write the tables and figures of a results store.
+
+.. code-block:: console
+
+   $ faircocco report faircocco-results.sqlite --out report
+   $ faircocco report results.sqlite --out report --study quick --formats md --no-plots
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._selection import DEFAULT_TOLERANCE
+
+
+def register(commands: Any) -> None:
+    """Add the ``report`` subcommand to the ``faircocco`` command's subparsers.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subparsers of the ``faircocco`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from faircocco_plugins.bench._report_cli import register
+    >>> parser = argparse.ArgumentParser(prog="faircocco")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["report", "results.sqlite", "--out", "report"]).formats
+    ('md', 'html')
+    """
+    report = commands.add_parser(
+        "report",
+        help="write the tables and Pareto figures of a results store",
+        description="Write a study's report into a folder: one results table per notion "
+        "(mean ± std over seeds of the test metrics of the hyper-parameters selected on "
+        "validation data, best in bold), Pareto figures of fairness against accuracy or MSE "
+        "(PNG and SVG), the capability table of the methods, and an index page with the "
+        "study's configuration, versions and git revision.",
+    )
+    report.add_argument("store", metavar="STORE", help="the SQLite results store")
+    report.add_argument("--out", required=True, metavar="DIR", help="the report folder")
+    report.add_argument(
+        "--study", metavar="NAME", help="report this study only (default: every study)"
+    )
+    report.add_argument(
+        "--formats",
+        type=_formats,
+        default=("md", "html"),
+        metavar="md,html",
+        help="formats of the tables and index pages (default: md,html)",
+    )
+    report.add_argument("--no-plots", action="store_true", help="skip the Pareto figures")
+    report.add_argument(
+        "--tolerance",
+        type=_tolerance,
+        default=DEFAULT_TOLERANCE,
+        metavar="T",
+        help="largest validation FairCOCCO score of a selected setting "
+        f"(default: {DEFAULT_TOLERANCE:g})",
+    )
+    report.add_argument(
+        "--adjusted",
+        action="store_true",
+        help="select by the chance-adjusted validation score",
+    )
+    report.set_defaults(run=_run)
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",")))
+    if not names or not all(name in ("md", "html") for name in names):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not valid; expected a comma-separated subset of md,html"
+        )
+    return names
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number in [0, 1]")
+    return value
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ._report import write_report
+
+    # a missing store or study is a ValueError, printed by the command as one line
+    folder = write_report(
+        args.store,
+        args.out,
+        study=args.study,
+        formats=args.formats,
+        plots=not args.no_plots,
+        tolerance=args.tolerance,
+        adjusted=args.adjusted,
+    )
+    pages = [folder / name for name in ("README.md", "index.html") if (folder / name).exists()]
+    print(f"report written to {folder}")
+    for page in pages:
+        print(f"  {page}")
+    return 0

@@ -1,0 +1,605 @@
+"""Running a study: the driver's loop, and what a worker does with one cell.
+
+The driver plans the cells, skips those the store has, submits the others to a backend and
+writes each returned record to the store. A worker loads the dataset (cached per process), fits
+the method, predicts and measures.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._backends import Backend, make_backend
+from ._metrics import evaluate_predictions
+from ._progress import Progress
+from ._protocol import MethodSpec, available_methods
+from ._store import STATUSES, ResultsStore, RunRecord
+from ._study import Cell, DatasetProfile, StudyConfig, plan_study, select_methods
+
+#: Datasets kept loaded per process (consecutive cells usually share one).
+_CACHED_DATASETS = 2
+#: Libraries whose versions are recorded with each run, when installed.
+_VERSIONED = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "torch",
+    "faircocco-plugins",
+    "faircocco-torch",
+    "faircocco-fairlearn",
+    "faircocco-aif360",
+    "fairlearn",
+    "aif360",
+)
+
+
+@dataclass(frozen=True)
+class RegistryLoader:
+    """Loads datasets from :mod:`faircocco_plugins.datasets` (picklable, for workers).
+
+    Parameters
+    ----------
+    data_dir : str, optional
+        Directory searched first for the raw files.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import RegistryLoader
+    >>> RegistryLoader()("synthetic", 0).task
+    'classification'
+    """
+
+    data_dir: str | None = None
+
+    def __call__(self, name: str, seed: int) -> Any:
+        """The dataset ``name`` with the split of ``seed``."""
+        from ..datasets import load_dataset
+
+        return load_dataset(name, data_dir=self.data_dir, random_state=seed)
+
+
+#: ``loader(name, seed) -> Dataset``.
+Loader = Callable[[str, int], Any]
+
+
+def execute_cell(
+    cell: Cell, spec: MethodSpec, loader: Loader, git_revision: str | None
+) -> RunRecord:
+    """Run one cell and return its record; errors of the method become ``"failed"`` records.
+
+    Parameters
+    ----------
+    cell : Cell
+    spec : MethodSpec
+    loader : callable
+        ``loader(name, seed) -> Dataset``; its result is cached in the process.
+    git_revision : str or None
+        Recorded with the run.
+
+    Returns
+    -------
+    RunRecord
+    """
+    identity: dict[str, Any] = {
+        "run_id": cell.run_id,
+        "study": cell.study,
+        "dataset": cell.dataset,
+        "method": cell.method,
+        "notion": cell.notion,
+        "seed": cell.seed,
+        "params": cell.params,
+        "settings": cell.settings,
+        "versions": versions(),
+        "git_revision": git_revision,
+    }
+    measured: dict[str, Any] = {}
+    stage = "load"
+    try:
+        with single_threaded():
+            data = _dataset(loader, cell.dataset, cell.seed)
+            stage = "prepare"
+            cap = cell.settings.get("max_train_rows")
+            train, validation, test = _prepared(loader, cell.dataset, cell.seed, cap)
+            measured.update(
+                n_train=len(train[1]), n_validation=len(validation[1]), n_test=len(test[1])
+            )
+            training = {k: v for k, v in cell.settings.items() if k in spec.training_settings}
+            stage = "build"
+            model = spec.factory(
+                task=data.task,
+                notion=cell.notion,
+                random_state=cell.seed,
+                **cell.params,
+                **training,
+            )
+            with PeakMemory() as memory:
+                stage = "fit"
+                started = time.perf_counter()
+                model.fit(train[0], train[1], sensitive_features=train[2])
+                measured["fit_seconds"] = time.perf_counter() - started
+                stage = "predict"
+                started = time.perf_counter()
+                outputs = [_predict(model, part[0], data.task) for part in (validation, test)]
+                measured["predict_seconds"] = time.perf_counter() - started
+            measured["peak_memory_mib"] = memory.peak_mib
+            stage = "evaluate"
+            metrics: dict[str, float] = {}
+            for part_name, part, (y_pred, proba) in zip(
+                ("validation", "test"), (validation, test), outputs, strict=True
+            ):
+                values = evaluate_predictions(
+                    data.task, part[1], y_pred, part[2], proba=proba, random_state=cell.seed
+                )
+                metrics.update({f"{part_name}.{k}": v for k, v in values.items()})
+    except Exception as error:
+        reason = f"{stage}: {type(error).__name__}: {' '.join(str(error).split())}"
+        return RunRecord(status="failed", reason=reason, **identity, **measured)
+    return RunRecord(status="ok", metrics=metrics, **identity, **measured)
+
+
+Part = tuple[pd.DataFrame, pd.Series, pd.DataFrame]
+
+
+@functools.lru_cache(maxsize=1)
+def _prepared(loader: Loader, name: str, seed: int, cap: int | None) -> tuple[Part, Part, Part]:
+    # consecutive cells share their dataset and seed; preparing the parts of a large dataset
+    # takes seconds (KDD census: about 2 s), longer than fitting a small network on them
+    return _parts(_dataset(loader, name, seed), seed, cap)
+
+
+def _parts(data: Any, seed: int, cap: int | None) -> tuple[Part, Part, Part]:
+    """Train, validation and test parts; features standardised with training statistics."""
+    parts = [data.part(name) for name in ("train", "validation", "test")]
+    train = parts[0]
+    X, y, sensitive = train.X, train.y, train.sensitive
+    if cap is not None and len(y) > cap:
+        # the same rows for every method of this seed
+        rng = np.random.default_rng(seed)
+        rows = np.sort(rng.choice(len(y), size=int(cap), replace=False))
+        X, y, sensitive = X.iloc[rows], y.iloc[rows], sensitive.iloc[rows]
+    values = X.to_numpy(dtype=np.float64)
+    mean = values.mean(axis=0)
+    scale = values.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+
+    def standardise(frame: pd.DataFrame) -> pd.DataFrame:
+        scaled = (frame.to_numpy(dtype=np.float64) - mean) / scale
+        return pd.DataFrame(scaled, columns=frame.columns)
+
+    def clean(X: pd.DataFrame, y: pd.Series, s: pd.DataFrame) -> Part:
+        return standardise(X), y.reset_index(drop=True), s.reset_index(drop=True)
+
+    return (
+        clean(X, y, sensitive),
+        clean(parts[1].X, parts[1].y, parts[1].sensitive),
+        clean(parts[2].X, parts[2].y, parts[2].sensitive),
+    )
+
+
+def _predict(model: Any, X: pd.DataFrame, task: str) -> tuple[np.ndarray, np.ndarray | None]:
+    y_pred = np.asarray(model.predict(X))
+    proba = None
+    if task == "classification" and callable(getattr(model, "predict_proba", None)):
+        proba = np.asarray(model.predict_proba(X))
+    return y_pred, proba
+
+
+@functools.lru_cache(maxsize=_CACHED_DATASETS)
+def _dataset(loader: Loader, name: str, seed: int) -> Any:
+    return loader(name, seed)
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """One BLAS and one torch thread inside the block, for reproducible, uncontended cells."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    with threadpool_limits(1):
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch = sys.modules.get("torch")
+            if torch is not None:
+                torch.set_num_threads(before if before is not None else torch.get_num_threads())
+
+
+@functools.cache
+def versions() -> dict[str, str]:
+    """Versions of Python and of the installed libraries that affect results."""
+    found = {"python": sys.version.split()[0]}
+    for name in _VERSIONED:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+class PeakMemory:
+    """The peak resident memory of the process during a block, in MiB.
+
+    On Linux the kernel's high-water mark ``VmHWM`` is reset on entry (by writing ``5`` to
+    ``/proc/self/clear_refs``) and read on exit, so the peak is exact, torch's allocations
+    included (``tracemalloc`` sees only Python's). Where that reset is not allowed, a thread
+    samples ``VmRSS`` every 5 ms and may miss short peaks. Elsewhere both values are NaN.
+
+    The peak is the whole process's: the interpreter, the libraries and the data it holds
+    count too, so compare it between methods on the same dataset. The increase over the
+    resident size on entry would single out the block, but it misses memory the process
+    freed earlier and reuses, which in a worker that has run other cells is most of it.
+
+    Attributes
+    ----------
+    start_mib : float
+        Resident size on entry.
+    peak_mib : float
+        Highest resident size during the block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins.bench import PeakMemory
+    >>> with PeakMemory() as memory:
+    ...     block = np.ones(2**20)
+    >>> memory.peak_mib >= memory.start_mib  # doctest: +SKIP
+    True
+    """
+
+    def __init__(self) -> None:
+        self.start_mib = math.nan
+        self.peak_mib = math.nan
+        self._exact = False
+        self._sampled = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> PeakMemory:
+        rss = _status_kib("VmRSS")
+        if rss is None:
+            return self
+        self.start_mib = rss / 1024
+        try:
+            with open("/proc/self/clear_refs", "w") as handle:
+                handle.write("5")
+            self._exact = True
+        except OSError:
+            self._sampled = rss
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.005):
+            self._sampled = max(self._sampled, _status_kib("VmRSS") or 0)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._exact:
+            peak = _status_kib("VmHWM")
+            if peak is not None:
+                self.peak_mib = peak / 1024
+        elif self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.peak_mib = max(self._sampled, _status_kib("VmRSS") or 0) / 1024
+
+
+def _status_kib(field: str) -> int | None:
+    """A ``kB`` field of ``/proc/self/status``, or None where there is no such file."""
+    if not os.path.exists("/proc/self/status"):
+        return None
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return None
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    """What a call of :func:`run_study` did.
+
+    Attributes
+    ----------
+    study : str
+    store : str
+        Absolute path of the results store.
+    total : int
+        Cells of the study, not-applicable ones included.
+    done : int
+        Cells run to completion (status ``"ok"``) by this call.
+    failed : int
+        Cells whose method raised, in this call.
+    skipped : int
+        Cells already in the store before this call.
+    not_applicable : int
+        Cells whose method does not support the dataset or notion.
+    remaining : int
+        Cells left to run because the study was interrupted.
+    interrupted : bool
+        Whether Ctrl-C stopped the study.
+    elapsed : float
+        Seconds.
+    where : str
+        Where the cells ran.
+    """
+
+    study: str
+    store: str
+    total: int
+    done: int
+    failed: int
+    skipped: int
+    not_applicable: int
+    remaining: int
+    interrupted: bool
+    elapsed: float
+    where: str
+
+
+def run_study(
+    config: StudyConfig,
+    store: ResultsStore | str | os.PathLike[str],
+    *,
+    backend: str = "local",
+    jobs: int = 1,
+    address: str | None = None,
+    methods: Mapping[str, MethodSpec] | None = None,
+    loader: Loader | None = None,
+    retry_failed: bool = False,
+    progress: Progress | None = None,
+) -> StudySummary:
+    """Run every cell of a study that the store does not have yet.
+
+    Cells a method cannot run (unsupported task, notion, attribute or outcome kind) are
+    recorded as ``"not_applicable"`` with the reason. A cell whose method raises is recorded as
+    ``"failed"`` with the error, and the study goes on. Each finished cell is written to the
+    store in its own transaction by this process, so an interrupted study (Ctrl-C, a killed
+    process) loses at most the cells in flight, and running it again resumes where it stopped.
+
+    Ctrl-C stops submitting cells and waits for those running (a second Ctrl-C abandons them);
+    the summary then has ``interrupted=True``.
+
+    Parameters
+    ----------
+    config : StudyConfig
+    store : ResultsStore or path
+    backend : {"local", "dask", "ray"}
+        ``local`` runs in this process (``jobs=1``) or in ``jobs`` worker processes; ``dask``
+        and ``ray`` run on the cluster at ``address`` (a local one with ``jobs`` workers when
+        ``address`` is None).
+    jobs : int
+        Local worker processes.
+    address : str, optional
+        Scheduler address of a Dask cluster (``tcp://host:8786``) or of a Ray cluster.
+    methods : mapping of str to MethodSpec, optional
+        Default: :func:`available_methods`, restricted to ``config.methods``.
+    loader : callable, optional
+        ``loader(name, seed) -> Dataset``; default :class:`RegistryLoader`. Must be picklable
+        for the parallel backends.
+    retry_failed : bool
+        Run again the cells recorded as failed.
+    progress : Progress, optional
+        Default: no display (the command line shows one).
+
+    Returns
+    -------
+    StudySummary
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import StudyConfig, run_study
+    >>> config = StudyConfig(name="demo", datasets=("synthetic",), methods=("nn",),
+    ...                      notions=("eo",), seeds=(0,), grid="quick", epochs=2)
+    >>> summary = run_study(config, "results.sqlite")  # doctest: +SKIP
+    >>> summary.done  # doctest: +SKIP
+    1
+    """
+    if not isinstance(config, StudyConfig):
+        raise TypeError(f"config must be a StudyConfig; got {type(config).__name__}.")
+    began = time.monotonic()
+    progress = progress if progress is not None else Progress()
+    owned = not isinstance(store, ResultsStore)
+    results = ResultsStore(store) if not isinstance(store, ResultsStore) else store
+    try:
+        if methods is None:
+            methods = available_methods(on_error="warn")
+        chosen = select_methods(methods, config.methods)
+        if loader is None:
+            loader = RegistryLoader(config.data_dir)
+        profiles = {name: _profile(loader, name, config.seeds[0]) for name in config.datasets}
+        cells, not_applicable = plan_study(config, chosen, profiles)
+        recorded = results.completed(config.name)
+        results.add_many(r for r in not_applicable if r.run_id not in recorded)
+        keep = {"ok", "not_applicable"} if retry_failed else set(STATUSES)
+        todo = [c for c in cells if recorded.get(c.run_id) not in keep]
+        revision = git_revision()
+        results.record_study(
+            config.name,
+            {**config.to_dict(), "backend": backend, "jobs": jobs, "address": address},
+            versions=versions(),
+            git_revision=revision,
+        )
+        if todo:
+            engine = make_backend(backend, execute_cell, jobs=jobs, address=address)
+        else:
+            engine = None
+        counts, interrupted = _drive(engine, todo, chosen, loader, revision, results, progress)
+        total = len(cells) + len(not_applicable)
+        return StudySummary(
+            study=config.name,
+            store=str(results.path.resolve()),
+            total=total,
+            done=counts["ok"],
+            failed=counts["failed"],
+            skipped=len(cells) - len(todo),
+            not_applicable=len(not_applicable),
+            remaining=len(todo) - counts["ok"] - counts["failed"],
+            interrupted=interrupted,
+            elapsed=time.monotonic() - began,
+            where=engine.where if engine is not None else "",
+        )
+    finally:
+        if owned:
+            results.close()
+
+
+def _drive(
+    engine: Backend | None,
+    todo: list[Cell],
+    methods: Mapping[str, MethodSpec],
+    loader: Loader,
+    revision: str | None,
+    store: ResultsStore,
+    progress: Progress,
+) -> tuple[dict[str, int], bool]:
+    """Submit a window of cells, write each finished one; returns counts and interruption."""
+    counts = {"ok": 0, "failed": 0}
+    if engine is None:
+        return counts, False
+    pending = collections.deque(todo)
+    interrupts = _Interrupts()
+    abandon = stopping = False
+    progress.start(total=len(todo), where=engine.where)
+    try:
+        with interrupts:
+            while True:
+                if interrupts.count and not stopping:
+                    stopping = True
+                    engine.cancel_pending()
+                    pending.clear()
+                    progress.note(
+                        f"interrupted: finishing the {len(engine.in_flight())} cells in flight; "
+                        "press Ctrl-C again to abandon them"
+                    )
+                while pending and len(engine.in_flight()) < engine.slots:
+                    cell = pending.popleft()
+                    engine.submit((cell, methods[cell.method], loader, revision))
+                    progress.started(cell)
+                if not engine.in_flight():
+                    break
+                for cell, outcome in engine.wait(0.5):
+                    if not isinstance(outcome, RunRecord) and interrupts.count:
+                        # after Ctrl-C, workers stopped by it are lost cells, not failures
+                        continue
+                    record = (
+                        outcome
+                        if isinstance(outcome, RunRecord)
+                        else _lost(cell, outcome, revision)
+                    )
+                    store.add(record)
+                    counts[record.status] += 1
+                    progress.finished(cell, record)
+    except KeyboardInterrupt:
+        abandon = True
+    finally:
+        progress.stop()
+        engine.close(abandon=abandon)
+    return counts, bool(interrupts.count) or abandon
+
+
+class _Interrupts:
+    """Counts Ctrl-C in the block: the first only sets the count, the second raises."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _Interrupts:
+        # only the main thread may install signal handlers; elsewhere Ctrl-C keeps its default
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _lost(cell: Cell, error: BaseException, revision: str | None) -> RunRecord:
+    """The record of a cell whose worker failed to return one (killed, unpicklable...)."""
+    message = " ".join(str(error).split()) or type(error).__name__
+    return RunRecord(
+        run_id=cell.run_id,
+        study=cell.study,
+        dataset=cell.dataset,
+        method=cell.method,
+        notion=cell.notion,
+        seed=cell.seed,
+        params=cell.params,
+        settings=cell.settings,
+        status="failed",
+        reason=f"worker: {type(error).__name__}: {message}",
+        versions=versions(),
+        git_revision=revision,
+    )
+
+
+def _profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
+    """A dataset's profile: from the registry without reading files when it can, else loaded."""
+    if isinstance(loader, RegistryLoader):
+        from ..datasets import list_datasets
+
+        table = list_datasets(data_dir=loader.data_dir)
+        if name not in table.index:
+            raise ValueError(
+                f"unknown dataset {name!r}; registered datasets: {sorted(table.index)}."
+            )
+        row = table.loc[name]
+        if bool(row["available"]):
+            attributes = tuple(
+                (text.rsplit(":", 1)[0].strip(), text.rsplit(":", 1)[1].strip())
+                for text in str(row["attributes"]).split(",")
+            )
+            task = str(row["task"])
+            outcome = "binary" if task == "classification" else "continuous"
+            return DatasetProfile(name, task, attributes, outcome)
+    # loading reports a missing file clearly (or downloads it) before any cell starts
+    return DatasetProfile.of(_dataset(loader, name, seed))
+
+
+@functools.cache
+def git_revision() -> str | None:
+    """The commit of the checkout the package runs from (``git rev-parse HEAD``), or None."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    revision = result.stdout.strip()
+    return revision if result.returncode == 0 and revision else None

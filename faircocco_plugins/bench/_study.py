@@ -1,0 +1,397 @@
+"""A study's cells: what to run, their stable ids, and which ones are not applicable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from ._protocol import NOTIONS, TASKS, MethodSpec, attribute_kind, outcome_kind
+from ._store import RunRecord
+
+#: The paper averages over 10 runs.
+DEFAULT_SEEDS: tuple[int, ...] = tuple(range(10))
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """What a study runs: datasets × methods × notions × seeds × hyper-parameter settings.
+
+    Parameters
+    ----------
+    name : str
+        The study's name in the results store; re-running a study of the same name skips the
+        runs it already has.
+    datasets : tuple of str
+        Dataset names (see :func:`faircocco_plugins.datasets.list_datasets`).
+    methods : tuple of str
+        Method names (see :func:`available_methods`); empty for every available method.
+    notions : tuple of str
+        Fairness notions each method is trained for.
+    seeds : tuple of int
+        Seeds of the splits and of the methods; the paper uses 10.
+    grid : {"full", "quick"}
+        Each method's ``param_grid`` or ``quick_grid``.
+    epochs : int, optional
+        Training epochs of the methods that take them (default: each method's own).
+    warmup_epochs : int, optional
+        First epochs trained without the fairness term, for the methods that take them.
+    max_train_rows : int, optional
+        Fit on a random subsample of at most this many training rows (the same rows for every
+        method of a seed); validation and test parts are always used whole.
+    data_dir : str, optional
+        Directory searched first for the datasets' raw files.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import StudyConfig
+    >>> config = StudyConfig(name="demo", datasets=("synthetic",), methods=("nn",), seeds=(0, 1))
+    >>> config.to_dict()["seeds"]
+    [0, 1]
+    """
+
+    name: str = "default"
+    datasets: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    notions: tuple[str, ...] = NOTIONS
+    seeds: tuple[int, ...] = DEFAULT_SEEDS
+    grid: Literal["full", "quick"] = "full"
+    epochs: int | None = None
+    warmup_epochs: int | None = None
+    max_train_rows: int | None = None
+    data_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"name={self.name!r} is not valid; expected a non-empty string.")
+        for name in ("datasets", "methods", "notions", "seeds"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not isinstance(value, tuple):
+                raise TypeError(f"{name} must be a tuple; got {type(value).__name__}.")
+            if len(set(value)) != len(value):
+                raise ValueError(f"{name}={value!r} has duplicates.")
+        if not self.datasets:
+            raise ValueError("datasets is empty; name at least one dataset.")
+        unknown = [n for n in self.notions if n not in NOTIONS]
+        if unknown or not self.notions:
+            raise ValueError(
+                f"notions={self.notions!r} is not valid; expected a non-empty subset of "
+                f"{list(NOTIONS)}."
+            )
+        if not self.seeds or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in self.seeds
+        ):
+            raise ValueError(f"seeds={self.seeds!r} is not valid; expected non-negative integers.")
+        if self.grid not in ("full", "quick"):
+            raise ValueError(f"grid={self.grid!r} is not valid; expected 'full' or 'quick'.")
+        for name, minimum in (("epochs", 1), ("warmup_epochs", 0), ("max_train_rows", 10)):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < minimum
+            ):
+                raise ValueError(
+                    f"{name}={value!r} is not valid; expected None or an integer >= {minimum}."
+                )
+        if (
+            self.epochs is not None
+            and self.warmup_epochs is not None
+            and self.warmup_epochs > self.epochs
+        ):
+            raise ValueError(
+                f"warmup_epochs={self.warmup_epochs} is larger than epochs={self.epochs}."
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as JSON-ready values (tuples become lists).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        See :class:`StudyConfig`.
+        """
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class DatasetProfile:
+    """What decides whether a method applies to a dataset: its task and kinds.
+
+    Parameters
+    ----------
+    name : str
+    task : {"classification", "regression"}
+    attributes : tuple of (str, str)
+        Each sensitive attribute's name and kind.
+    outcome : str
+        The kind of the true outcome.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import DatasetProfile
+    >>> DatasetProfile("students", "regression", (("age", "continuous"),), "continuous").kinds
+    ('continuous',)
+    """
+
+    name: str
+    task: str
+    attributes: tuple[tuple[str, str], ...]
+    outcome: str
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task={self.task!r} is not valid; expected one of {list(TASKS)}.")
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kind of each sensitive attribute."""
+        return tuple(kind for _, kind in self.attributes)
+
+    @classmethod
+    def of(cls, dataset: Any) -> DatasetProfile:
+        """The profile of a loaded :class:`~faircocco_plugins.datasets.Dataset`.
+
+        Parameters
+        ----------
+        dataset : Dataset
+
+        Returns
+        -------
+        DatasetProfile
+
+        Examples
+        --------
+        >>> from faircocco_plugins.bench import DatasetProfile
+        >>> from faircocco_plugins.datasets import make_fairness_dataset
+        >>> DatasetProfile.of(make_fairness_dataset(100, random_state=0)).kinds
+        ('binary', 'continuous', 'categorical')
+        """
+        attributes = tuple(
+            (str(name), attribute_kind(dataset.sensitive[name])) for name in dataset.sensitive
+        )
+        return cls(dataset.name, dataset.task, attributes, outcome_kind(dataset.y, dataset.task))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of a study: a method with one setting on one dataset, notion and seed.
+
+    Attributes
+    ----------
+    run_id : str
+        Stable hash of every other field (see :func:`run_id`).
+    study, dataset, method, notion : str
+    seed : int
+    params : dict
+        The method's hyper-parameter setting.
+    settings : dict
+        Study-wide settings that change the result (epochs, row caps).
+    """
+
+    run_id: str
+    study: str
+    dataset: str
+    method: str
+    notion: str
+    seed: int
+    params: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """A short description for progress displays, such as ``german nn eo seed=0``."""
+        setting = " ".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.dataset} {self.method} {self.notion} seed={self.seed} {setting}".strip()
+
+
+def run_id(
+    *,
+    study: str,
+    dataset: str,
+    method: str,
+    notion: str,
+    seed: int,
+    params: Mapping[str, Any],
+    settings: Mapping[str, Any],
+) -> str:
+    """The stable id of a run: a hash of everything that determines its result.
+
+    Parameters
+    ----------
+    study, dataset, method, notion : str
+    seed : int
+    params, settings : mapping
+        JSON-serialisable values; the key order does not matter.
+
+    Returns
+    -------
+    str
+        20 hexadecimal digits of a SHA-256.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import run_id
+    >>> a = run_id(study="s", dataset="german", method="nn", notion="eo", seed=0,
+    ...            params={"lr": 0.01, "batch_size": 64}, settings={"epochs": 5})
+    >>> b = run_id(study="s", dataset="german", method="nn", notion="eo", seed=0,
+    ...            params={"batch_size": 64, "lr": 0.01}, settings={"epochs": 5})
+    >>> a == b, len(a)
+    (True, 20)
+    """
+    identity = {
+        "study": study,
+        "dataset": dataset,
+        "method": method,
+        "notion": notion,
+        "seed": int(seed),
+        "params": dict(params),
+        "settings": dict(settings),
+    }
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def plan_study(
+    config: StudyConfig,
+    methods: Mapping[str, MethodSpec],
+    profiles: Mapping[str, DatasetProfile],
+) -> tuple[list[Cell], list[RunRecord]]:
+    """Every cell of a study, split into cells to run and not-applicable records.
+
+    Cells are ordered by dataset, seed, method, notion and setting, so consecutive cells share
+    their dataset and split (workers cache loaded datasets).
+
+    Parameters
+    ----------
+    config : StudyConfig
+    methods : mapping of str to MethodSpec
+        The methods to run, by name.
+    profiles : mapping of str to DatasetProfile
+        The profile of every dataset of the study.
+
+    Returns
+    -------
+    cells : list of Cell
+        The applicable cells.
+    not_applicable : list of RunRecord
+        One record with status ``"not_applicable"`` and the reason per incompatible cell.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import (
+    ...     Capabilities, DatasetProfile, MethodSpec, StudyConfig, plan_study)
+    >>> binary_only = MethodSpec(
+    ...     name="binary_only", description="", factory=print,
+    ...     capabilities=Capabilities(
+    ...         tasks=("classification", "regression"), notions=("dp", "eo"),
+    ...         attributes=("binary",), outcomes=("binary",), multiple_attributes="sum",
+    ...         needs_gradients=False))
+    >>> profile = DatasetProfile("students", "regression",
+    ...                          (("age", "continuous"), ("sex", "binary")), "continuous")
+    >>> config = StudyConfig(datasets=("students",), notions=("dp", "eo"), seeds=(0,))
+    >>> cells, skipped = plan_study(config, {"binary_only": binary_only}, {"students": profile})
+    >>> len(cells), len(skipped)
+    (0, 2)
+    >>> print(skipped[1].reason)  # doctest: +NORMALIZE_WHITESPACE
+    binary_only does not support continuous sensitive attributes (supported: ['binary']);
+    continuous outcomes under notion='eo' (supported: ['binary']) (students: regression,
+    continuous outcome, attributes age:continuous, sex:binary)
+    """
+    missing = [d for d in config.datasets if d not in profiles]
+    if missing:
+        raise ValueError(f"profiles has no entry for the datasets {missing}.")
+    cells: list[Cell] = []
+    skipped: list[RunRecord] = []
+    for dataset in config.datasets:
+        profile = profiles[dataset]
+        for seed in config.seeds:
+            for name, spec in methods.items():
+                settings = _settings(config, spec)
+                for notion in config.notions:
+                    problems = spec.capabilities.problems(
+                        task=profile.task,
+                        notion=notion,
+                        attributes=profile.kinds,
+                        outcome=profile.outcome,
+                    )
+                    for params in spec.settings(config.grid):
+                        identity: dict[str, Any] = {
+                            "study": config.name,
+                            "dataset": dataset,
+                            "method": name,
+                            "notion": notion,
+                            "seed": seed,
+                            "params": params,
+                            "settings": settings,
+                        }
+                        key = run_id(**identity)
+                        if problems:
+                            reason = _reason(name, profile, problems)
+                            skipped.append(
+                                RunRecord(
+                                    run_id=key, status="not_applicable", reason=reason, **identity
+                                )
+                            )
+                        else:
+                            cells.append(Cell(run_id=key, **identity))
+    return cells, skipped
+
+
+def _settings(config: StudyConfig, spec: MethodSpec) -> dict[str, Any]:
+    """The study-wide settings that reach this method (left out when unset)."""
+    chosen = {
+        name: getattr(config, name)
+        for name in spec.training_settings
+        if getattr(config, name) is not None
+    }
+    if config.max_train_rows is not None:
+        chosen["max_train_rows"] = config.max_train_rows
+    return chosen
+
+
+def _reason(method: str, profile: DatasetProfile, problems: Iterable[str]) -> str:
+    kinds = ", ".join(f"{a}:{k}" for a, k in profile.attributes)
+    return (
+        f"{method} does not support {'; '.join(problems)} "
+        f"({profile.name}: {profile.task}, {profile.outcome} outcome, attributes {kinds})"
+    )
+
+
+def select_methods(
+    available: Mapping[str, MethodSpec], names: Sequence[str]
+) -> dict[str, MethodSpec]:
+    """The named methods (every available one when ``names`` is empty), in the given order.
+
+    Parameters
+    ----------
+    available : mapping of str to MethodSpec
+    names : sequence of str
+
+    Returns
+    -------
+    dict of str to MethodSpec
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown methods and the available ones.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import select_methods
+    >>> select_methods({}, [])
+    {}
+    """
+    if not names:
+        return dict(available)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ValueError(
+            f"unknown methods {unknown}; available: {sorted(available)} (methods come from "
+            "the 'faircocco_plugins.mitigators' entry points of installed adapters)."
+        )
+    return {n: available[n] for n in names}

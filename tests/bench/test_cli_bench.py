@@ -1,0 +1,127 @@
+"""``faircocco bench`` end to end on tiny settings, its presets and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from faircocco_plugins.bench import (
+    PAPER_DATASETS,
+    SYNTHETIC_DATASETS,
+    ResultsStore,
+    preset_config,
+)
+from faircocco_plugins.cli import main
+
+pytest.importorskip("faircocco_torch")
+
+
+def _bench(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(["bench", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_bench_runs_resumes_and_points_to_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = [
+        "--study",
+        "cli",
+        "--datasets",
+        "synthetic,synthetic_regression",
+        "--methods",
+        "nn,hsic",
+        "--notions",
+        "eo",
+        "--seeds",
+        "1",
+        "--grid",
+        "quick",
+        "--epochs",
+        "1",
+        "--max-train-rows",
+        "100",
+    ]
+    status, out, err = _bench(capsys, *argv)
+    assert status == 0, err
+    # nn: 1 setting per dataset; hsic: 3, not applicable to the regression's continuous outcome
+    summary = "study cli: 8 cells: 5 done, 0 skipped as already complete, 3 not applicable"
+    assert f"{summary}, 0 failed" in out
+    store = tmp_path / "faircocco-results.sqlite"
+    assert f"store: {store}" in out
+    assert f"faircocco report {store} --out report" in out
+    assert "[5/5] ok" in err  # plain progress lines when not on a terminal
+    runs = ResultsStore(store).runs("cli")
+    assert runs["status"].value_counts().to_dict() == {"ok": 5, "not_applicable": 3}
+    reason = runs.loc[runs["status"] == "not_applicable", "reason"].iloc[0]
+    assert "hsic does not support continuous outcomes under notion='eo'" in reason
+
+    status, out, _ = _bench(capsys, *argv)
+    assert status == 0
+    assert "0 done, 5 skipped as already complete, 3 not applicable, 0 failed" in out
+    assert len(ResultsStore(store).runs("cli")) == 8
+
+
+def test_list_methods(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _bench(capsys, "--list-methods")
+    assert status == 0
+    for name in ("nn", "faircocco", "faircocco_constraint", "facl", "farmi", "hsic"):
+        assert f"\n{name}: " in f"\n{out}"
+    assert "bound in [" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--methods", "nn"], "name the datasets with --datasets"),
+        (["--datasets", "synthetic", "--methods", "nope"], "unknown methods ['nope']"),
+        (["--datasets", "synthetic", "--notions", "dp,fair"], "notions="),
+        (["--datasets", "nowhere", "--methods", "nn"], "unknown dataset 'nowhere'"),
+        (["--datasets", "synthetic", "--address", "tcp://x:1"], "--address needs --backend"),
+        (["--datasets", "synthetic", "--seeds", "0"], "'0' is not a positive integer"),
+    ],
+)
+def test_usage_errors(
+    argv: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, _, err = _bench(capsys, *argv, "--store", str(tmp_path / "runs.sqlite"))
+    assert status == 2
+    assert message in err
+
+
+def test_quick_preset_uses_the_paper_datasets_when_available(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    config, notes = preset_config("quick", data_dir=str(tmp_path / "empty"))
+    assert config.datasets == SYNTHETIC_DATASETS
+    assert "synthetic datasets" in notes[0]
+    assert config.name == "quick"
+    assert (config.grid, config.seeds, config.notions) == ("quick", (0, 1), ("eo", "dp"))
+    assert config.max_train_rows == 2000
+
+    overridden, notes = preset_config(
+        "quick", data_dir=str(tmp_path), datasets=("german",), epochs=3, name="mine"
+    )
+    assert (overridden.datasets, overridden.epochs, overridden.name) == (("german",), 3, "mine")
+    assert notes == []
+
+
+def test_paper_preset_is_the_paper_protocol() -> None:
+    config, _ = preset_config("paper", datasets=PAPER_DATASETS)
+    assert config.datasets == PAPER_DATASETS
+    assert config.seeds == tuple(range(10))
+    assert config.grid == "full"
+    assert config.methods == ()  # every installed method
+    assert config.notions == ("dp", "eo", "cal")
+    with pytest.raises(ValueError, match="preset='fast'"):
+        preset_config("fast")
+    with pytest.raises(TypeError, match=r"unknown study settings \['colour'\]"):
+        preset_config("quick", colour="red")

@@ -1,0 +1,159 @@
+"""Run metrics against values computed by hand on tiny arrays."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircocco_plugins import faircocco_report, faircocco_score
+from faircocco_plugins.bench import (
+    attribute_groups,
+    disparate_impact,
+    equal_opportunity_gap,
+    evaluate_predictions,
+    metric_names,
+)
+
+# rows 0-3 are group "f", rows 4-7 group "m"
+Y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+Y_HAT = np.array([1, 1, 1, 0, 1, 0, 0, 0])
+SEX = pd.DataFrame({"sex": pd.Categorical(["f"] * 4 + ["m"] * 4)})
+
+
+def test_classification_metrics_by_hand() -> None:
+    proba = np.array([0.9, 0.8, 0.7, 0.1, 0.6, 0.4, 0.3, 0.2])
+    metrics = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba)
+    # wrong: row 2 (0 → 1) and row 5 (1 → 0)
+    assert metrics["accuracy"] == 6 / 8
+    # recall of class 1: 3/4; of class 0: 3/4
+    assert metrics["balanced_accuracy"] == pytest.approx(0.75)
+    # positives 0.9, 0.8, 0.6, 0.4; negatives 0.7, 0.1, 0.3, 0.2: of 16 pairs, 2 misordered
+    # (0.6 < 0.7 and 0.4 < 0.7)
+    assert metrics["auc"] == pytest.approx(14 / 16)
+    assert metrics["base_rate"] == 0.5
+    assert metrics["positive_rate"] == 4 / 8
+    assert metrics["single_class"] == 0.0
+    # TPR: f 2/2 = 1, m 1/2; DEO = 0.5
+    assert metrics["deo"] == pytest.approx(0.5)
+    assert metrics["deo[sex]"] == pytest.approx(0.5)
+    # positive rates: f 3/4, m 1/4; DI = 1/3
+    assert metrics["di"] == pytest.approx(1 / 3)
+    assert list(metrics) == metric_names("classification", ["sex"])
+
+
+def test_proba_given_as_two_columns_and_missing() -> None:
+    proba = np.array([0.9, 0.8, 0.7, 0.1, 0.6, 0.4, 0.3, 0.2])
+    two = np.column_stack([1 - proba, proba])
+    metrics = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=two)
+    assert metrics["auc"] == pytest.approx(14 / 16)
+    assert math.isnan(evaluate_predictions("classification", Y, Y_HAT, SEX)["auc"])
+    with pytest.raises(ValueError, match="proba must have shape"):
+        evaluate_predictions("classification", Y, Y_HAT, SEX, proba=np.ones((8, 3)))
+
+
+def test_single_class_predictions_are_flagged() -> None:
+    metrics = evaluate_predictions("classification", Y, np.zeros(8, dtype=int), SEX)
+    assert metrics["single_class"] == 1.0
+    assert metrics["positive_rate"] == 0.0
+    # nobody predicted positive: equal rates, DI 1, DEO 0
+    assert metrics["di"] == 1.0
+    assert metrics["deo"] == 0.0
+    # constant predictions are independent of everything
+    assert metrics["faircocco_dp"] == 0.0
+
+
+def test_faircocco_metrics_come_from_the_core() -> None:
+    rng = np.random.default_rng(0)
+    n = 300
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.uniform(18, 80, n)})
+    y = rng.integers(0, 2, n)
+    y_hat = ((sensitive["sex"] == "m").to_numpy() ^ (rng.random(n) < 0.2)).astype(int)
+    metrics = evaluate_predictions("classification", y, y_hat, sensitive, random_state=3)
+    for notion in ("dp", "eo", "cal"):
+        truth = None if notion == "dp" else y.astype(float)
+        report = faircocco_report(
+            y_hat.astype(float), sensitive, y_true=truth, notion=notion, random_state=3
+        )
+        assert metrics[f"faircocco_{notion}"] == pytest.approx(report.loc["joint", "score"])
+        assert metrics[f"faircocco_{notion}_adjusted"] == pytest.approx(
+            faircocco_score(
+                y_hat.astype(float),
+                sensitive,
+                y_true=truth,
+                notion=notion,
+                random_state=3,
+                adjusted=True,
+            )
+        )
+        assert metrics[f"faircocco_{notion}[age]"] == pytest.approx(report.loc["age", "score"])
+    # predictions follow sex, not age
+    assert metrics["faircocco_dp[sex]"] > 0.3 > metrics["faircocco_dp[age]"]
+
+
+def test_continuous_attributes_are_split_at_the_median() -> None:
+    age = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 25.0, 35.0]})
+    groups = attribute_groups(age)["age"].tolist()
+    # median 32.5
+    assert groups == ["<= median", "<= median", "> median", "> median", "<= median", "> median"]
+    y = np.array([1, 1, 1, 1, 0, 0])
+    y_hat = np.array([1, 0, 1, 1, 0, 1])
+    # TPR: young {1, 0} → 1/2, old {1, 1} → 1; DEO 1/2
+    metrics = evaluate_predictions("classification", y, y_hat, age)
+    assert metrics["deo[age]"] == pytest.approx(0.5)
+    # positive rates: young 1/3, old 3/3
+    assert metrics["di[age]"] == pytest.approx(1 / 3)
+
+
+def test_categorical_attributes_take_the_largest_gap() -> None:
+    # TPR of a: 1/1, b: 1/2, c: 0/1; DEO = 1 − 0
+    truth = [True, True, True, True, False]
+    pred = [True, True, False, False, True]
+    region = ["a", "b", "b", "c", "c"]
+    assert equal_opportunity_gap(truth, pred, region) == pytest.approx(1.0)
+    # positive rates: a 1, b 1/2, c 1/2
+    assert disparate_impact(pred, region) == pytest.approx(0.5)
+
+
+def test_deo_is_nan_without_two_groups_with_positives() -> None:
+    assert math.isnan(equal_opportunity_gap([True, False], [True, True], ["a", "b"]))
+
+
+def test_overall_deo_and_di_are_the_worst_attribute() -> None:
+    sensitive = pd.DataFrame({"sex": ["f", "f", "m", "m"] * 2, "group": ["x", "y"] * 4})
+    y = np.array([1, 1, 1, 1, 1, 1, 1, 1])
+    y_hat = np.array([1, 0, 1, 0, 1, 0, 1, 0])
+    metrics = evaluate_predictions("classification", y, y_hat, sensitive)
+    # sex: TPR f 2/4, m 2/4 → 0; group: x 4/4, y 0/4 → 1
+    assert metrics["deo[sex]"] == pytest.approx(0.0)
+    assert metrics["deo[group]"] == pytest.approx(1.0)
+    assert metrics["deo"] == pytest.approx(1.0)
+    assert metrics["di"] == pytest.approx(0.0)
+
+
+def test_regression_metrics_by_hand() -> None:
+    y = np.array([1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0])
+    y_hat = np.array([1.5, 2.0, 3.0, 4.0, 1.0, 2.0, 2.0, 4.0])
+    metrics = evaluate_predictions("regression", y, y_hat, SEX)
+    assert metrics["mse"] == pytest.approx((0.25 + 1.0) / 8)
+    assert "accuracy" not in metrics
+    # above the median outcome (2.5): f rows 2, 3 predicted above: 2/2; m rows 6, 7: 1/2
+    assert metrics["deo"] == pytest.approx(0.5)
+    # positive rates: f 2/4, m 1/4
+    assert metrics["di"] == pytest.approx(0.5)
+    assert list(metrics) == metric_names("regression", ["sex"])
+
+
+def test_bad_inputs_name_the_argument() -> None:
+    with pytest.raises(ValueError, match="same length"):
+        evaluate_predictions("classification", Y, Y_HAT[:5], SEX)
+    with pytest.raises(ValueError, match="task='ranking'"):
+        evaluate_predictions("ranking", Y, Y_HAT, SEX)
+    with pytest.raises(TypeError, match="sensitive must be a pandas DataFrame"):
+        evaluate_predictions("classification", Y, Y_HAT, SEX["sex"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="y_pred contains NaN"):
+        evaluate_predictions("regression", Y, np.full(8, np.nan), SEX)
+    with pytest.raises(ValueError, match="two classes"):
+        evaluate_predictions("classification", Y, np.arange(8), SEX)

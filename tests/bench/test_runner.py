@@ -1,0 +1,252 @@
+"""Running studies: statuses, the fair protocol, skipping completed cells, local processes."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircocco_plugins.bench import (
+    MethodSpec,
+    PlainProgress,
+    ResultsStore,
+    StudyConfig,
+    available_methods,
+    execute_cell,
+    plan_study,
+    run_study,
+)
+from faircocco_plugins.bench._runner import _parts
+from faircocco_plugins.bench._study import DatasetProfile
+
+NOTIONS = ("dp", "eo")
+
+
+def _run(tmp_path: Path, methods: dict[str, MethodSpec], loader: Any, **config: Any) -> Any:
+    settings: dict[str, Any] = {
+        "name": "t",
+        "datasets": ("tiny", "tiny_regression"),
+        "notions": NOTIONS,
+        "seeds": (0, 1),
+    }
+    settings.update(config)
+    return run_study(
+        StudyConfig(**settings), tmp_path / "runs.sqlite", methods=methods, loader=loader
+    )
+
+
+def test_every_cell_is_recorded_with_its_status(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    summary = _run(tmp_path, bench_methods, bench_loader)
+    runs = ResultsStore(tmp_path / "runs.sqlite").runs("t")
+    # per dataset and seed: linear 2 settings × 2 notions, failing 2, narrow 2
+    assert summary.total == len(runs) == 2 * 2 * (4 + 2 + 2)
+    counts = runs["status"].value_counts().to_dict()
+    assert counts == {"ok": 16, "failed": 8, "not_applicable": 8}
+    assert (summary.done, summary.failed, summary.not_applicable) == (16, 8, 8)
+    assert summary.skipped == 0 and not summary.interrupted
+
+    failed = runs[runs["status"] == "failed"]
+    assert set(failed["reason"]) == {"fit: RuntimeError: the optimiser diverged (second line)"}
+    assert failed["n_train"].notna().all()
+
+    skipped = runs[runs["status"] == "not_applicable"]
+    assert set(skipped["method"]) == {"narrow"}
+    reasons = set(skipped["reason"])
+    # classification: several attributes of unsupported kinds; regression: also the task
+    assert any("continuous sensitive attributes" in r for r in reasons)
+    assert any("task='regression'" in r for r in reasons)
+    assert all("3 sensitive attributes (it supports one only)" in r for r in reasons)
+
+    ok = runs[runs["status"] == "ok"]
+    classification = ok[ok["dataset"] == "tiny"]
+    regression = ok[ok["dataset"] == "tiny_regression"]
+    assert classification["test.accuracy"].between(0, 1).all()
+    assert classification["test.mse"].isna().all()
+    assert regression["test.mse"].notna().all()
+    for part in ("validation", "test"):
+        for notion in ("dp", "eo", "cal"):
+            assert ok[f"{part}.faircocco_{notion}"].between(0, 1).all()
+            assert ok[f"{part}.faircocco_{notion}[age]"].notna().all()
+        assert ok[f"{part}.deo[region]"].notna().all()
+    # the same N for every method of a split: 60/20/20 of 150 rows
+    assert set(ok["n_validation"]) == {30} and set(ok["n_test"]) == {30}
+    assert (ok["fit_seconds"] >= 0).all() and (ok["predict_seconds"] >= 0).all()
+    assert ok["versions"].map(lambda v: "numpy" in v and "python" in v).all()
+
+
+def test_rerunning_skips_completed_cells(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    calls: list[tuple[str, int]] = []
+
+    def counting(name: str, seed: int) -> Any:
+        calls.append((name, seed))
+        return bench_loader(name, seed)
+
+    _run(tmp_path, bench_methods, counting)
+    before = ResultsStore(tmp_path / "runs.sqlite").runs("t")
+    calls.clear()
+    again = _run(tmp_path, bench_methods, counting)
+    assert (again.done, again.failed, again.skipped) == (0, 0, 24)
+    # datasets are read only for their kinds of attributes (first seed), not to run cells
+    assert set(calls) <= {("tiny", 0), ("tiny_regression", 0)}
+    after = ResultsStore(tmp_path / "runs.sqlite").runs("t")
+    pd.testing.assert_frame_equal(before, after)
+
+    retried = _run(tmp_path, bench_methods, counting, seeds=(0, 1, 2))
+    # only the new seed runs; failed cells are not retried by default
+    assert (retried.done, retried.failed, retried.skipped) == (8, 4, 24)
+    retry = _run(tmp_path, bench_methods, counting, seeds=(0, 1, 2))
+    assert retry.done == retry.failed == 0
+    retry = run_study(
+        StudyConfig(
+            name="t", datasets=("tiny", "tiny_regression"), notions=NOTIONS, seeds=(0, 1, 2)
+        ),
+        tmp_path / "runs.sqlite",
+        methods=bench_methods,
+        loader=counting,
+        retry_failed=True,
+    )
+    assert (retry.done, retry.failed) == (0, 12)
+
+
+def test_features_are_standardised_with_training_statistics(bench_loader: Any) -> None:
+    data = bench_loader("tiny", 4)
+    config = StudyConfig(datasets=("tiny",), seeds=(4,), max_train_rows=50)
+    profile = DatasetProfile.of(data)
+    spec = MethodSpec(name="spy", description="", capabilities=_all(), factory=print, param_grid={})
+    cells, _ = plan_study(config, {"spy": spec}, {"tiny": profile})
+    train, validation, test = _parts(data, 4, cells[0].settings["max_train_rows"])
+    assert len(train[1]) == 50
+    np.testing.assert_allclose(train[0].mean(axis=0), 0.0, atol=1e-9)
+    values = train[0].std(axis=0, ddof=0)
+    assert ((np.abs(values - 1) < 1e-9) | (values == 0)).all()
+    # validation and test are scaled with the training statistics, so not exactly standard
+    assert np.abs(validation[0].mean(axis=0)).max() > 1e-3
+    assert len(validation[1]) == len(data.split.validation)
+    assert len(test[1]) == len(data.split.test)
+    # the same subsample for every method of the seed
+    again = _parts(data, 4, 50)
+    pd.testing.assert_frame_equal(train[0], again[0][0])
+
+
+def _all() -> Any:
+    from faircocco_plugins.bench import KINDS, NOTIONS, TASKS, Capabilities
+
+    return Capabilities(
+        tasks=TASKS,
+        notions=NOTIONS,
+        attributes=KINDS,
+        outcomes=KINDS,
+        multiple_attributes="joint",
+        needs_gradients=False,
+    )
+
+
+def test_sensitive_attributes_reach_the_method_with_raw_types(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    data = bench_loader("tiny", 0)
+    config = StudyConfig(datasets=("tiny",), methods=("linear",), notions=("dp",), seeds=(0,))
+    cells, _ = plan_study(
+        config, {"linear": bench_methods["linear"]}, {"tiny": DatasetProfile.of(data)}
+    )
+    seen: list[Any] = []
+    spec = bench_methods["linear"]
+
+    def factory(**kwargs: Any) -> Any:
+        model = spec.factory(**kwargs)
+        seen.append(model)
+        return model
+
+    record = execute_cell(cells[0], _replace(spec, factory=factory), bench_loader, "rev")
+    assert record.status == "ok" and record.git_revision == "rev"
+    sensitive = seen[0].seen_sensitive_
+    assert list(sensitive.columns) == ["sex", "age", "region"]
+    pd.testing.assert_series_equal(sensitive.dtypes, data.sensitive.dtypes, check_names=False)
+
+
+def _replace(spec: MethodSpec, **changes: Any) -> MethodSpec:
+    import dataclasses
+
+    return dataclasses.replace(spec, **changes)
+
+
+def test_peak_memory_sees_a_large_allocation() -> None:
+    # in a fresh process: memory this test process freed earlier would be reused unseen
+    script = (
+        "import numpy as np\n"
+        "from faircocco_plugins.bench import PeakMemory\n"
+        "with PeakMemory() as memory:\n"
+        "    block = np.ones(80 * 2**20 // 8)\n"
+        "    del block\n"
+        "print(memory.peak_mib - memory.start_mib)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    peak = float(result.stdout)
+    if math.isnan(peak):
+        pytest.skip("no /proc/self/status here")
+    assert 75 <= peak < 200
+
+
+def test_local_processes_give_the_same_runs(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    pytest.importorskip("joblib")
+    log = tmp_path / "log.txt"
+    one = _run(tmp_path / "one", bench_methods, bench_loader)
+    with log.open("w") as stream:
+        two = run_study(
+            StudyConfig(
+                name="t", datasets=("tiny", "tiny_regression"), notions=NOTIONS, seeds=(0, 1)
+            ),
+            tmp_path / "two" / "runs.sqlite",
+            methods=bench_methods,
+            loader=bench_loader,
+            jobs=2,
+            progress=PlainProgress(stream),
+        )
+    assert "2 local worker processes" in two.where
+    assert (one.done, one.failed) == (two.done, two.failed) == (16, 8)
+    first = ResultsStore(tmp_path / "one" / "runs.sqlite").runs()
+    second = ResultsStore(tmp_path / "two" / "runs.sqlite").runs()
+    columns = ["run_id", "status", "reason"]
+    columns += [c for c in first.columns if c.startswith(("validation.", "test."))]
+    pd.testing.assert_frame_equal(first[columns], second[columns])
+    lines = log.read_text().splitlines()
+    assert lines[0] == "running 24 cells in 2 local worker processes"
+    assert lines[-1].startswith("[24/24] ")
+
+
+def test_torch_cells_are_deterministic(tmp_path: Path) -> None:
+    pytest.importorskip("faircocco_torch")
+    methods = {n: available_methods()[n] for n in ("nn", "faircocco")}
+    config = StudyConfig(
+        name="torch",
+        datasets=("synthetic",),
+        notions=("eo",),
+        seeds=(0,),
+        grid="quick",
+        epochs=2,
+        warmup_epochs=1,
+        max_train_rows=200,
+    )
+    one = run_study(config, tmp_path / "one.sqlite", methods=methods)
+    two = run_study(config, tmp_path / "two.sqlite", methods=methods)
+    assert one.done == two.done == 4
+    first = ResultsStore(tmp_path / "one.sqlite").runs()
+    second = ResultsStore(tmp_path / "two.sqlite").runs()
+    metrics = [c for c in first.columns if c.startswith(("validation.", "test."))]
+    pd.testing.assert_frame_equal(first[metrics], second[metrics])
+    assert (first["settings"].map(lambda s: s["epochs"]) == 2).all()
+    assert (first["n_train"] == 200).all()

@@ -1,0 +1,134 @@
+"""The SQLite results store: round trip, WAL mode, completed runs, study records."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from faircocco_plugins.bench import RUN_COLUMNS, ResultsStore, RunRecord
+
+
+def _record(run_id: str, **changes: Any) -> RunRecord:
+    values: dict[str, Any] = {
+        "run_id": run_id,
+        "study": "s",
+        "dataset": "german",
+        "method": "faircocco",
+        "notion": "eo",
+        "seed": 0,
+        "params": {"lam": 1.0, "learning_rate": 0.01},
+        "settings": {"epochs": 5},
+        "status": "ok",
+        "n_train": 600,
+        "n_validation": 200,
+        "n_test": 200,
+        "fit_seconds": 1.5,
+        "predict_seconds": 0.01,
+        "peak_memory_mib": 12.0,
+        "versions": {"numpy": "2.0"},
+        "git_revision": "abc",
+        "metrics": {
+            "validation.accuracy": 0.7,
+            "test.accuracy": 0.72,
+            "test.faircocco_eo[sex]": 0.03,
+            "validation.auc": math.nan,
+        },
+    }
+    values.update(changes)
+    return RunRecord(**values)
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+        store.add(_record("r2", seed=1, status="failed", reason="fit: boom", metrics={}))
+        store.add(_record("r3", study="other", status="not_applicable", reason="no cal"))
+    with ResultsStore(path) as store:
+        frame = store.runs("s")
+        everything = store.runs()
+    assert len(everything) == 3
+    assert frame["run_id"].tolist() == ["r1", "r2"]
+    assert list(frame.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
+    assert list(frame.columns[len(RUN_COLUMNS) :]) == [
+        "validation.accuracy",
+        "validation.auc",
+        "test.accuracy",
+        "test.faircocco_eo[sex]",
+    ]
+    first = frame.iloc[0]
+    assert first["params"] == {"lam": 1.0, "learning_rate": 0.01}
+    assert first["settings"] == {"epochs": 5}
+    assert first["versions"] == {"numpy": "2.0"}
+    assert first["test.accuracy"] == 0.72
+    assert math.isnan(first["validation.auc"])
+    assert first["n_train"] == 600
+    assert first["fit_seconds"] == 1.5
+    failed = frame.iloc[1]
+    assert failed["status"] == "failed"
+    assert failed["reason"] == "fit: boom"
+    assert math.isnan(failed["test.accuracy"])
+    assert frame["seed"].dtype == "Int64"
+
+
+def test_wal_mode_and_one_row_per_run(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+        store.add(_record("r1", metrics={"test.accuracy": 0.9}))
+        assert store.completed() == {"r1": "ok"}
+        assert store.completed("other") == {}
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+    connection.close()
+    with ResultsStore(path) as store:
+        assert store.runs().loc[0, "test.accuracy"] == 0.9
+
+
+def test_a_reader_sees_committed_runs_while_the_writer_is_open(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    writer = ResultsStore(path)
+    writer.add(_record("r1"))
+    with ResultsStore(path) as reader:
+        assert reader.runs()["run_id"].tolist() == ["r1"]
+    writer.close()
+
+
+def test_study_invocations_are_recorded(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path / "runs.sqlite") as store:
+        store.record_study("s", {"seeds": [0, 1]}, versions={"torch": "2"}, git_revision=None)
+        store.record_study("s", {"seeds": [0, 1, 2]}, versions={"torch": "2"}, git_revision="x")
+        studies = store.studies()
+    assert studies["config"].tolist() == [{"seeds": [0, 1]}, {"seeds": [0, 1, 2]}]
+    assert studies["git_revision"].tolist()[1] == "x"
+
+
+def test_empty_store_has_the_columns(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path / "runs.sqlite") as store:
+        frame = store.runs()
+    assert frame.empty
+    assert list(frame.columns) == list(RUN_COLUMNS)
+    assert isinstance(frame, pd.DataFrame)
+
+
+def test_bad_paths_and_records(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="is a directory"):
+        ResultsStore(tmp_path)
+    not_sqlite = tmp_path / "notes.txt"
+    not_sqlite.write_text("this is not a database, just some text " * 100)
+    with pytest.raises(ValueError, match="is not a results store"):
+        ResultsStore(not_sqlite)
+    with pytest.raises(TypeError, match="path must be"):
+        ResultsStore(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="status='done'"):
+        _record("r", status="done")
+    store = ResultsStore(tmp_path / "runs.sqlite")
+    store.close()
+    with pytest.raises(ValueError, match="is closed"):
+        store.runs()
