@@ -55,7 +55,7 @@ class ExplicitRows:
             tracked = is_tracked(k)
             if not tracked and k.z is not None:
                 k = KernelInput(to_host(k.z), k.codes, k.levels)
-            feature_map = FeatureMap(rank)
+            feature_map = FeatureMap(rank, max_width=self.n)
             codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
             level_rows = feature_map.level_factor()[codes]
             if tracked:

@@ -86,8 +86,14 @@ def incomplete_cholesky(
 class FeatureMap:
     """The feature map of one variable: fitted on the first chunk, then applied to every chunk."""
 
-    def __init__(self, rank: int | None) -> None:
+    def __init__(self, rank: int | None, max_width: int | None = None) -> None:
+        """Caps: ``rank`` on the pivots; ``max_width`` on the factor's columns.
+
+        When exact levels times pivots would give more than ``max_width`` columns, every
+        numeric column goes to incomplete Cholesky instead (explicit feature rows need this).
+        """
         self.rank = rank
+        self.max_width = max_width
         self._landmarks: Any = None
 
     def fit_transform(self, first: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
@@ -96,7 +102,13 @@ class FeatureMap:
         tracked = bool(getattr(first.z, "requires_grad", False))
         # levels are exact but piecewise constant: a column that needs gradients stays continuous
         discrete = [] if tracked else level_columns(z_host)
+        return self._fit(first, z_host, discrete, like)
+
+    def _fit(
+        self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int], like: Any
+    ) -> tuple[np.ndarray, Any]:
         n_nominal = 0 if first.codes is None else first.codes.shape[1]
+        numeric_levels = list(discrete)
         while True:
             self.levels = LevelEncoder(discrete, n_nominal)
             codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
@@ -123,9 +135,14 @@ class FeatureMap:
         chosen, factor = incomplete_cholesky(
             z_host[:, self._continuous], TOLERANCE, self.rank or MAX_RANK
         )
+        width = self.levels.n_combinations * chosen.size
+        if numeric_levels and self.max_width is not None and width > self.max_width:
+            # a small batch with many levels: incomplete Cholesky on every numeric column
+            # gives a factor that fits
+            return self._fit(first, z_host, [], like)
         self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
         self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
-        if tracked:
+        if getattr(first.z, "requires_grad", False):
             return codes, self._continuous_factor(first.z)
         return codes, xp.asarray(np.ascontiguousarray(factor), dtype=like.dtype, device=device)
 

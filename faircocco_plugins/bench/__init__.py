@@ -34,14 +34,14 @@ from ._protocol import (
     available_methods,
     outcome_kind,
 )
-from ._report import (
+from ._report import write_report
+from ._results_tables import (
     ResultsTable,
     TableBlock,
     TableCell,
     TableRow,
     results_tables,
     summarise_runs,
-    write_report,
 )
 from ._runner import PeakMemory, RegistryLoader, StudySummary, execute_cell, run_study
 from ._selection import DEFAULT_TOLERANCE, params_key, select_runs

@@ -32,8 +32,8 @@ class Preset:
     name : str
     description : str
     datasets : tuple of str
-        ``PAPER_DATASETS`` falls back to ``SYNTHETIC_DATASETS`` when some raw files are
-        missing (see :func:`preset_config`).
+        ``PAPER_DATASETS`` runs those whose raw files are found or downloaded, or
+        ``SYNTHETIC_DATASETS`` when none is (see :func:`preset_config`).
     methods, notions, seeds, grid, epochs, warmup_epochs, max_train_rows
         As for :class:`StudyConfig`.
     """
@@ -91,8 +91,9 @@ def preset_config(
     """The study of a preset, with explicit settings taking precedence.
 
     When the preset uses the paper's datasets and ``datasets`` is not overridden, their raw
-    files are checked (:func:`faircocco_plugins.datasets.list_datasets`); if any is missing,
-    the synthetic datasets are used instead and a note says so.
+    files are looked for (:func:`faircocco_plugins.datasets.list_datasets`) and missing ones
+    downloaded where their source allows it; the study runs the datasets found, or the
+    synthetic ones when none is, and a note says so.
 
     Parameters
     ----------
@@ -138,19 +139,39 @@ def preset_config(
     values.update(given)
     notes = []
     if "datasets" not in given and chosen.datasets == PAPER_DATASETS:
-        missing = _unavailable(PAPER_DATASETS, data_dir)
-        if missing:
+        usable, missing = _usable(PAPER_DATASETS, data_dir)
+        if not usable:
             values["datasets"] = SYNTHETIC_DATASETS
             notes.append(
-                f"the raw files of {', '.join(missing)} were not found, so the {preset} preset "
-                f"runs the synthetic datasets ({', '.join(SYNTHETIC_DATASETS)}) instead; "
-                "provide the files with --data-dir or $FAIRCOCCO_DATA to run the paper's"
+                f"none of the paper's datasets is available here or could be downloaded, so the "
+                f"{preset} preset runs the synthetic datasets ({', '.join(SYNTHETIC_DATASETS)}) "
+                "instead; provide the raw files with --data-dir or $FAIRCOCCO_DATA to run the "
+                "paper's"
+            )
+        elif missing:
+            values["datasets"] = usable
+            notes.append(
+                f"the raw files of {', '.join(missing)} were not found and could not be "
+                f"downloaded, so the {preset} preset runs {', '.join(usable)} only; provide "
+                "them with --data-dir or $FAIRCOCCO_DATA"
             )
     return StudyConfig(**values), notes
 
 
-def _unavailable(names: tuple[str, ...], data_dir: str | None) -> list[str]:
-    from ..datasets import list_datasets
+def _usable(names: tuple[str, ...], data_dir: str | None) -> tuple[tuple[str, ...], list[str]]:
+    """The datasets whose raw files are here or can be downloaded now, and the others."""
+    from ..datasets import DatasetUnavailableError, list_datasets, load_dataset
 
     table = list_datasets(data_dir=data_dir)
-    return [n for n in names if n not in table.index or not bool(table.loc[n, "available"])]
+    usable, missing = [], []
+    for name in names:
+        if bool(table.loc[name, "available"]):
+            usable.append(name)
+            continue
+        try:
+            load_dataset(name, data_dir=data_dir)
+        except DatasetUnavailableError:
+            missing.append(name)
+        else:
+            usable.append(name)
+    return tuple(usable), missing

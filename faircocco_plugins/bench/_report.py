@@ -1,21 +1,16 @@
-"""The report of a study: results tables, Pareto figures and the capability table.
+"""The report of a study: results tables, Pareto figures and the capability table on pages.
 
-The tables follow the paper's layout: one table per notion, a block of rows per dataset
-(performance, the joint FairCOCCO score, its chance-adjusted value, DEO, DI under DP, then each
-attribute's FairCOCCO score and DEO when there are several attributes), one column per method.
-Each cell is the mean ± standard deviation over seeds of the test metric of the setting
-:func:`select_runs` chose on validation data. The best cell of a row is in bold.
+Markdown and HTML pages, one folder per study, with an index linking everything.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,676 +18,19 @@ import pandas as pd
 
 from ._capability_table import LEGEND, capability_table
 from ._plots import plot_pareto_fronts
-from ._presets import PAPER_DATASETS
 from ._protocol import NOTIONS, MethodSpec, available_methods
+from ._results_tables import (
+    GROUP_COLUMNS,
+    REPORT_FORMATS,
+    ResultsTable,
+    dataset_order,
+    md_escape,
+    method_order,
+    results_tables,
+    summarise_runs,
+)
 from ._selection import DEFAULT_TOLERANCE, params_key, select_runs
 from ._store import ResultsStore
-
-#: Output formats of the tables and index pages.
-REPORT_FORMATS: tuple[str, ...] = ("md", "html")
-#: Columns of :func:`summarise_runs`.
-SUMMARY_COLUMNS: tuple[str, ...] = (
-    "study",
-    "dataset",
-    "notion",
-    "method",
-    "task",
-    "metric",
-    "mean",
-    "std",
-    "count",
-    "seeds",
-    "seeds_ok",
-    "seeds_fairest",
-    "status",
-    "reason",
-)
-NOTION_TITLES = {
-    "dp": "demographic parity (DP)",
-    "eo": "equalised odds (EO)",
-    "cal": "calibration (CAL)",
-}
-_GROUP = ["study", "dataset", "notion", "method"]
-
-
-def summarise_runs(
-    runs: pd.DataFrame, *, tolerance: float = DEFAULT_TOLERANCE, adjusted: bool = False
-) -> pd.DataFrame:
-    """Mean and standard deviation over seeds of the selected runs' test metrics.
-
-    Each seed's hyper-parameters are chosen by :func:`select_runs` on validation columns only;
-    the test metrics of the chosen runs are then averaged over seeds.
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        Runs as returned by :meth:`ResultsStore.runs`.
-    tolerance, adjusted
-        Passed to :func:`select_runs`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per study, dataset, notion, method and test metric (the ``test.`` prefix
-        dropped) that some successful run of the dataset has, with the columns of
-        :data:`SUMMARY_COLUMNS`:
-
-        * ``task``: ``"classification"`` when the dataset's runs have an accuracy,
-          ``"regression"`` when they have an MSE, else ``""``;
-        * ``mean``, ``std`` (``ddof=1``, NaN for one value) and ``count``: over the seeds
-          whose selected run succeeded and has a value;
-        * ``seeds``: seeds with runs; ``seeds_ok``: seeds whose selected run succeeded;
-          ``seeds_fairest``: seeds where no setting met the tolerance on validation, so the
-          fairest one was selected;
-        * ``status``: ``"ok"`` when some seed succeeded, else ``"not_applicable"`` when every
-          run is not applicable, else ``"failed"``;
-        * ``reason``: the distinct reasons of the seeds without a successful run, joined by
-          ``" / "`` (empty when every seed succeeded).
-
-        A (study, dataset, notion, method) without a successful run has rows with NaN means
-        for the metrics of the dataset, or a single row with an empty ``metric`` when no
-        method succeeded on the dataset.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from faircocco_plugins.bench import summarise_runs
-    >>> runs = pd.DataFrame({
-    ...     "run_id": ["a", "b"], "study": "s", "dataset": "german", "method": "nn",
-    ...     "notion": "eo", "seed": [0, 1], "params": [{}, {}], "status": "ok", "reason": "",
-    ...     "validation.accuracy": [0.70, 0.72], "validation.faircocco_eo": [0.1, 0.1],
-    ...     "test.accuracy": [0.71, 0.75], "test.faircocco_eo": [0.10, 0.12],
-    ... })
-    >>> summary = summarise_runs(runs).set_index("metric")
-    >>> row = summary.loc["accuracy"]
-    >>> print(f"{row['mean']:.2f} over {row['count']} seeds")
-    0.73 over 2 seeds
-    """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    missing = [c for c in (*_GROUP, "seed", "status", "reason") if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
-    selected = select_runs(runs, tolerance=tolerance, adjusted=adjusted)
-    test_columns = [c for c in selected.columns if str(c).startswith("test.")]
-    rows: list[dict[str, Any]] = []
-    for (study, dataset), of_dataset in selected.groupby(["study", "dataset"], sort=False):
-        ok = of_dataset[of_dataset["status"] == "ok"]
-        metrics = [c for c in test_columns if ok[c].notna().any()]
-        task = _task(metrics)
-        for (notion, method), group in of_dataset.groupby(["notion", "method"], sort=False):
-            base = _group_facts(group)
-            base.update(study=study, dataset=dataset, notion=notion, method=method, task=task)
-            good = group[group["status"] == "ok"]
-            if not metrics:
-                rows.append({**base, "metric": "", "mean": math.nan, "std": math.nan, "count": 0})
-            for column in metrics:
-                values = good[column].astype(float).dropna()
-                rows.append(
-                    {
-                        **base,
-                        "metric": column.removeprefix("test."),
-                        "mean": float(values.mean()) if len(values) else math.nan,
-                        "std": float(values.std(ddof=1)) if len(values) > 1 else math.nan,
-                        "count": len(values),
-                    }
-                )
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
-    for name in ("count", "seeds", "seeds_ok", "seeds_fairest"):
-        summary[name] = summary[name].astype(int)
-    return summary
-
-
-def _task(metric_columns: Sequence[str]) -> str:
-    if "test.accuracy" in metric_columns:
-        return "classification"
-    if "test.mse" in metric_columns:
-        return "regression"
-    return ""
-
-
-def _group_facts(group: pd.DataFrame) -> dict[str, Any]:
-    """Seeds, status and reasons of the selected runs of one (study, dataset, notion, method)."""
-    statuses = group["status"].astype(str)
-    ok = statuses == "ok"
-    reasons = [str(r) for r in group.loc[~ok, "reason"] if str(r).strip()]
-    if ok.any():
-        status = "ok"
-    elif (statuses == "not_applicable").all():
-        status = "not_applicable"
-    else:
-        status = "failed"
-    if "selected_by" in group.columns:
-        fairest = group["selected_by"] == "fairest"
-    else:
-        fairest = pd.Series(False, index=group.index)
-    return {
-        "seeds": int(group["seed"].nunique()),
-        "seeds_ok": int(group.loc[ok, "seed"].nunique()),
-        "seeds_fairest": int(group.loc[ok & fairest, "seed"].nunique()),
-        "status": status,
-        "reason": " / ".join(dict.fromkeys(" ".join(r.split()) for r in reasons)),
-    }
-
-
-# --- tables -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableCell:
-    """One cell of a results table.
-
-    Attributes
-    ----------
-    text : str
-        ``"0.812 ± 0.010"``, ``"n/a"``, ``"failed"``, ``"—"`` (no value) or a seed count.
-    bold : bool
-        Whether it is the best of its row.
-    notes : tuple of int
-        Numbers of the table's footnotes the cell refers to.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import TableCell
-    >>> TableCell("n/a", notes=(1,))
-    TableCell(text='n/a', bold=False, notes=(1,))
-    """
-
-    text: str
-    bold: bool = False
-    notes: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """One row of a dataset block: a metric (or the seed count) for every method.
-
-    Attributes
-    ----------
-    label : str
-        What the table shows, such as ``"ACC"`` or ``"FairCOCCO: age"``.
-    metric : str
-        The metric's name, such as ``"accuracy"`` or ``"faircocco_eo[age]"``; ``"seeds"``
-        for the seed count.
-    cells : tuple of TableCell
-        One per method, in the table's column order.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import TableCell, TableRow
-    >>> TableRow("ACC", "accuracy", (TableCell("0.80", bold=True), TableCell("0.75"))).label
-    'ACC'
-    """
-
-    label: str
-    metric: str
-    cells: tuple[TableCell, ...]
-
-
-@dataclass(frozen=True)
-class TableBlock:
-    """The rows of one dataset.
-
-    Attributes
-    ----------
-    dataset : str
-    task : str
-        ``"classification"``, ``"regression"`` or ``""`` when no run of the dataset succeeded.
-    rows : tuple of TableRow
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import TableBlock
-    >>> TableBlock("german", "classification", ()).dataset
-    'german'
-    """
-
-    dataset: str
-    task: str
-    rows: tuple[TableRow, ...]
-
-
-@dataclass(frozen=True)
-class ResultsTable:
-    """The results of one notion: a block of rows per dataset, one column per method.
-
-    Attributes
-    ----------
-    study : str
-    notion : str
-    methods : tuple of str
-        The columns, in order.
-    blocks : tuple of TableBlock
-    footnotes : tuple of str
-        Footnote ``i`` is ``footnotes[i - 1]``.
-    caption : str
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import ResultsTable, TableBlock, TableCell, TableRow
-    >>> row = TableRow("ACC", "accuracy", (TableCell("0.80", bold=True), TableCell("0.75")))
-    >>> table = ResultsTable(
-    ...     study="s", notion="eo", methods=("nn", "faircocco"),
-    ...     blocks=(TableBlock("german", "classification", (row,)),), footnotes=(),
-    ... )
-    >>> table.cell("german", "accuracy", "nn").bold
-    True
-    >>> print(table.markdown().splitlines()[6])
-    | **german** | ACC | **0.80** | 0.75 |
-    """
-
-    study: str
-    notion: str
-    methods: tuple[str, ...]
-    blocks: tuple[TableBlock, ...]
-    footnotes: tuple[str, ...]
-    caption: str = ""
-
-    @property
-    def title(self) -> str:
-        """``Results under <notion>``, such as ``Results under equalised odds (EO)``."""
-        return f"Results under {NOTION_TITLES.get(self.notion, self.notion)}"
-
-    def cell(self, dataset: str, metric: str, method: str) -> TableCell:
-        """The cell of ``method`` in the row of ``metric`` (``"seeds"`` for the seed count).
-
-        Parameters
-        ----------
-        dataset, metric, method : str
-
-        Returns
-        -------
-        TableCell
-
-        Raises
-        ------
-        KeyError
-            When the table has no such dataset, metric or method.
-
-        Examples
-        --------
-        See :class:`ResultsTable`.
-        """
-        column = self.methods.index(method) if method in self.methods else None
-        for block in self.blocks:
-            if block.dataset != dataset:
-                continue
-            for row in block.rows:
-                if row.metric == metric and column is not None:
-                    return row.cells[column]
-        raise KeyError(f"no cell for dataset={dataset!r}, metric={metric!r}, method={method!r}")
-
-    def markdown(self) -> str:
-        """The table as GitHub-flavoured Markdown, footnotes after it.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        See :class:`ResultsTable`.
-        """
-        header = ["Dataset", "Metric", *self.methods]
-        lines = [
-            f"# {self.title}",
-            "",
-            _md_escape(self.caption),
-            "",
-            "| " + " | ".join(_md_escape(h) for h in header) + " |",
-            "|---|---|" + "---:|" * len(self.methods),
-        ]
-        for block in self.blocks:
-            for index, row in enumerate(block.rows):
-                first = f"**{_md_escape(block.dataset)}**" if index == 0 else ""
-                cells = [_md_cell(c, self.notion) for c in row.cells]
-                lines.append("| " + " | ".join([first, _md_escape(row.label), *cells]) + " |")
-        if self.footnotes:
-            lines.append("")
-            for number, text in enumerate(self.footnotes, start=1):
-                lines.append(f"[^{_note_id(self.notion, number)}]: {_md_escape(text)}")
-        return "\n".join(lines) + "\n"
-
-    def html(self) -> str:
-        """The table as an HTML fragment (a ``<table>`` and its footnotes).
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> from faircocco_plugins.bench import ResultsTable
-        >>> table = ResultsTable(study="s", notion="dp", methods=("nn",), blocks=(),
-        ...                      footnotes=())
-        >>> table.html().splitlines()[0]
-        '<h1>Results under demographic parity (DP)</h1>'
-        """
-        width = len(self.methods) + 1
-        parts = [
-            f"<h1>{html.escape(self.title)}</h1>",
-            f"<p>{html.escape(self.caption)}</p>",
-            '<table class="results">',
-            "<thead><tr><th>Metric</th>"
-            + "".join(f"<th>{html.escape(m)}</th>" for m in self.methods)
-            + "</tr></thead>",
-            "<tbody>",
-        ]
-        for block in self.blocks:
-            kind = f" ({block.task})" if block.task else ""
-            parts.append(
-                f'<tr class="block"><th colspan="{width}">'
-                f"{html.escape(block.dataset)}{html.escape(kind)}</th></tr>"
-            )
-            for row in block.rows:
-                cells = "".join(_html_cell(c, self.notion) for c in row.cells)
-                parts.append(f"<tr><th>{html.escape(row.label)}</th>{cells}</tr>")
-        parts.append("</tbody></table>")
-        if self.footnotes:
-            parts.append('<ol class="notes">')
-            for number, text in enumerate(self.footnotes, start=1):
-                note = _note_id(self.notion, number)
-                parts.append(f'<li id="{note}">{html.escape(text)}</li>')
-            parts.append("</ol>")
-        return "\n".join(parts) + "\n"
-
-
-def results_tables(
-    summary: pd.DataFrame, *, methods: Sequence[str] | None = None, digits: int = 3
-) -> list[ResultsTable]:
-    """One :class:`ResultsTable` per notion of a study's summary.
-
-    Rows of each dataset block: the performance (``ACC``, best highest, or ``MSE``, best
-    lowest), ``FairCOCCO`` (the joint score under the table's notion), ``FairCOCCO
-    (adjusted)``, ``DEO``, ``DI`` under DP only (best highest), then, for datasets with
-    several sensitive attributes, each attribute's FairCOCCO score and DEO; the fairness rows
-    are best when lowest. The last row counts the seeds.
-
-    Bold marks every method whose mean, rounded to ``digits``, equals the best rounded mean
-    of its row, when at least two methods have a value. A method that does not apply shows
-    ``n/a``, one that failed on every seed ``failed``, each with a footnote giving the reason;
-    a seed count below the number of seeds has a footnote with the failures.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The output of :func:`summarise_runs` for one study.
-    methods : sequence of str, optional
-        The columns, in order; default: ``nn`` first, then the other methods by name, with
-        the ``faircocco`` methods last, as in the paper.
-    digits : int
-        Decimals shown.
-
-    Returns
-    -------
-    list of ResultsTable
-        In the order of :data:`NOTIONS`, for the notions present in ``summary``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from faircocco_plugins.bench import results_tables, summarise_runs
-    >>> runs = pd.DataFrame({
-    ...     "run_id": ["a", "b", "c", "d"], "study": "s", "dataset": "german",
-    ...     "method": ["faircocco", "faircocco", "nn", "nn"], "notion": "eo",
-    ...     "seed": [0, 1, 0, 1], "params": [{}] * 4, "status": "ok", "reason": "",
-    ...     "validation.accuracy": 0.7, "validation.faircocco_eo": 0.1,
-    ...     "test.accuracy": [0.70, 0.72, 0.74, 0.76], "test.faircocco_eo": [0.05, 0.07, 0.2, 0.3],
-    ... })
-    >>> table = results_tables(summarise_runs(runs))[0]
-    >>> table.cell("german", "accuracy", "nn")
-    TableCell(text='0.750 ± 0.014', bold=True, notes=())
-    >>> table.cell("german", "faircocco_eo", "faircocco").bold
-    True
-    """
-    if not isinstance(summary, pd.DataFrame):
-        raise TypeError(f"summary must be a pandas DataFrame; got {type(summary).__name__}.")
-    missing = [c for c in SUMMARY_COLUMNS if c not in summary.columns]
-    if missing:
-        raise ValueError(f"summary is missing the columns {missing}; pass summarise_runs().")
-    studies = summary["study"].unique().tolist()
-    if len(studies) > 1:
-        raise ValueError(f"summary holds several studies {studies}; pass one study's rows.")
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 10:
-        raise ValueError(f"digits={digits!r} is not valid; expected an integer in [0, 10].")
-    columns = tuple(methods) if methods is not None else method_order(summary["method"])
-    tables = []
-    for notion in [n for n in NOTIONS if n in set(summary["notion"])]:
-        of_notion = summary[summary["notion"] == notion]
-        builder = _TableBuilder(notion, columns, digits)
-        for dataset in dataset_order(of_notion["dataset"]):
-            builder.add_block(str(dataset), of_notion[of_notion["dataset"] == dataset])
-        tables.append(builder.build(str(studies[0]) if studies else ""))
-    return tables
-
-
-def method_order(methods: Iterable[str]) -> tuple[str, ...]:
-    """Methods in the paper's column order: ``nn``, the others, then the ``faircocco`` ones.
-
-    Parameters
-    ----------
-    methods : iterable of str
-
-    Returns
-    -------
-    tuple of str
-        Distinct names, sorted by name within each group.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench._report import method_order
-    >>> method_order(["faircocco", "facl", "nn", "hsic", "faircocco_constraint"])
-    ('nn', 'facl', 'hsic', 'faircocco', 'faircocco_constraint')
-    """
-
-    def rank(name: str) -> tuple[int, str]:
-        if name == "nn":
-            return (0, name)
-        return (2 if name.startswith("faircocco") else 1, name)
-
-    return tuple(sorted({str(m) for m in methods}, key=rank))
-
-
-def dataset_order(datasets: Iterable[str]) -> list[str]:
-    """Datasets in the paper's order, then the others by name.
-
-    Parameters
-    ----------
-    datasets : iterable of str
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench._report import dataset_order
-    >>> dataset_order(["synthetic", "german", "adult"])
-    ['adult', 'german', 'synthetic']
-    """
-    names = {str(d) for d in datasets}
-    known = [d for d in PAPER_DATASETS if d in names]
-    return known + sorted(names - set(known))
-
-
-@dataclass
-class _TableBuilder:
-    notion: str
-    methods: tuple[str, ...]
-    digits: int
-    blocks: list[TableBlock] = field(default_factory=list)
-    footnotes: list[str] = field(default_factory=list)
-
-    def note(self, text: str) -> int:
-        if text not in self.footnotes:
-            self.footnotes.append(text)
-        return self.footnotes.index(text) + 1
-
-    def add_block(self, dataset: str, rows: pd.DataFrame) -> None:
-        task = str(rows["task"].iloc[0])
-        by_method = {str(m): group for m, group in rows.groupby("method", sort=False)}
-        available = set(rows.loc[rows["count"] > 0, "metric"])
-        specs = [s for s in _row_specs(self.notion, task, available) if s[0] in available]
-        table_rows = [
-            self._metric_row(spec, by_method, first=i == 0) for i, spec in enumerate(specs)
-        ]
-        table_rows.append(self._seed_row(by_method, first=not specs))
-        self.blocks.append(TableBlock(dataset, task, tuple(table_rows)))
-
-    def _metric_row(
-        self, spec: tuple[str, str, bool], by_method: Mapping[str, pd.DataFrame], *, first: bool
-    ) -> TableRow:
-        metric, label, higher = spec
-        values: list[tuple[float, float, int] | None] = []
-        cells: list[TableCell] = []
-        for method in self.methods:
-            group = by_method.get(method)
-            if group is None:
-                values.append(None)
-                cells.append(TableCell("—"))
-                continue
-            status = str(group["status"].iloc[0])
-            if status != "ok":
-                values.append(None)
-                notes = (self.note(_status_note(group)),) if first else ()
-                cells.append(
-                    TableCell("n/a" if status == "not_applicable" else "failed", False, notes)
-                )
-                continue
-            match = group[group["metric"] == metric]
-            if match.empty or int(match["count"].iloc[0]) == 0:
-                values.append(None)
-                cells.append(TableCell("—"))
-                continue
-            mean, std = float(match["mean"].iloc[0]), float(match["std"].iloc[0])
-            values.append((mean, std, int(match["count"].iloc[0])))
-            cells.append(TableCell(self._format(mean, std)))
-        best = _best(values, higher, self.digits)
-        cells = [TableCell(c.text, i in best, c.notes) for i, c in enumerate(cells)]
-        return TableRow(label, metric, tuple(cells))
-
-    def _seed_row(self, by_method: Mapping[str, pd.DataFrame], *, first: bool) -> TableRow:
-        cells = []
-        for method in self.methods:
-            group = by_method.get(method)
-            if group is None:
-                cells.append(TableCell("—"))
-                continue
-            facts = group.iloc[0]
-            status = str(facts["status"])
-            if status == "not_applicable":
-                notes = (self.note(_status_note(group)),) if first else ()
-                cells.append(TableCell("n/a", False, notes))
-                continue
-            seeds, good = int(facts["seeds"]), int(facts["seeds_ok"])
-            notes_list = []
-            if good < seeds:
-                notes_list.append(self.note(_status_note(group)))
-            fairest = int(facts["seeds_fairest"])
-            if fairest:
-                notes_list.append(
-                    self.note(
-                        f"{method}: on {fairest} of {good} seeds no setting had a validation "
-                        f"FairCOCCO score within the tolerance; the fairest setting was selected."
-                    )
-                )
-            text = str(good) if good == seeds else f"{good} of {seeds}"
-            cells.append(TableCell(text, False, tuple(notes_list)))
-        return TableRow("seeds", "seeds", tuple(cells))
-
-    def _format(self, mean: float, std: float) -> str:
-        # + 0.0 turns a mean that rounds to -0 into 0, so no cell reads "-0.000"
-        shown = f"{round(mean, self.digits) + 0.0:.{self.digits}f}"
-        if math.isnan(std):
-            return shown
-        return f"{shown} ± {std:.{self.digits}f}"
-
-    def build(self, study: str) -> ResultsTable:
-        caption = (
-            f"Test metrics under {NOTION_TITLES.get(self.notion, self.notion)}: mean ± standard "
-            "deviation (ddof=1) over seeds of each seed's selected setting, chosen on the "
-            "validation part only. Bold: best of the row (highest ACC and DI; lowest MSE, "
-            "FairCOCCO score and DEO). FairCOCCO: joint score over all sensitive attributes; "
-            "adjusted: chance-adjusted score (0 at independence); DEO: largest gap in "
-            "true-positive rates between groups; DI: lowest over highest positive rate. "
-            "n/a: the method does not support the dataset or notion."
-        )
-        return ResultsTable(
-            study=study,
-            notion=self.notion,
-            methods=self.methods,
-            blocks=tuple(self.blocks),
-            footnotes=tuple(self.footnotes),
-            caption=caption,
-        )
-
-
-def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, str, bool]]:
-    """(metric, label, higher is better) of the rows of a dataset block."""
-    specs = [("accuracy", "ACC", True)] if task == "classification" else [("mse", "MSE", False)]
-    specs += [
-        (f"faircocco_{notion}", "FairCOCCO", False),
-        (f"faircocco_{notion}_adjusted", "FairCOCCO (adjusted)", False),
-        ("deo", "DEO", False),
-    ]
-    if notion == "dp":
-        specs.append(("di", "DI", True))
-    attributes = sorted(
-        match.group(1)
-        for name in available
-        if (match := re.fullmatch(rf"faircocco_{notion}\[(.+)\]", name))
-    )
-    if len(attributes) > 1:
-        for attribute in attributes:
-            specs.append((f"faircocco_{notion}[{attribute}]", f"FairCOCCO: {attribute}", False))
-            specs.append((f"deo[{attribute}]", f"DEO: {attribute}", False))
-    return specs
-
-
-def _best(values: Sequence[tuple[float, float, int] | None], higher: bool, digits: int) -> set[int]:
-    shown = {i: round(v[0], digits) for i, v in enumerate(values) if v is not None}
-    if len(shown) < 2:
-        return set()
-    target = max(shown.values()) if higher else min(shown.values())
-    return {i for i, value in shown.items() if value == target}
-
-
-def _status_note(group: pd.DataFrame) -> str:
-    facts = group.iloc[0]
-    method = str(facts["method"])
-    reason = str(facts["reason"]) or "no reason recorded"
-    if str(facts["status"]) == "not_applicable":
-        return f"{method} is not applicable: {reason}"
-    return f"{method} failed: {reason}"
-
-
-def _note_id(notion: str, number: int) -> str:
-    return f"{notion}-{number}"
-
-
-def _md_escape(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_cell(cell: TableCell, notion: str) -> str:
-    text = _md_escape(cell.text)
-    if cell.bold:
-        text = f"**{text}**"
-    return text + "".join(f"[^{_note_id(notion, n)}]" for n in cell.notes)
-
-
-def _html_cell(cell: TableCell, notion: str) -> str:
-    text = html.escape(cell.text)
-    if cell.bold:
-        text = f"<strong>{text}</strong>"
-    for number in cell.notes:
-        note = _note_id(notion, number)
-        text += f'<sup><a href="#{note}">{number}</a></sup>'
-    kind = ' class="na"' if cell.text in ("n/a", "failed") else ""
-    return f"<td{kind}>{text}</td>"
-
-
-# --- the report folder ------------------------------------------------------------------------
 
 
 def write_report(
@@ -909,7 +247,7 @@ def _write_capabilities(
     rows = [[str(index), *(str(v) for v in row)] for index, row in table.iterrows()]
     markdown = [f"# {title}", "", intro, ""]
     markdown += _md_table(header, rows, align=["---"] * len(header))
-    markdown += ["", _md_escape(LEGEND)]
+    markdown += ["", md_escape(LEGEND)]
     if missing:
         markdown += ["", missing]
     fragment = [f"<h1>{title}</h1>", f"<p>{html.escape(intro)}</p>"]
@@ -925,7 +263,7 @@ def _write_capabilities(
 def _selected_csv(selected: pd.DataFrame) -> pd.DataFrame:
     front = [
         c
-        for c in (*_GROUP, "seed", "status", "selected_by", "n_settings", "params", "run_id")
+        for c in (*GROUP_COLUMNS, "seed", "status", "selected_by", "n_settings", "params", "run_id")
         if c in selected.columns
     ]
     metrics = [c for c in selected.columns if str(c).startswith(("validation.", "test."))]
@@ -1015,8 +353,8 @@ class _Index:
         return [(dataset, notion, files) for (dataset, notion), files in self.figures.items()]
 
     def markdown(self) -> str:
-        lines = [f"# FairCOCCO harness report: study {_md_escape(self.name)}", ""]
-        lines += _md_table(["", ""], [[k, _md_escape(v)] for k, v in self.facts()], ["---", "---"])
+        lines = [f"# FairCOCCO harness report: study {md_escape(self.name)}", ""]
+        lines += _md_table(["", ""], [[k, md_escape(v)] for k, v in self.facts()], ["---", "---"])
         lines += ["", "## Results", "", self.selection(), ""]
         lines += [f"- [{t.title}](results-{t.notion}.md)" for t in self.tables]
         lines += [
@@ -1029,7 +367,7 @@ class _Index:
                 png = next((f for f in files if f.suffix == ".png"), files[0])
                 relative = png.relative_to(self.folder).as_posix()
                 lines += [
-                    f"### {_md_escape(dataset)}, {notion.upper()}",
+                    f"### {md_escape(dataset)}, {notion.upper()}",
                     "",
                     f"![{dataset} {notion}]({relative})",
                     "",
@@ -1114,7 +452,7 @@ def _write_studies_index(
     title = "FairCOCCO harness reports"
     if "md" in formats:
         lines = [f"# {title}", ""]
-        lines += [f"- [{_md_escape(name)}]({sub}/README.md)" for name, sub in links]
+        lines += [f"- [{md_escape(name)}]({sub}/README.md)" for name, sub in links]
         (folder / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     if "html" in formats:
         items = "".join(
@@ -1129,9 +467,9 @@ def _write_studies_index(
 def _md_table(
     header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str]
 ) -> list[str]:
-    lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |"]
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |"]
     lines.append("|" + "|".join(align) + "|")
-    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
     return lines
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,7 @@ def test_quick_preset_uses_the_paper_datasets_when_available(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
     monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
     config, notes = preset_config("quick", data_dir=str(tmp_path / "empty"))
     assert config.datasets == SYNTHETIC_DATASETS
@@ -125,3 +128,20 @@ def test_paper_preset_is_the_paper_protocol() -> None:
         preset_config("fast")
     with pytest.raises(TypeError, match=r"unknown study settings \['colour'\]"):
         preset_config("quick", colour="red")
+
+
+def test_quick_preset_runs_the_paper_datasets_it_finds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    source = os.environ.get("FAIRCOCCO_DATA")
+    if not source or not (Path(source) / "german" / "german.data").is_file():
+        pytest.skip("needs german.data under $FAIRCOCCO_DATA")
+    (tmp_path / "data" / "german").mkdir(parents=True)
+    shutil.copy(Path(source) / "german" / "german.data", tmp_path / "data" / "german")
+    monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
+    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    config, notes = preset_config("quick", data_dir=str(tmp_path / "data"))
+    assert config.datasets == ("german",)
+    assert "runs german only" in notes[0]
+    assert "adult" in notes[0]

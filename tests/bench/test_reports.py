@@ -24,12 +24,8 @@ from report_fixtures import (
 from faircocco_plugins.bench import ResultsStore, StudyConfig, available_methods, run_study
 from faircocco_plugins.bench._capability_table import capability_table
 from faircocco_plugins.bench._plots import non_dominated, pareto_points
-from faircocco_plugins.bench._report import (
-    ResultsTable,
-    results_tables,
-    summarise_runs,
-    write_report,
-)
+from faircocco_plugins.bench._report import write_report
+from faircocco_plugins.bench._results_tables import ResultsTable, results_tables, summarise_runs
 from faircocco_plugins.cli import main
 
 PERFORMANCE = {"german": ("accuracy", True), "students": ("mse", False)}

@@ -190,3 +190,38 @@ def test_tracked_predictions_give_the_numpy_adjusted_score(notion):
     assert 0 < expected < 1
     tolerance = 0.005 if notion == "cal" else 1e-6 * expected
     assert abs(got.item() - expected) <= tolerance
+
+
+def test_small_batches_with_many_levels_keep_a_narrow_factor():
+    """Two attribute columns of 5 levels and two continuous ones in 128 rows: 25 level
+    combinations times the pivots would be wider than the batch, so every column goes to
+    incomplete Cholesky, and the statistic stays close to the exact one."""
+    from faircocco_plugins._explicit import ExplicitRows
+    from faircocco_plugins._problem import Options, Problem, problem_roles
+
+    rng = np.random.default_rng(4)
+    levels = rng.integers(0, 5, size=(128, 2)) / 4
+    attributes = np.column_stack([levels, rng.uniform(size=(128, 2))])
+    y_true = rng.uniform(size=128)
+    y_pred = attributes.sum(axis=1) + y_true + rng.normal(scale=0.3, size=128)
+    tensor = torch.tensor(y_pred, requires_grad=True)
+    options = Options.check(
+        notion="eo",
+        method="lowrank",
+        rank=None,
+        eps=1e-4,
+        attribute_kernel="product",
+        bandwidth="median",
+        random_state=None,
+    )
+    problem = Problem.from_arguments(
+        tensor, torch.tensor(attributes), torch.tensor(y_true), options
+    )
+    roles = problem_roles("eo", problem, problem.scalings())
+    rows = ExplicitRows(roles, True, None, problem.like)
+    assert rows.width <= 128
+    got = faircocco_score(
+        tensor, torch.tensor(attributes), y_true=torch.tensor(y_true), notion="eo"
+    )
+    expected = faircocco_score(y_pred, attributes, y_true=y_true, notion="eo", method="exact")
+    assert abs(got.item() - expected) <= 0.005
