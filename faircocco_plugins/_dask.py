@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._lowrank import LowRankFit
-from ._problem import Options, StreamMoments
+from ._problem import Options, StreamMoments, check_columns
 
 
 def is_dask_dataframe(data: Any) -> bool:
@@ -29,13 +29,7 @@ def fit_dask(data: Any, columns: tuple[str, list[str], str | None], options: Opt
 
     if options.method == "exact":
         raise ValueError("method='exact' cannot run on a Dask DataFrame; use 'lowrank' or 'auto'.")
-    names = [columns[0], *columns[1], *([] if columns[2] is None else [columns[2]])]
-    missing = [name for name in names if name not in data.columns]
-    if missing:
-        raise ValueError(
-            f"data has no column {missing[0]!r}; its columns are {list(map(str, data.columns))}."
-        )
-    partitions = data[names].to_delayed()
+    partitions = data[check_columns(data, columns)].to_delayed()
     first = partitions[0].compute()
     if first.empty:
         raise ValueError("the first partition of data is empty; repartition the Dask DataFrame.")

@@ -96,9 +96,10 @@ class ExplicitRows:
         host = self.host_features()
         strata = self.row_strata()
         for stratum in np.unique(strata):
-            rows = {role: r[strata == stratum] for role, r in host.items()}
+            members = strata == stratum
+            rows = {role: r[members] for role, r in host.items()}
             yield StratumMoments(
-                int(np.sum(strata == stratum)),
+                int(np.sum(members)),
                 {role: np.sum(r, axis=0) for role, r in rows.items()},
                 {(x, y): rows[x].T @ rows[y] for x in rows for y in rows},
             )
@@ -106,8 +107,7 @@ class ExplicitRows:
     def row_strata(self) -> np.ndarray:
         if not self._conditional:
             return np.zeros(self.n, dtype=np.int64)
-        strata = Strata(self._roles["c"])
-        return strata.assign(self._roles["c"])
+        return Strata(self._roles["c"]).assign(self._roles["c"])
 
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}

@@ -281,6 +281,13 @@ def select_columns(
     frame: pd.DataFrame, columns: tuple[str, list[str], str | None]
 ) -> tuple[pd.Series, pd.DataFrame, pd.Series | None]:
     """``y_pred``, ``sensitive_features`` and ``y_true`` columns of ``frame`` by name."""
+    check_columns(frame, columns)
+    pred, sensitive, truth = columns
+    return frame[pred], frame[sensitive], None if truth is None else frame[truth]
+
+
+def check_columns(frame: Any, columns: tuple[str, list[str], str | None]) -> list[str]:
+    """The names of ``columns``, after checking that ``frame`` (pandas or Dask) has them."""
     pred, sensitive, truth = columns
     names = [("y_pred", pred), *(("sensitive_features", s) for s in sensitive)]
     if truth is not None:
@@ -291,4 +298,4 @@ def select_columns(
                 f"{argument} names column {name!r}, which data does not have; "
                 f"its columns are {list(map(str, frame.columns))}."
             )
-    return frame[pred], frame[sensitive], None if truth is None else frame[truth]
+    return [name for _, name in names]
