@@ -13,10 +13,12 @@ from ._api import (
     faircocco_statistic,
     independence_test,
 )
+from ._batch_statistic import BatchStatistic
 from ._inputs import is_nominal
 from ._synthetic import make_synthetic
 
 __all__ = [
+    "BatchStatistic",
     "IndependenceTestResult",
     "faircocco_report",
     "faircocco_score",

@@ -32,8 +32,8 @@ def explicit_fit(
     rows = ExplicitRows(roles, conditional, rank, like)
     if rows.width > rows.n:
         return None
-    sums, grams = rows.sums_and_grams(like)
-    return LowRankFit(sums, grams, rows.n, eps, like, lambda: rows)
+    means, grams = rows.centred_moments(like)
+    return LowRankFit(means, grams, rows.n, eps, like, lambda: rows)
 
 
 def is_tracked(k: KernelInput) -> bool:
@@ -45,52 +45,67 @@ class ExplicitRows:
     """Uncentred feature rows ``W[g_i] ⊗ φ_i`` of each variable: host arrays unless tracked."""
 
     def __init__(
-        self, roles: dict[str, KernelInput], conditional: bool, rank: int | None, like: Any
+        self,
+        roles: dict[str, KernelInput],
+        conditional: bool,
+        rank: int | None,
+        like: Any,
+        fitted: dict[str, FeatureMap] | None = None,
     ) -> None:
+        """Feature rows of ``roles``; a role in ``fitted`` is transformed by its fitted map."""
         self.n = next(iter(roles.values())).n
         self._roles = roles
         self._conditional = conditional
         self.rows: dict[str, Any] = {}
+        fitted = fitted or {}
         for role, k in roles.items():
             tracked = is_tracked(k)
             if not tracked and k.z is not None:
                 k = KernelInput(to_host(k.z), k.codes, k.levels)
-            feature_map = FeatureMap(rank, max_width=self.n)
-            codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
-            level_rows = feature_map.level_factor()[codes]
+            target = like if tracked else np.zeros(())
+            if role in fitted:
+                feature_map = fitted[role]
+                codes, factor = feature_map.transform(k, target)
+            else:
+                feature_map = FeatureMap(rank, max_width=self.n)
+                codes, factor = feature_map.fit_transform(k, target)
+            level_rows = feature_map.level_rows(codes)
             if tracked:
                 xp = array_api_compat.array_namespace(like)
                 level_rows = xp.asarray(level_rows, dtype=like.dtype, device=factor.device)
-            self.rows[role] = _row_kronecker(level_rows, factor)
+            self.rows[role] = row_kronecker(level_rows, factor)
         self.width = max(int(r.shape[1]) for r in self.rows.values())
 
-    def sums_and_grams(self, like: Any) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
-        """Feature sums and cross-Grams in the namespace of ``like``."""
+    def centred_moments(self, like: Any) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+        """Feature means and centred cross-Grams in the namespace of ``like``.
+
+        Rows are centred before their products are taken: host rows on the host, so only the
+        tracked rows' centring and products enter the autograd graph.
+        """
         xp = array_api_compat.array_namespace(like)
         device = array_api_compat.device(like)
-        on_host = {role: isinstance(r, np.ndarray) for role, r in self.rows.items()}
-        moved = {
-            role: xp.asarray(r, dtype=like.dtype, device=device) if on_host[role] else r
-            for role, r in self.rows.items()
-        }
-        sums = {
-            role: xp.asarray(np.sum(r, axis=0), dtype=like.dtype, device=device)
-            if on_host[role]
-            else xp.sum(r, axis=0)
-            for role, r in self.rows.items()
-        }
+        means, centred = {}, {}
+        for role, r in self.rows.items():
+            if isinstance(r, np.ndarray):
+                mean = np.mean(r, axis=0)
+                means[role] = xp.asarray(mean, dtype=like.dtype, device=device)
+                centred[role] = r - mean
+            else:
+                means[role] = xp.mean(r, axis=0)
+                centred[role] = r - means[role]
         grams: dict[tuple[str, str], Any] = {}
         names = list(self.rows)
         for i, x in enumerate(names):
             for y in names[i:]:
-                if on_host[x] and on_host[y]:
-                    host_gram = self.rows[x].T @ self.rows[y]
-                    gram = xp.asarray(host_gram, dtype=like.dtype, device=device)
+                a, b = centred[x], centred[y]
+                if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+                    gram = xp.asarray(a.T @ b, dtype=like.dtype, device=device)
                 else:
-                    gram = xp.permute_dims(moved[x], (1, 0)) @ moved[y]
+                    a, b = (_on(v, like) for v in (a, b))
+                    gram = xp.permute_dims(a, (1, 0)) @ b
                 grams[(x, y)] = gram
                 grams[(y, x)] = xp.permute_dims(gram, (1, 0))
-        return sums, grams
+        return means, grams
 
     def stratum_moments(self) -> Iterator[StratumMoments]:
         host = self.host_features()
@@ -113,7 +128,15 @@ class ExplicitRows:
         return {role: to_host(r) for role, r in self.rows.items()}
 
 
-def _row_kronecker(level_rows: Any, factor: Any) -> Any:
+def _on(rows: Any, like: Any) -> Any:
+    """``rows`` in the namespace and on the device of ``like`` (host rows are copied)."""
+    if not isinstance(rows, np.ndarray):
+        return rows
+    xp = array_api_compat.array_namespace(like)
+    return xp.asarray(rows, dtype=like.dtype, device=array_api_compat.device(like))
+
+
+def row_kronecker(level_rows: Any, factor: Any) -> Any:
     """Row-wise Kronecker product of the level rows and the continuous factor rows."""
     xp = array_api_compat.array_namespace(level_rows, factor)
     n = int(factor.shape[0])

@@ -19,6 +19,9 @@ class LevelRegistry:
 
     def __init__(self) -> None:
         self._codes: dict[Any, int] = {}
+        # the registered numbers, sorted, with their codes: a chunk whose values are all known
+        # is encoded by one binary search (rebuilt whenever a value is added)
+        self._lookup: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -29,16 +32,30 @@ class LevelRegistry:
 
     def codes_of(self, values: Any) -> np.ndarray:
         """Codes of a sequence of distinct values, registering new ones."""
-        return np.fromiter(
+        size = len(self._codes)
+        codes = np.fromiter(
             (self._codes.setdefault(v, len(self._codes)) for v in values),
             dtype=np.int64,
             count=len(values),
         )
+        if len(self._codes) != size:
+            self._lookup = None
+        return codes
 
     def encode(self, values: np.ndarray) -> np.ndarray:
         """Codes of every entry of a 1-D array."""
+        if self._lookup is not None and values.dtype.kind == "f":
+            known, codes = self._lookup
+            position = np.minimum(np.searchsorted(known, values), known.size - 1)
+            if np.array_equal(known[position], values):
+                return codes[position]
         uniques, inverse = unique_inverse(values)
-        return self.codes_of(uniques.tolist())[inverse]
+        encoded = self.codes_of(uniques.tolist())[inverse]
+        if self._lookup is None and values.dtype.kind == "f":
+            known = np.asarray(list(self._codes), dtype=np.float64)
+            order = np.argsort(known)
+            self._lookup = known[order], np.asarray(list(self._codes.values()))[order]
+        return encoded
 
     def encode_rows(self, codes: np.ndarray) -> np.ndarray:
         """Codes of the rows of an ``(n, q)`` non-negative integer array (one per combination)."""
@@ -87,6 +104,9 @@ class LevelEncoder:
         self._numeric = [LevelRegistry() for _ in numeric_columns]
         self._nominal = [LevelRegistry() for _ in range(n_nominal)]
         self._combinations = LevelRegistry()
+        # combination code of every mixed-radix key of known column codes (-1: not seen yet),
+        # with the radices it was built for
+        self._table: tuple[tuple[int, ...], np.ndarray] | None = None
 
     @property
     def n_combinations(self) -> int:
@@ -113,7 +133,14 @@ class LevelEncoder:
             columns.append(registry.codes_of(levels[j].tolist())[codes[:, j]])
         if not columns:
             return np.zeros(n, dtype=np.int64)
-        return self._combinations.encode_rows(np.stack(columns, axis=1))
+        radices = tuple(len(r) for r in self._numeric + self._nominal)
+        if self._table is not None and self._table[0] == radices:
+            combined = self._table[1][np.ravel_multi_index(tuple(columns), radices)]
+            if combined.min() >= 0:
+                return combined
+        codes = self._combinations.encode_rows(np.stack(columns, axis=1))
+        self._table = _combination_table(self._combinations, radices)
+        return codes
 
     def translate(self, other: LevelEncoder, codes: np.ndarray) -> np.ndarray:
         """This encoder's codes of ``other``'s combination ``codes``, registering new levels.
@@ -134,13 +161,15 @@ class LevelEncoder:
         ]
         return self._combinations.codes_of([tuple(r) for r in np.stack(columns, 1).tolist()])
 
-    def level_kernel(self) -> np.ndarray:
-        """Kernel matrix between the level combinations seen so far."""
+    def level_kernel(self, combinations: np.ndarray | None = None) -> np.ndarray:
+        """Kernel matrix between the level ``combinations`` (codes; default: all seen so far)."""
         if self.is_trivial:
             return np.ones((1, 1))
         combos = np.asarray(self._combinations.values, dtype=np.int64).reshape(
             len(self._combinations), -1
         )
+        if combinations is not None:
+            combos = combos[combinations]
         kernel = np.ones((combos.shape[0], combos.shape[0]))
         for j, registry in enumerate(self._numeric):
             values = np.asarray(registry.values, dtype=np.float64)[combos[:, j]]
@@ -149,3 +178,19 @@ class LevelEncoder:
             column = combos[:, len(self._numeric) + j]
             kernel *= column[:, None] == column[None, :]
         return kernel
+
+
+#: Largest number of mixed-radix keys :class:`LevelEncoder` keeps a lookup table for.
+_TABLE_SIZE = 2**16
+
+
+def _combination_table(
+    combinations: LevelRegistry, radices: tuple[int, ...]
+) -> tuple[tuple[int, ...], np.ndarray] | None:
+    """The code of every combination of column codes, by mixed-radix key (-1 if unseen)."""
+    if int(np.prod(radices)) > _TABLE_SIZE:
+        return None
+    table = np.full(int(np.prod(radices)), -1, dtype=np.int64)
+    seen = np.asarray(combinations.values, dtype=np.int64).reshape(len(combinations), -1)
+    table[np.ravel_multi_index(tuple(seen.T), radices)] = np.arange(len(combinations))
+    return radices, table

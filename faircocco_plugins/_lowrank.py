@@ -36,7 +36,7 @@ from ._backend import (
     trace_of_product,
 )
 from ._kernels import KernelInput, gaussian, to_host
-from ._levels import LevelEncoder, LevelRegistry, level_columns
+from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
 from ._terms import StrataBlocks, Terms, expected_permuted_trace
 
@@ -83,6 +83,10 @@ def incomplete_cholesky(
     return np.asarray(chosen, dtype=np.int64), rows[: len(chosen)].T
 
 
+#: Level-combination sets whose kernel factor :meth:`FeatureMap.level_rows` remembers.
+_LEVEL_ROOTS_KEPT = 256
+
+
 class FeatureMap:
     """The feature map of one variable: fitted on the first chunk, then applied to every chunk."""
 
@@ -95,6 +99,9 @@ class FeatureMap:
         self.rank = rank
         self.max_width = max_width
         self._landmarks: Any = None
+        # factors of the kernel between the level combinations of recent batches: a
+        # combination's level values never change, so the factor of a set of them is reusable
+        self._level_roots: dict[bytes, np.ndarray] = {}
 
     def fit_transform(self, first: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
         """Fit levels and pivots on ``first``; return its codes and factor rows."""
@@ -171,15 +178,34 @@ class FeatureMap:
 
     def level_factor(self) -> np.ndarray:
         """``W`` with ``W Wᵀ`` the kernel between the level combinations seen (no gradient)."""
-        values, vectors = np.linalg.eigh(self.levels.level_kernel())
-        keep = values > 1e-12 * values.max()
-        return vectors[:, keep] * np.sqrt(values[keep])
+        return _psd_square_root(self.levels.level_kernel())
+
+    def level_rows(self, codes: np.ndarray) -> np.ndarray:
+        """Rows ``W[g_i]`` of a factor of the kernel between the combinations in ``codes`` only.
+
+        Later chunks may have seen more combinations than one batch holds; factoring only those
+        present keeps the rows no wider than the batch's distinct combinations.
+        """
+        present, inverse = unique_inverse(codes)
+        key = present.tobytes()
+        if key not in self._level_roots:
+            if len(self._level_roots) >= _LEVEL_ROOTS_KEPT:
+                self._level_roots.clear()
+            self._level_roots[key] = _psd_square_root(self.levels.level_kernel(present))
+        return self._level_roots[key][inverse]
 
     def _select(self, z: Any) -> Any:
         if len(self._continuous) == z.shape[1]:
             return z
         xp = array_api_compat.array_namespace(z)
         return xp.take(z, xp.asarray(self._continuous, device=array_api_compat.device(z)), axis=1)
+
+
+def _psd_square_root(kernel: np.ndarray) -> np.ndarray:
+    """``W`` with ``W Wᵀ = kernel``, keeping the numerically non-zero eigenvalues."""
+    values, vectors = np.linalg.eigh(kernel)
+    keep = values > 1e-12 * values.max()
+    return vectors[:, keep] * np.sqrt(values[keep])
 
 
 class StratumMoments(NamedTuple):
@@ -304,8 +330,8 @@ class GroupedMoments:
         ``roles`` (the in-memory inputs) enable :meth:`LowRankFit.permuted_statistic`.
         """
         self._in_memory = roles
-        sums, grams = self.expanded(like)
-        return LowRankFit(sums, grams, self.n, eps, like, lambda: self)
+        means, grams = centre_moments(*self.expanded(like), self.n)
+        return LowRankFit(means, grams, self.n, eps, like, lambda: self)
 
     def stratum_moments(self) -> Iterator[StratumMoments]:
         """Uncentred host sums and cross-Grams of the rows of each stratum."""
@@ -390,19 +416,30 @@ class GroupedMoments:
         return sum(self._groups[g].count for g in groups)
 
 
+def centre_moments(
+    sums: dict[str, Any], grams: dict[tuple[str, str], Any], n: int
+) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """Feature means and centred cross-Grams from uncentred sums and Grams of ``n`` rows."""
+    means = {role: s / n for role, s in sums.items()}
+    centred = {
+        (x, y): g - n * (means[x][:, None] * means[y][None, :]) for (x, y), g in grams.items()
+    }
+    return means, centred
+
+
 class LowRankFit:
     """Low-rank operators of one notion, with its :class:`Terms`."""
 
     def __init__(
         self,
-        sums: dict[str, Any],
-        grams: dict[tuple[str, str], Any],
+        means: dict[str, Any],
+        centred: dict[tuple[str, str], Any],
         n: int,
         eps: float,
         like: Any,
         source: Callable[[], MomentSource],
     ) -> None:
-        """Centre the uncentred feature ``sums`` and cross-``grams`` of ``n`` rows and solve.
+        """Solve from the feature ``means`` and centred cross-Grams of ``n`` rows.
 
         ``source`` gives per-stratum moments and, in memory, feature rows; it is called on first
         use (only the permutation null and the permutation test need it).
@@ -410,11 +447,7 @@ class LowRankFit:
         self._source_of = source
         self._features: dict[str, np.ndarray] | None = None
         self.shift = eps * n
-        self._means = {role: s / n for role, s in sums.items()}
-        centred = {
-            (x, y): g - n * (self._means[x][:, None] * self._means[y][None, :])
-            for (x, y), g in grams.items()
-        }
+        self._means = means
         self._grams = centred
         solvers = self._solvers(centred)
         self.terms = Terms(

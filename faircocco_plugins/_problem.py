@@ -143,21 +143,12 @@ class Problem:
     def scalings(self) -> dict[str, Scaling]:
         """Bandwidths of each variable, by the median heuristic on a seeded row sample."""
         rows = bandwidth_rows(self.n, self.options.random_state)
-        joint = self.options.attribute_kernel == "joint"
-        bandwidth = self.options.bandwidth
-        scalings = {
-            "pred": Scaling.fit(
-                self.pred, shared=True, onehot_nominal=False, bandwidth=bandwidth, rows=rows
-            ),
-            "sensitive": Scaling.fit(
-                self.sensitive, shared=joint, onehot_nominal=joint, bandwidth=bandwidth, rows=rows
-            ),
+        variables = {"pred": self.pred, "sensitive": self.sensitive, "truth": self.truth}
+        return {
+            name: fit_scaling(name, variable, self.options, rows)
+            for name, variable in variables.items()
+            if variable is not None
         }
-        if self.truth is not None:
-            scalings["truth"] = Scaling.fit(
-                self.truth, shared=True, onehot_nominal=False, bandwidth=bandwidth, rows=rows
-            )
-        return scalings
 
     def method(self) -> str:
         if self.options.method != "auto":
@@ -187,19 +178,54 @@ class Problem:
         return moments.fit(self.options.eps, self.like, roles)
 
 
+def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:
+    """The bandwidths of variable ``name`` ("pred", "sensitive" or "truth") on ``rows``.
+
+    Predictions and outcomes get one Gaussian on their vector; sensitive attributes one
+    Gaussian per column and delta kernels (product), or the paper's single Gaussian on the
+    vector with nominal columns one-hot (joint).
+    """
+    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    return Scaling.fit(
+        variable,
+        shared=name != "sensitive" or joint,
+        onehot_nominal=joint,
+        bandwidth=options.bandwidth,
+        rows=rows,
+    )
+
+
 def problem_roles(
     notion: str, variables: Problem, scalings: dict[str, Scaling]
 ) -> dict[str, KernelInput]:
     """The kernel inputs ``u``, ``e`` and (EO/CAL) ``c`` of a notion."""
-    pred = scalings["pred"].apply(variables.pred)
-    sensitive = scalings["sensitive"].apply(variables.sensitive)
+    truth = None
+    if notion != "dp":
+        assert variables.truth is not None
+        truth = scalings["truth"].apply(variables.truth)
+    return roles_of(
+        notion,
+        scalings["pred"].apply(variables.pred),
+        scalings["sensitive"].apply(variables.sensitive),
+        truth,
+    )
+
+
+def roles_of(
+    notion: str, pred: KernelInput | None, sensitive: KernelInput, truth: KernelInput | None
+) -> dict[str, KernelInput]:
+    """The roles of the notion table above; a role whose variable is ``None`` is left out."""
     if notion == "dp":
-        return {"u": pred, "e": sensitive}
-    assert variables.truth is not None
-    truth = scalings["truth"].apply(variables.truth)
-    if notion == "eo":
-        return {"u": pred, "e": concat_inputs(sensitive, truth), "c": truth}
-    return {"u": truth, "e": concat_inputs(sensitive, pred), "c": pred}
+        table = {"u": pred, "e": sensitive}
+    else:
+        assert truth is not None
+        measured, given = (pred, truth) if notion == "eo" else (truth, pred)
+        table = {
+            "u": measured,
+            "e": None if given is None else concat_inputs(sensitive, given),
+            "c": given,
+        }
+    return {role: k for role, k in table.items() if k is not None}
 
 
 def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:

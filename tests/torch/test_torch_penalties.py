@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+nn = torch.nn
 pytest.importorskip("sklearn")
 faircocco_torch = pytest.importorskip("faircocco_torch")
 
-from faircocco_plugins import faircocco_statistic  # noqa: E402
+from faircocco_plugins import BatchStatistic, faircocco_statistic  # noqa: E402
 from faircocco_torch import (  # noqa: E402
     CovariancePenalty,
     FACLPenalty,
@@ -22,6 +23,7 @@ from faircocco_torch import (  # noqa: E402
     HSICPenalty,
     LinearLossPenalty,
     SensitiveEncoder,
+    fit_fair,
 )
 
 PENALTIES = [
@@ -160,8 +162,51 @@ def test_faircocco_penalty_is_lam_times_the_core_statistic() -> None:
     p = torch.sigmoid(batch["logits"])
     sensitive = torch.stack([batch["sex"], batch["age"]], dim=1)
     value = FairCOCCOPenalty(notion="eo", lam=2.5)(p, sensitive, batch["y"])
-    expected = faircocco_statistic(p, sensitive, y_true=batch["y"], notion="eo")
+    # on the batch that fits the attribute and outcome kernels, the batch path is the
+    # core's low-rank statistic
+    expected = faircocco_statistic(p, sensitive, y_true=batch["y"], notion="eo", method="lowrank")
     assert value.item() == pytest.approx(2.5 * expected.item(), rel=1e-6)
+
+
+def test_faircocco_penalty_keeps_the_kernels_fitted_on_training_data() -> None:
+    train, batch = _batch(seed=1, n=1000), _batch(seed=2)
+    sensitive = torch.stack([train["sex"], train["age"]], dim=1)
+    penalty = FairCOCCOPenalty(notion="eo").fit(sensitive, train["y"])
+    p = torch.sigmoid(batch["logits"])
+    batch_sensitive = torch.stack([batch["sex"], batch["age"]], dim=1)
+    value = penalty.statistic(p, batch_sensitive, batch["y"])
+    fitted = BatchStatistic(notion="eo").fit(sensitive.double(), train["y"].double())
+    # the penalty unit-scales the predictions first, which the median heuristic ignores
+    assert value.item() == pytest.approx(fitted(p, batch_sensitive, batch["y"]).item(), rel=1e-5)
+    unfitted = FairCOCCOPenalty(notion="eo").statistic(p, batch_sensitive, batch["y"])
+    assert abs(unfitted.item() - value.item()) > 1e-4 * value.item()
+
+
+def test_faircocco_penalty_rejects_a_class_it_was_not_fitted_with() -> None:
+    penalty = FairCOCCOPenalty(notion="eo").fit(torch.rand(50, 1), torch.arange(50) % 2)
+    with pytest.raises(ValueError, match="class 2"):
+        penalty(torch.rand(20), torch.rand(20, 1), torch.arange(20) % 3)
+
+
+def test_fit_fair_fits_the_penalty_on_the_training_set() -> None:
+    train = _batch(seed=3, n=300)
+    x = torch.stack([train["sex"], train["age"]], dim=1)
+    penalty = FairCOCCOPenalty(notion="eo")
+    fit_fair(
+        nn.Linear(2, 1),
+        (x, train["y"][:, None], train["sex"][:, None]),
+        loss=nn.BCEWithLogitsLoss(),
+        penalty=penalty,
+        epochs=1,
+        batch_size=64,
+        penalty_input=torch.sigmoid,
+        random_state=0,
+        progress=False,
+    )
+    reference = FairCOCCOPenalty(notion="eo").fit(train["sex"][:, None], train["y"][:, None])
+    p = torch.rand(64)
+    args = (train["sex"][:64, None], train["y"][:64, None])
+    assert penalty.statistic(p, *args).item() == reference.statistic(p, *args).item()
 
 
 def test_faircocco_penalty_on_logits_and_on_probabilities() -> None:

@@ -104,6 +104,27 @@ class FairnessPenalty(nn.Module):
         self.schema = schema
         return self
 
+    def fit(self, sensitive: Any, y_true: Any = None) -> FairnessPenalty:
+        """Fit what the penalty learns from the training data; returns ``self``.
+
+        :func:`fit_fair` calls it with the whole training set before the first epoch. The
+        baseline penalties learn nothing; :class:`FairCOCCOPenalty` fits the kernels of the
+        sensitive attributes and outcomes here.
+
+        Parameters
+        ----------
+        sensitive : torch.Tensor or numpy.ndarray of shape (n,) or (n, d)
+            The training set's sensitive attributes, encoded as for :meth:`forward`.
+        y_true : torch.Tensor, optional
+            The training outcomes; required for ``notion="eo"`` and ``"cal"``.
+
+        Returns
+        -------
+        FairnessPenalty
+            ``self``.
+        """
+        return self
+
     def forward(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
         """``lam`` times :meth:`statistic`, a 0-d tensor differentiable in ``y_pred``.
 

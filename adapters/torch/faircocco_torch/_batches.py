@@ -53,6 +53,12 @@ class TripleBatches:
         n = len(self._dataset)  # type: ignore[arg-type]
         return -(-n // self.batch_size)
 
+    def sensitive_and_outcomes(self) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """The sensitive attributes and outcomes of every row, for tensor data (else None)."""
+        if self._tensors is None:
+            return None
+        return self._tensors[2], self._tensors[1]
+
     def __iter__(self) -> Iterator[Triple]:
         if self._tensors is not None:
             yield from self._slices(self._tensors)

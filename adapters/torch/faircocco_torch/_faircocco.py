@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from faircocco_plugins import faircocco_statistic
+from faircocco_plugins import BatchStatistic, faircocco_statistic
 
 from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
@@ -19,10 +19,14 @@ class FairCOCCOPenalty(FairnessPenalty):
     ``I_F`` is the unnormalised FairCOCCO statistic of the batch: the squared Hilbert–Schmidt
     norm of the normalised (conditional) cross-covariance operator between the predictions and
     the sensitive attributes (given the true outcome for EO; with the roles of predictions and
-    outcomes swapped for CAL). It is computed by :func:`faircocco_plugins.faircocco_statistic`,
-    which runs in torch on the tensors' device and is differentiable in ``y_pred``; bandwidths
-    and low-rank pivots are chosen on detached values. All attributes are measured jointly, so
-    dependence on their combination counts.
+    outcomes swapped for CAL). For DP and EO it is computed by
+    :class:`faircocco_plugins.BatchStatistic`: the kernels of the attributes and outcomes
+    (bandwidths, level sets, pivots) are fitted once, by :meth:`fit` on the training data or on
+    the first batch, and only the predictions' kernel is refitted per batch. For CAL, or with
+    ``method="exact"``, :func:`faircocco_plugins.faircocco_statistic` refits every kernel per
+    batch. Either way it runs in torch on the tensors' device and is differentiable in
+    ``y_pred``; bandwidths and pivots are chosen on detached values. All attributes are
+    measured jointly, so dependence on their combination counts.
 
     **Probabilities or logits.** The paper applies the penalty to predicted probabilities. The
     statistic depends on the predictions only through Gaussian kernels whose bandwidth is the
@@ -46,7 +50,9 @@ class FairCOCCOPenalty(FairnessPenalty):
     lam : float
         The trade-off weight ``λ``; the paper selects it from {0.5, 1, 2, 5}.
     method : {"auto", "exact", "lowrank"}
-        Estimator of the core package; ``auto`` is exact below 128 rows and low-rank from 128.
+        ``auto`` and ``lowrank``: the low-rank statistic with the attribute and outcome kernels
+        fitted once (DP, EO; CAL refits per batch, exact below 128 rows); ``exact``: the exact
+        estimator, every kernel refitted per batch.
     rank : int, optional
         Cap on the rank of each continuous low-rank factor.
     eps : float
@@ -113,6 +119,15 @@ class FairCOCCOPenalty(FairnessPenalty):
         self.eps = eps
         self.attribute_kernel = attribute_kernel
         self.bandwidth = bandwidth
+        #: attribute and outcome kernels fitted once (DP and EO); CAL and ``method="exact"``
+        #: refit every kernel on every batch
+        self._batches: BatchStatistic | None = None
+        if notion != "cal" and method != "exact":
+            self._batches = BatchStatistic(
+                notion, rank=rank, eps=eps, attribute_kernel=attribute_kernel, bandwidth=bandwidth
+            )
+        #: class labels of integer outcomes, fitted with the kernels
+        self._classes: torch.Tensor | None = None
         # the core validates these; fail at construction rather than at the first batch
         faircocco_statistic(
             torch.tensor([0.0, 1.0]),
@@ -125,6 +140,42 @@ class FairCOCCOPenalty(FairnessPenalty):
             attribute_kernel=attribute_kernel,
             bandwidth=bandwidth,
         )
+
+    def fit(self, sensitive: Any, y_true: Any = None) -> FairCOCCOPenalty:
+        """Fit the kernels of the sensitive attributes and outcomes on the training data.
+
+        Bandwidths, level sets and low-rank pivots of the attributes (and, for EO, of the
+        outcomes and their classes) then stay fixed across batches; only the predictions'
+        kernel is refitted per batch. Without ``fit``, the first batch fits them. Under CAL or
+        ``method="exact"`` every kernel is refitted per batch and ``fit`` only checks the data.
+
+        Parameters
+        ----------
+        sensitive : torch.Tensor or numpy.ndarray of shape (n,) or (n, d)
+            The training set's encoded sensitive attributes.
+        y_true : torch.Tensor, optional
+            The training outcomes; required for EO and CAL.
+
+        Returns
+        -------
+        FairCOCCOPenalty
+            ``self``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from faircocco_torch import FairCOCCOPenalty
+        >>> sex = torch.randint(0, 2, (1000, 1)).float()
+        >>> y = torch.randint(0, 2, (1000,)).float()
+        >>> penalty = FairCOCCOPenalty(notion="eo").fit(sex, y)
+        """
+        like = torch.zeros(len(sensitive), 1)
+        batch = self._batch(like, sensitive, y_true)
+        self._classes = None
+        truth = None if batch.truth is None else self._outcome(batch.truth)
+        if self._batches is not None:
+            self._batches.fit(batch.sensitive, truth)
+        return self
 
     def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
         """The batch statistic ``I_F`` (without ``λ``).
@@ -159,10 +210,13 @@ class FairCOCCOPenalty(FairnessPenalty):
         if self.bandwidth == "median":
             pred = _unit_scale(pred)
         pred = pred[:, 0] if pred.shape[1] == 1 else pred
+        truth = None if batch.truth is None else self._outcome(batch.truth)
+        if self._batches is not None:
+            return self._batches(pred, batch.sensitive, truth).to(batch.pred.dtype)
         value = faircocco_statistic(
             pred,
             batch.sensitive,
-            y_true=None if batch.truth is None else _core_outcome(batch.truth),
+            y_true=truth,
             notion=self.notion,
             method=self.method,
             rank=self.rank,
@@ -175,16 +229,28 @@ class FairCOCCOPenalty(FairnessPenalty):
     def extra_repr(self) -> str:
         return f"notion={self.notion!r}, lam={self.lam}, method={self.method!r}"
 
+    def _outcome(self, truth: torch.Tensor) -> torch.Tensor:
+        """Class labels become bool indicators (delta kernels); numbers are passed as they are.
 
-def _core_outcome(truth: torch.Tensor) -> torch.Tensor:
-    """Class labels become bool indicators (delta kernels); numbers are passed as they are."""
-    if truth.is_floating_point() or truth.dtype == torch.bool:
-        return truth
-    labels = truth.reshape(-1)
-    levels = torch.unique(labels)
-    if levels.numel() <= 2:
-        return labels == levels[-1]
-    return labels[:, None] == levels[None, :]
+        The classes are fitted with the kernels (by :meth:`fit` or the first batch), so every
+        batch encodes a label the same way.
+        """
+        if truth.is_floating_point() or truth.dtype == torch.bool:
+            return truth
+        labels = truth.reshape(-1)
+        if self._classes is None or self._batches is None:
+            self._classes = torch.unique(labels)
+        classes = self._classes.to(labels.device)
+        known = torch.isin(labels, classes)
+        if not bool(known.all()):
+            raise ValueError(
+                f"y_true has class {labels[~known][0].item()} that the penalty's kernels were "
+                f"not fitted with (classes {classes.tolist()}); call penalty.fit(sensitive, "
+                "y_true) on the training data."
+            )
+        if classes.numel() <= 2:
+            return labels == classes[-1]
+        return labels[:, None] == classes[None, :]
 
 
 def _unit_scale(pred: torch.Tensor) -> torch.Tensor:

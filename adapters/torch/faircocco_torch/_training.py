@@ -123,6 +123,8 @@ def fit_fair(
         ``loss(output, y)``, a scalar tensor (e.g. ``nn.BCEWithLogitsLoss()``).
     penalty : nn.Module or callable, or None
         ``penalty(y_pred, sensitive, y_true)``, a scalar tensor; ``None`` trains without one.
+        A penalty of this package is first fitted on the training set's sensitive attributes
+        and outcomes (:meth:`FairnessPenalty.fit`) when ``train_data`` is a tensor triple.
     optimizer : torch.optim.Optimizer or callable, optional
         An optimiser over ``model``'s parameters, or a factory ``params -> optimiser``; default
         Adam with learning rate 1e-3.
@@ -218,6 +220,9 @@ def fit_fair(
             val = TripleBatches(
                 val_data, batch_size, shuffle=False, generator=None, argument="val_data"
             )
+        whole = train.sensitive_and_outcomes()
+        if isinstance(penalty, FairnessPenalty) and whole is not None:
+            penalty.fit(*whole)
         optim = _optimizer(optimizer, model)
         history = FitHistory()
         best_score = math.inf

@@ -1,0 +1,115 @@
+"""BatchStatistic: the training-batch statistic with attribute and outcome kernels fitted once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import pdist
+
+from faircocco_plugins import BatchStatistic, faircocco_statistic
+
+torch = pytest.importorskip("torch")
+
+
+def _batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
+    sex = rng.integers(0, 2, n)
+    race = rng.choice(["a", "b", "c"], n)
+    age = rng.normal(40, 12, n)
+    y = rng.integers(0, 2, n)
+    pred = 0.8 * sex + 0.3 * y + 0.01 * age + rng.normal(size=n)
+    return pred, pd.DataFrame({"sex": sex.astype(float), "race": race, "age": age}), y
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+@pytest.mark.parametrize("columns", [["sex"], ["sex", "race", "age"]])
+@pytest.mark.parametrize("kernel", ["product", "joint"])
+def test_value_on_the_fitting_batch_equals_the_lowrank_statistic(notion, columns, kernel):
+    pred, sensitive, y = _batch(np.random.default_rng(0), 300)
+    statistic = BatchStatistic(notion=notion, attribute_kernel=kernel)
+    value = statistic(pred, sensitive[columns], y)
+    expected = faircocco_statistic(
+        pred, sensitive[columns], y_true=y, notion=notion, method="lowrank", attribute_kernel=kernel
+    )
+    assert value == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_gradient_equals_that_of_the_general_lowrank_path(notion):
+    rng = np.random.default_rng(1)
+    n = 256
+    sensitive = torch.as_tensor(np.stack([rng.integers(0, 2, n), rng.normal(size=n)], 1))
+    y = torch.as_tensor(rng.integers(0, 2, n).astype(float))
+    logits = torch.tensor(rng.normal(size=n) + sensitive[:, 0].numpy(), requires_grad=True)
+    fast = BatchStatistic(notion=notion)(torch.sigmoid(logits), sensitive, y)
+    (fast_grad,) = torch.autograd.grad(fast, logits)
+    slow = faircocco_statistic(
+        torch.sigmoid(logits), sensitive, y_true=y, notion=notion, method="lowrank"
+    )
+    (slow_grad,) = torch.autograd.grad(slow, logits)
+    assert float(fast) == pytest.approx(float(slow), rel=1e-9)
+    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-12)
+    assert bool(torch.isfinite(fast_grad).all())
+
+
+def test_later_batches_use_the_attribute_kernels_fitted_on_training_data():
+    rng = np.random.default_rng(2)
+    _, train_s, train_y = _batch(rng, 1000)  # 1000 rows: the median heuristic uses them all
+    statistic = BatchStatistic(notion="eo").fit(train_s, train_y)
+    pred, sensitive, y = _batch(rng, 200)
+    value = statistic(pred, sensitive, y)
+    # the same kernels by hand: age at the training median distance, the predictions at the
+    # batch's; 0/1 columns have bandwidth 1 either way (the gap between their values)
+    scaled = sensitive.assign(age=sensitive["age"] / np.median(pdist(train_s[["age"]])))
+    expected = faircocco_statistic(
+        pred / np.median(pdist(pred[:, None])),
+        scaled,
+        y_true=y,
+        notion="eo",
+        method="exact",
+        bandwidth=1.0,
+    )
+    assert value == pytest.approx(expected, rel=1e-4)
+    own = BatchStatistic(notion="eo")(pred, sensitive, y)
+    assert abs(own - value) > 1e-3 * value  # the batch's own age bandwidth gives another value
+
+
+def test_a_level_unseen_when_fitting_is_added_exactly():
+    rng = np.random.default_rng(3)
+    pred, sensitive, _ = _batch(rng, 400)
+    seen = sensitive["race"] != "c"
+    statistic = BatchStatistic(notion="dp").fit(sensitive.loc[seen, ["race"]])
+    value = statistic(pred, sensitive[["race"]])
+    expected = faircocco_statistic(pred, sensitive[["race"]], method="lowrank")
+    # a delta kernel needs no bandwidth, so the new level changes nothing but the level set
+    assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_constant_attributes_in_a_batch_give_zero_with_zero_gradient():
+    statistic = BatchStatistic(notion="eo").fit(np.array([0.0, 1.0] * 50), np.arange(100) % 3)
+    pred = torch.linspace(0, 1, 64, requires_grad=True)
+    value = statistic(pred, torch.zeros(64), torch.arange(64) % 3)
+    (grad,) = torch.autograd.grad(value, pred)
+    assert float(value.detach()) == 0.0
+    assert bool((grad == 0).all())
+
+
+def test_constant_predictions_give_zero():
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 2, 128)
+    assert BatchStatistic(notion="dp")(np.ones(128), a) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_bad_arguments_raise_clear_errors():
+    with pytest.raises(ValueError, match="calibration"):
+        BatchStatistic(notion="cal")
+    with pytest.raises(ValueError, match="notion"):
+        BatchStatistic(notion="xx")
+    with pytest.raises(ValueError, match="y_true is required"):
+        BatchStatistic(notion="eo").fit(np.zeros(10))
+    with pytest.raises(TypeError, match="y_pred must be numeric"):
+        BatchStatistic(notion="dp")(np.array(["a", "b"] * 5), np.arange(10.0))
+    with pytest.raises(ValueError, match="NaN"):
+        BatchStatistic(notion="dp")(np.array([np.nan, 1.0, 2.0]), np.arange(3.0))
+    with pytest.raises(ValueError, match=r"same length|rows"):
+        BatchStatistic(notion="dp").fit(np.arange(5.0))(np.arange(4.0), np.arange(3.0))
