@@ -113,6 +113,7 @@ class BatchStatistic:
         return self
 
     def _fit_variables(self, sensitive: Variable, truth: Variable | None) -> None:
+        _check_joint(sensitive, self.options)
         rows = bandwidth_rows(sensitive.n, self.options.random_state)
         scalings = {"sensitive": fit_scaling("sensitive", sensitive, self.options, rows)}
         if truth is not None:
@@ -143,6 +144,7 @@ class BatchStatistic:
         if self._scalings is None:
             self._fit_variables(problem.sensitive, problem.truth)
         assert self._scalings is not None
+        _check_joint(problem.sensitive, self.options)
         if problem.sensitive.is_constant():
             fit = ConstantAttributesFit(problem.pred, problem.like, "lowrank")
             return _output(fit.terms.statistic, y_pred)
@@ -190,6 +192,17 @@ class BatchStatistic:
         }
         return roles_of(
             self.options.notion, None, kernel_inputs["sensitive"], kernel_inputs.get("truth")
+        )
+
+
+def _check_joint(sensitive: Variable, options: Options) -> None:
+    """The joint kernel one-hot encodes nominal columns with the levels of each batch, which
+    would give batches different layouts; numbers keep one layout."""
+    if options.attribute_kernel == "joint" and sensitive.codes is not None:
+        raise ValueError(
+            "attribute_kernel='joint' needs numeric sensitive features in BatchStatistic (one-hot "
+            f"encode {list(sensitive.nominal_names)} first, e.g. with SensitiveEncoder), or use "
+            "attribute_kernel='product'."
         )
 
 
