@@ -105,6 +105,12 @@ def take_rows(x: Any, index: np.ndarray) -> Any:
     return xp.take(x, xp.asarray(index, device=array_api_compat.device(x)), axis=0)
 
 
+def as_like(array: Any, like: Any) -> Any:
+    """``array`` in the namespace, dtype and device of ``like`` (a host array is copied there)."""
+    xp = array_api_compat.array_namespace(like)
+    return xp.asarray(array, dtype=like.dtype, device=array_api_compat.device(like))
+
+
 def eye_like(n: int, like: Any) -> Any:
     xp = array_api_compat.array_namespace(like)
     return xp.eye(n, dtype=like.dtype, device=array_api_compat.device(like))

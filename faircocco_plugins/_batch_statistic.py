@@ -4,8 +4,9 @@ A training penalty evaluates ``I_F`` on thousands of mini-batches. Only the pred
 from batch to batch; the sensitive attributes and the true outcomes are data. So their
 bandwidths, level sets and low-rank pivots are fitted once, on the training data (or on the first
 batch), and every batch only maps its rows through them. The predictions' bandwidth and pivots
-are refitted on every batch, because the model moves. The statistic is then the low-rank one of
-:mod:`._explicit`, with the graph holding only the predictions' factor.
+are refitted on every batch, because the model moves. The statistic is the low-rank one of
+:class:`._lowrank.LowRankFit`, rearranged so that the autograd graph holds only the predictions'
+kernel rows.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from ._api import _output
 from ._backend import (
     PsdSolver,
+    as_like,
     divide_by_lower_transposed,
     single_blas_thread,
     trace_of_product,
@@ -109,11 +111,11 @@ class BatchStatistic:
         sensitive = to_variable(sensitive_features, "sensitive_features", reference)
         truth = None if self.options.notion == "dp" else to_variable(y_true, "y_true", reference)
         check_lengths([v for v in (sensitive, truth) if v is not None])
+        _check_joint(sensitive, self.options)
         self._fit_variables(sensitive, truth)
         return self
 
     def _fit_variables(self, sensitive: Variable, truth: Variable | None) -> None:
-        _check_joint(sensitive, self.options)
         rows = bandwidth_rows(sensitive.n, self.options.random_state)
         scalings = {"sensitive": fit_scaling("sensitive", sensitive, self.options, rows)}
         if truth is not None:
@@ -141,10 +143,10 @@ class BatchStatistic:
                 "y_pred must be numeric (scores, probabilities or outputs) for BatchStatistic; "
                 "use faircocco_statistic for nominal predictions."
             )
+        _check_joint(problem.sensitive, self.options)
         if self._scalings is None:
             self._fit_variables(problem.sensitive, problem.truth)
         assert self._scalings is not None
-        _check_joint(problem.sensitive, self.options)
         if problem.sensitive.is_constant():
             fit = ConstantAttributesFit(problem.pred, problem.like, "lowrank")
             return _output(fit.terms.statistic, y_pred)
@@ -175,11 +177,7 @@ class BatchStatistic:
             c = centred["c"]
             e = e - c @ PsdSolver(c.T @ c + shift * np.eye(c.shape[1])).solve(c.T @ e)
         gram = centred["e"].T @ centred["e"] + shift * np.eye(e.shape[1])
-        side = divide_by_lower_transposed(e, np.linalg.cholesky(gram))
-        xp = array_api_compat.array_namespace(problem.like)
-        return xp.asarray(
-            side, dtype=problem.like.dtype, device=array_api_compat.device(problem.like)
-        )
+        return as_like(divide_by_lower_transposed(e, np.linalg.cholesky(gram)), problem.like)
 
     def _roles(
         self, sensitive: Variable, truth: Variable | None, scalings: dict[str, Scaling]

@@ -16,6 +16,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
+from ._backend import as_like
 from ._kernels import KernelInput, to_host
 from ._lowrank import FeatureMap, LowRankFit, StratumMoments
 from ._strata import Strata
@@ -50,25 +51,17 @@ class ExplicitRows:
         conditional: bool,
         rank: int | None,
         like: Any,
-        fitted: dict[str, FeatureMap] | None = None,
     ) -> None:
-        """Feature rows of ``roles``; a role in ``fitted`` is transformed by its fitted map."""
         self.n = next(iter(roles.values())).n
         self._roles = roles
         self._conditional = conditional
         self.rows: dict[str, Any] = {}
-        fitted = fitted or {}
         for role, k in roles.items():
             tracked = is_tracked(k)
             if not tracked and k.z is not None:
                 k = KernelInput(to_host(k.z), k.codes, k.levels)
-            target = like if tracked else np.zeros(())
-            if role in fitted:
-                feature_map = fitted[role]
-                codes, factor = feature_map.transform(k, target)
-            else:
-                feature_map = FeatureMap(rank, max_width=self.n)
-                codes, factor = feature_map.fit_transform(k, target)
+            feature_map = FeatureMap(rank, max_width=self.n)
+            codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
             level_rows = feature_map.level_rows(codes)
             if tracked:
                 xp = array_api_compat.array_namespace(like)
@@ -83,12 +76,11 @@ class ExplicitRows:
         tracked rows' centring and products enter the autograd graph.
         """
         xp = array_api_compat.array_namespace(like)
-        device = array_api_compat.device(like)
         means, centred = {}, {}
         for role, r in self.rows.items():
             if isinstance(r, np.ndarray):
                 mean = np.mean(r, axis=0)
-                means[role] = xp.asarray(mean, dtype=like.dtype, device=device)
+                means[role] = as_like(mean, like)
                 centred[role] = r - mean
             else:
                 means[role] = xp.mean(r, axis=0)
@@ -99,9 +91,9 @@ class ExplicitRows:
             for y in names[i:]:
                 a, b = centred[x], centred[y]
                 if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-                    gram = xp.asarray(a.T @ b, dtype=like.dtype, device=device)
+                    gram = as_like(a.T @ b, like)
                 else:
-                    a, b = (_on(v, like) for v in (a, b))
+                    a, b = (as_like(v, like) if isinstance(v, np.ndarray) else v for v in (a, b))
                     gram = xp.permute_dims(a, (1, 0)) @ b
                 grams[(x, y)] = gram
                 grams[(y, x)] = xp.permute_dims(gram, (1, 0))
@@ -126,14 +118,6 @@ class ExplicitRows:
 
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}
-
-
-def _on(rows: Any, like: Any) -> Any:
-    """``rows`` in the namespace and on the device of ``like`` (host rows are copied)."""
-    if not isinstance(rows, np.ndarray):
-        return rows
-    xp = array_api_compat.array_namespace(like)
-    return xp.asarray(rows, dtype=like.dtype, device=array_api_compat.device(like))
 
 
 def row_kronecker(level_rows: Any, factor: Any) -> Any:
