@@ -122,7 +122,50 @@ def trace_of_product(a: Any, b: Any) -> Any:
     return xp.sum(a * xp.permute_dims(b, (1, 0)))
 
 
+def host_function(
+    value_and_gradient: Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]], x: Any
+) -> Any:
+    """``f(x)`` computed on the host in float64, as a 0-d array of ``x``'s namespace.
+
+    ``value_and_gradient(host_x)`` returns ``f`` and a function giving ``∂f/∂x``. A torch ``x``
+    that requires gradients gets that gradient in its backward pass: one autograd node, where
+    recording every step of ``f`` would cost more than ``f`` itself at batch sizes.
+    """
+    xp = array_api_compat.array_namespace(x)
+    if not getattr(x, "requires_grad", False):
+        value, _ = value_and_gradient(to_host(x))
+        return xp.asarray(value, dtype=xp.float64, device=array_api_compat.device(x))
+    return _torch_host_function().apply(x, value_and_gradient)
+
+
+@cache
+def _torch_host_function() -> Any:
+    """The autograd node of :func:`host_function` (defined once; torch is imported lazily)."""
+    import torch
+    from torch.autograd.function import once_differentiable
+
+    class HostFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: torch.Tensor, value_and_gradient: Any) -> torch.Tensor:
+            value, ctx.gradient = value_and_gradient(to_host(x))
+            ctx.dtype = x.dtype
+            return torch.tensor(value, dtype=torch.float64, device=x.device)
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None]:
+            gradient = torch.as_tensor(ctx.gradient(), device=upstream.device)
+            return (upstream * gradient).to(ctx.dtype), None
+
+    return HostFunction
+
+
+def to_host(array: Any) -> np.ndarray:
+    """A detached float64 numpy copy (bandwidths and pivots never carry gradients)."""
+    if hasattr(array, "detach"):
+        array = array.detach()
+    return np.asarray(array_api_compat.to_device(array, "cpu"), dtype=np.float64)
+
+
 def as_numpy_scalar(value: Any) -> float:
-    if hasattr(value, "detach"):
-        value = value.detach()
-    return float(np.asarray(array_api_compat.to_device(value, "cpu")))
+    return float(to_host(value))

@@ -5,31 +5,27 @@ from batch to batch; the sensitive attributes and the true outcomes are data. So
 bandwidths, level sets and low-rank pivots are fitted once, on the training data (or on the first
 batch), and every batch only maps its rows through them. The predictions' bandwidth and pivots
 are refitted on every batch, because the model moves. The statistic is the low-rank one of
-:class:`._lowrank.LowRankFit`, rearranged so that the autograd graph holds only the predictions'
-kernel rows.
+:class:`._lowrank.LowRankFit`, rearranged so that only the predictions' kernel rows depend on the
+model, and computed on the host with its gradient in closed form: one autograd node per batch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
 from ._api import _output
-from ._backend import (
-    PsdSolver,
-    as_like,
-    divide_by_lower_transposed,
-    single_blas_thread,
-    trace_of_product,
-)
+from ._backend import PsdSolver, divide_by_lower_transposed, host_function, single_blas_thread
 from ._explicit import row_kronecker
 from ._inputs import Variable, check_lengths, is_array_api_obj, to_variable
 from ._kernels import KernelInput, Scaling, bandwidth_rows, gaussian, to_host
+from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
 from ._problem import Options, Problem, fit_scaling, roles_of
+from ._row_table import RowTable
 from ._terms import ConstantAttributesFit
 
 
@@ -89,6 +85,8 @@ class BatchStatistic:
             )
         self._scalings: dict[str, Scaling] | None = None
         self._maps: dict[str, FeatureMap] = {}
+        self._host_rows: HostRows
+        self._features: RowTable
 
     @property
     def is_fitted(self) -> bool:
@@ -126,6 +124,8 @@ class BatchStatistic:
                 maps[role] = FeatureMap(self.options.rank)
                 maps[role].fit_transform(k, np.zeros(()))
         self._scalings, self._maps = scalings, maps
+        self._host_rows = HostRows(sensitive, truth)
+        self._features = RowTable(self._feature_rows)
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
@@ -146,38 +146,47 @@ class BatchStatistic:
         _check_joint(problem.sensitive, self.options)
         if self._scalings is None:
             self._fit_variables(problem.sensitive, problem.truth)
-        assert self._scalings is not None
-        if problem.sensitive.is_constant():
+        rows = self._host_rows.rows(problem.sensitive, problem.truth)
+        if self._host_rows.sensitive_is_constant(rows):
             fit = ConstantAttributesFit(problem.pred, problem.like, "lowrank")
             return _output(fit.terms.statistic, y_pred)
-        rows = bandwidth_rows(problem.n, self.options.random_state)
-        z = fit_scaling("pred", problem.pred, self.options, rows).apply(problem.pred).z
+        bandwidth_sample = bandwidth_rows(problem.n, self.options.random_state)
+        z = fit_scaling("pred", problem.pred, self.options, bandwidth_sample).apply(problem.pred).z
         shift = self.options.eps * problem.n
         with single_blas_thread():
-            side = self._attribute_side(problem, shift)
+            side = self._attribute_side(rows, shift)
             pivots, _ = incomplete_cholesky(to_host(z), TOLERANCE, self.options.rank or MAX_RANK)
-        return _output(_tracked_statistic(z, pivots, side, shift), y_pred)
+            statistic = host_function(_statistic_of_predictions(pivots, side, shift), z)
+        return _output(statistic, y_pred)
 
-    def _attribute_side(self, problem: Problem, shift: float) -> Any:
-        """``F`` with ``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)``, in the namespace of ``y_pred``.
+    def _attribute_side(self, rows: np.ndarray, shift: float) -> np.ndarray:
+        """``F`` with ``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)`` for a batch's host ``rows``.
 
         ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps,
         ``A_e = (ĒᵀĒ + εN I)⁻¹`` and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: everything of the
         statistic that does not depend on the predictions, computed on the host.
         """
-        assert self._scalings is not None
-        roles = self._roles(problem.sensitive, problem.truth, self._scalings)
+        features = self._features(rows)
         centred = {}
-        for role, k in roles.items():
-            codes, factor = self._maps[role].transform(k, np.zeros(()))
-            features = row_kronecker(self._maps[role].level_rows(codes), factor)
-            centred[role] = features - np.mean(features, axis=0)
+        for role, feature_map in self._maps.items():
+            role_rows = row_kronecker(feature_map.level_rows(features[role]), features[f"{role}:"])
+            centred[role] = role_rows - np.mean(role_rows, axis=0)
         e = centred["e"]
         if "c" in centred:
             c = centred["c"]
             e = e - c @ PsdSolver(c.T @ c + shift * np.eye(c.shape[1])).solve(c.T @ e)
         gram = centred["e"].T @ centred["e"] + shift * np.eye(e.shape[1])
-        return as_like(divide_by_lower_transposed(e, np.linalg.cholesky(gram)), problem.like)
+        return divide_by_lower_transposed(e, np.linalg.cholesky(gram))
+
+    def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Level codes (``"e"``, ``"c"``) and continuous factor rows (``"e:"``, ``"c:"``) of
+        distinct host rows, under the fitted maps: what :class:`RowTable` remembers."""
+        assert self._scalings is not None
+        sensitive, truth = self._host_rows.variables(rows)
+        features = {}
+        for role, k in self._roles(sensitive, truth, self._scalings).items():
+            features[role], features[f"{role}:"] = self._maps[role].transform(k, np.zeros(()))
+        return features
 
     def _roles(
         self, sensitive: Variable, truth: Variable | None, scalings: dict[str, Scaling]
@@ -190,6 +199,78 @@ class BatchStatistic:
         }
         return roles_of(
             self.options.notion, None, kernel_inputs["sensitive"], kernel_inputs.get("truth")
+        )
+
+
+class HostRows:
+    """A batch's sensitive attributes and outcomes as one float64 host matrix, and back.
+
+    Nominal columns are stored as codes that stay the same across batches (level values are
+    registered as they appear), so equal rows of different batches are equal host rows.
+    """
+
+    def __init__(self, sensitive: Variable, truth: Variable | None) -> None:
+        self._templates = (sensitive, truth)
+        self._registries = tuple(
+            [] if v is None else [LevelRegistry() for _ in v.nominal_names] for v in self._templates
+        )
+        self._sensitive_width = len(sensitive.names)
+
+    def rows(self, sensitive: Variable, truth: Variable | None) -> np.ndarray:
+        """The ``(n, m)`` host matrix: each variable's numeric columns, then its codes."""
+        blocks = []
+        for variable, template, registries in zip(
+            (sensitive, truth), self._templates, self._registries, strict=True
+        ):
+            if variable is None or template is None:
+                continue
+            _check_layout(variable, template)
+            if variable.numeric is not None:
+                blocks.append(to_host(variable.numeric))
+            for j, registry in enumerate(registries):
+                assert variable.codes is not None
+                codes = registry.codes_of(variable.levels[j].tolist())[variable.codes[:, j]]
+                blocks.append(codes[:, None])
+        return np.concatenate(blocks, axis=1, dtype=np.float64)
+
+    def sensitive_is_constant(self, rows: np.ndarray) -> bool:
+        sensitive = rows[:, : self._sensitive_width]
+        return bool(np.all(sensitive == sensitive[:1]))
+
+    def variables(self, rows: np.ndarray) -> tuple[Variable, Variable | None]:
+        """The variables of host ``rows`` (the inverse of :meth:`rows`)."""
+        variables: list[Variable | None] = []
+        start = 0
+        for template, registries in zip(self._templates, self._registries, strict=True):
+            if template is None:
+                variables.append(None)
+                continue
+            p, q = len(template.numeric_names), len(template.nominal_names)
+            variables.append(
+                replace(
+                    template,
+                    numeric=rows[:, start : start + p] if p else None,
+                    codes=rows[:, start + p : start + p + q].astype(np.int64) if q else None,
+                    levels=tuple(np.asarray(registry.values) for registry in registries),
+                )
+            )
+            start += p + q
+        sensitive, truth = variables
+        assert sensitive is not None
+        return sensitive, truth
+
+
+def _check_layout(variable: Variable, fitted: Variable) -> None:
+    """A batch must have the numeric and nominal columns the kernels were fitted on."""
+    if (variable.numeric_names, variable.nominal_names) != (
+        fitted.numeric_names,
+        fitted.nominal_names,
+    ):
+        raise ValueError(
+            f"{variable.argument} has numeric columns {list(variable.numeric_names)} and nominal "
+            f"columns {list(variable.nominal_names)}, but the kernels were fitted on numeric "
+            f"{list(fitted.numeric_names)} and nominal {list(fitted.nominal_names)}; pass every "
+            "batch in the layout of the data given to fit."
         )
 
 
@@ -210,19 +291,48 @@ def _on_host(variable: Variable) -> Variable:
     return replace(variable, numeric=to_host(variable.numeric))
 
 
-def _tracked_statistic(z: Any, pivots: np.ndarray, side: Any, shift: float) -> Any:
-    """The low-rank statistic from the scaled predictions ``z`` and the attribute side ``F``.
+def _statistic_of_predictions(
+    pivots: np.ndarray, side: np.ndarray, shift: float
+) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
+    """The low-rank statistic as a function of the scaled predictions ``z``, with its gradient.
 
     With the Nyström factor ``Φ = K_zl L⁻ᵀ`` on the pivots' landmarks (``L Lᵀ = K_ll``) and
     ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`, with
-    ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``Tr[(KᵀK + εN K_ll)⁻¹ (KᵀF)(KᵀF)ᵀ]``: no triangular
-    solve of the factor, and only the predictions' kernel rows in the autograd graph.
+    ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF`` and
+    ``S = KᵀK + εN K_ll``: no triangular solve of the factor. With ``G = S⁻¹ X``,
+    ``∂T/∂K = 2 (F − K G) Gᵀ`` and ``∂T/∂K_ll = −εN G Gᵀ``; the centring and the Gaussian
+    kernel carry them to ``z`` (the landmarks are rows of ``z``).
     """
-    xp = array_api_compat.array_namespace(z)
-    landmarks = xp.take(z, xp.asarray(pivots, device=array_api_compat.device(z)), axis=0)
-    kernel = gaussian(z, landmarks)
-    kernel = kernel - xp.mean(kernel, axis=0)
-    kernel_t = xp.permute_dims(kernel, (1, 0))
-    cross = kernel_t @ side
-    solver = PsdSolver(kernel_t @ kernel + shift * gaussian(landmarks, landmarks))
-    return trace_of_product(solver.solve(cross), xp.permute_dims(cross, (1, 0)))
+
+    def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+        landmarks = z[pivots]
+        raw = gaussian(z, landmarks)
+        kernel = raw - np.mean(raw, axis=0)
+        cross = kernel.T @ side
+        landmark_kernel = gaussian(landmarks, landmarks)
+        solved = PsdSolver(kernel.T @ kernel + shift * landmark_kernel).solve(cross)
+
+        def gradient() -> np.ndarray:
+            d_kernel = 2.0 * (side - kernel @ solved) @ solved.T
+            d_kernel -= np.mean(d_kernel, axis=0)
+            d_landmark_kernel = -shift * (solved @ solved.T)
+            d_z, d_landmarks = _gaussian_gradients(d_kernel * raw, z, landmarks)
+            d_first, d_second = _gaussian_gradients(
+                d_landmark_kernel * landmark_kernel, landmarks, landmarks
+            )
+            d_z[pivots] += d_landmarks + d_first + d_second
+            return d_z
+
+        return float(np.sum(solved * cross)), gradient
+
+    return value_and_gradient
+
+
+def _gaussian_gradients(
+    weights: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gradients in ``a`` and ``b`` of ``Σ dK ∘ K`` for ``K = gaussian(a, b)``, given
+    ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
+    d_a = weights @ b - np.sum(weights, axis=1)[:, None] * a
+    d_b = weights.T @ a - np.sum(weights, axis=0)[:, None] * b
+    return d_a, d_b

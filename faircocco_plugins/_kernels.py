@@ -10,12 +10,14 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import array_api_compat
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from ._backend import to_host
 from ._inputs import Variable
 
 #: Rows sampled for the median heuristic.
@@ -73,6 +75,9 @@ def median_distance(sample: np.ndarray) -> float:
             return median
         nonzero = values > 0
         return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
+    median = _median_of_differences(np.sort(sample[:, 0])) if sample.shape[1] == 1 else None
+    if median is not None and median > 0:
+        return median
     distances = pdist(sample)
     median = _median(distances)
     if median > 0:
@@ -93,6 +98,55 @@ def _distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
     counts = np.diff(np.append(starts, values.size))
     return values[starts, None], counts
+
+
+#: Pairs sampled by :func:`_median_of_differences` to bracket the median.
+_PAIR_SAMPLE = 2048
+
+
+def _median_of_differences(x: np.ndarray) -> float | None:
+    """``np.median`` of ``x[j] − x[i]`` over ``i < j`` for sorted ``x``; None if unbracketed.
+
+    Each row of the differences of sorted values is sorted, so a seeded sample of pairs brackets
+    the median and only the differences inside the bracket (under a tenth) are formed. The
+    result is exact: the two middle order statistics are taken from the bracket only after
+    checking the largest difference left below it and the smallest left above it.
+    """
+    n = x.size
+    total = n * (n - 1) // 2
+    middle_low, middle_high = (total - 1) // 2, total // 2
+    first_of_pair, second_of_pair = _pair_sample(n)
+    size = first_of_pair.size
+    spread = 2.0 * np.sqrt(size)  # four binomial standard deviations of the rank
+    ranks = [max(int(size / 2 - spread), 0), min(int(size / 2 + spread), size - 1)]
+    low, high = np.partition(x[second_of_pair] - x[first_of_pair], ranks)[ranks]
+    rows = np.arange(n)
+    starts = np.maximum(np.searchsorted(x, x + low, side="left"), rows + 1)
+    stops = np.maximum(np.searchsorted(x, x + high, side="right"), starts)
+    below = int(np.sum(starts - rows - 1))
+    lengths = stops - starts
+    first, second = middle_low - below, middle_high - below
+    if first < 0 or second >= lengths.sum():
+        return None
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    columns = np.arange(offsets.size) + offsets
+    band = x[columns] - x[np.repeat(rows, lengths)]
+    part = np.partition(band, [first, second])
+    left = starts > rows + 1
+    right = stops < n
+    if (left.any() and np.max(x[starts[left] - 1] - x[left]) > part[first]) or (
+        right.any() and np.min(x[stops[right]] - x[right]) < part[second]
+    ):
+        return None
+    return float((part[first] + part[second]) / 2)
+
+
+@cache
+def _pair_sample(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded sample of index pairs ``i < j`` of ``n`` points, uniform over pairs."""
+    pairs = np.random.default_rng(0).integers(0, n, size=(_PAIR_SAMPLE, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    return np.min(pairs, axis=1), np.max(pairs, axis=1)
 
 
 def _median(values: np.ndarray) -> float:
@@ -235,10 +289,3 @@ def kernel_matrix(k: KernelInput, like: Any) -> Any:
         matrix = mask if matrix is None else matrix * mask
     assert matrix is not None
     return matrix
-
-
-def to_host(array: Any) -> np.ndarray:
-    """A detached float64 numpy copy (bandwidths and pivots never carry gradients)."""
-    if hasattr(array, "detach"):
-        array = array.detach()
-    return np.asarray(array_api_compat.to_device(array, "cpu"), dtype=np.float64)

@@ -52,7 +52,8 @@ def test_gradient_equals_that_of_the_general_lowrank_path(notion):
     )
     (slow_grad,) = torch.autograd.grad(slow, logits)
     assert float(fast) == pytest.approx(float(slow), rel=1e-9)
-    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-12)
+    # the closed-form gradient and autograd round differently through the ridge solves
+    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-8 * float(slow_grad.abs().max()))
     assert bool(torch.isfinite(fast_grad).all())
 
 

@@ -1,0 +1,84 @@
+"""Results computed once per distinct row of a host matrix, and found again by exact match.
+
+A training penalty sees the same attribute and outcome rows batch after batch, and once their
+kernels are fitted, a row's features depend on nothing else. A batch whose rows are all known is
+then resolved by one binary search per column and one table read, instead of being re-derived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+#: Most distinct rows a table holds, and most combinations of known column values it indexes
+#: (a dense slot array); past either, rows are computed per call (many continuous values).
+MAX_ROWS = 2**16
+MAX_KEYS = 2**20
+
+
+class RowTable:
+    """``compute(rows)`` remembered row by row.
+
+    ``compute`` maps an ``(k, m)`` float64 host array of rows to named arrays whose first axis
+    has ``k`` entries, one per row, and must treat each row independently of the others.
+    """
+
+    def __init__(self, compute: Callable[[np.ndarray], dict[str, np.ndarray]]) -> None:
+        self._compute = compute
+        self._rows: np.ndarray | None = None
+        self._results: dict[str, np.ndarray] = {}
+        # the known values of each column (sorted), and the table row of every mixed-radix
+        # combination of their positions (-1: not a known row)
+        self._values: list[np.ndarray] = []
+        self._slots = np.empty(0, dtype=np.int64)
+        self._full = False
+
+    def __call__(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The results of every row of ``rows``, an ``(n, m)`` float64 host array."""
+        slots = self._slots_of(rows)
+        if (slots < 0).any():
+            if not self._full:
+                self._add(rows[slots < 0])
+            if self._full:
+                return self._compute(rows)
+            slots = self._slots_of(rows)
+        return {name: result[slots] for name, result in self._results.items()}
+
+    def _slots_of(self, rows: np.ndarray) -> np.ndarray:
+        """The table row of each row of ``rows``, -1 where it is not known."""
+        if self._rows is None:
+            return np.full(rows.shape[0], -1, dtype=np.int64)
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        known = np.ones(rows.shape[0], dtype=bool)
+        for j, values in enumerate(self._values):
+            position = np.minimum(np.searchsorted(values, rows[:, j]), values.size - 1)
+            known &= values[position] == rows[:, j]
+            key = key * values.size + position
+        return np.where(known, self._slots[key], -1)
+
+    def _add(self, new: np.ndarray) -> None:
+        new = np.unique(new, axis=0)
+        size = 0 if self._rows is None else self._rows.shape[0]
+        if size + new.shape[0] > MAX_ROWS:
+            self._full = True
+            return
+        computed = self._compute(new)
+        if self._rows is None:
+            rows, results = new, computed
+        else:
+            rows = np.concatenate([self._rows, new])
+            results = {
+                name: np.concatenate([self._results[name], value])
+                for name, value in computed.items()
+            }
+        values = [np.unique(rows[:, j]) for j in range(rows.shape[1])]
+        if np.prod([float(v.size) for v in values]) > MAX_KEYS:
+            self._full = True
+            return
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        for j, column in enumerate(values):
+            key = key * column.size + np.searchsorted(column, rows[:, j])
+        slots = np.full(int(np.prod([v.size for v in values])), -1, dtype=np.int64)
+        slots[key] = np.arange(rows.shape[0])
+        self._rows, self._results, self._values, self._slots = rows, results, values, slots
