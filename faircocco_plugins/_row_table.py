@@ -59,26 +59,20 @@ class RowTable:
 
     def _add(self, new: np.ndarray) -> None:
         new = np.unique(new, axis=0)
-        size = 0 if self._rows is None else self._rows.shape[0]
-        if size + new.shape[0] > MAX_ROWS:
+        rows = new if self._rows is None else np.concatenate([self._rows, new])
+        values = [np.unique(rows[:, j]) for j in range(rows.shape[1])]
+        keys = np.prod([float(v.size) for v in values])
+        if rows.shape[0] > MAX_ROWS or keys > MAX_KEYS:
             self._full = True
             return
         computed = self._compute(new)
-        if self._rows is None:
-            rows, results = new, computed
-        else:
-            rows = np.concatenate([self._rows, new])
-            results = {
-                name: np.concatenate([self._results[name], value])
-                for name, value in computed.items()
-            }
-        values = [np.unique(rows[:, j]) for j in range(rows.shape[1])]
-        if np.prod([float(v.size) for v in values]) > MAX_KEYS:
-            self._full = True
-            return
+        results = {
+            name: value if self._rows is None else np.concatenate([self._results[name], value])
+            for name, value in computed.items()
+        }
         key = np.zeros(rows.shape[0], dtype=np.int64)
         for j, column in enumerate(values):
             key = key * column.size + np.searchsorted(column, rows[:, j])
-        slots = np.full(int(np.prod([v.size for v in values])), -1, dtype=np.int64)
+        slots = np.full(int(keys), -1, dtype=np.int64)
         slots[key] = np.arange(rows.shape[0])
         self._rows, self._results, self._values, self._slots = rows, results, values, slots

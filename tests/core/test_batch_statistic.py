@@ -120,3 +120,37 @@ def test_bad_arguments_raise_clear_errors():
         BatchStatistic(notion="dp")(np.array([np.nan, 1.0, 2.0]), np.arange(3.0))
     with pytest.raises(ValueError, match=r"same length|rows"):
         BatchStatistic(notion="dp").fit(np.arange(5.0))(np.arange(4.0), np.arange(3.0))
+
+
+def test_gradient_of_two_column_predictions_equals_that_of_the_general_path():
+    rng = np.random.default_rng(2)
+    n = 200
+    sensitive = torch.as_tensor(rng.integers(0, 3, n).astype(float))
+    y = torch.as_tensor(rng.integers(0, 2, n).astype(float))
+    scores = torch.tensor(rng.normal(size=(n, 2)) + sensitive[:, None].numpy(), requires_grad=True)
+    fast = BatchStatistic(notion="eo")(torch.softmax(scores, dim=1), sensitive, y)
+    (fast_grad,) = torch.autograd.grad(fast, scores)
+    slow = faircocco_statistic(
+        torch.softmax(scores, dim=1), sensitive, y_true=y, notion="eo", method="lowrank"
+    )
+    (slow_grad,) = torch.autograd.grad(slow, scores)
+    assert float(fast) == pytest.approx(float(slow), rel=1e-9)
+    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-8 * float(slow_grad.abs().max()))
+
+
+def test_float32_predictions_get_a_float32_value_and_gradient():
+    rng = np.random.default_rng(3)
+    sensitive = torch.as_tensor(rng.integers(0, 2, 128), dtype=torch.float32)
+    logits = torch.tensor(rng.normal(size=128), dtype=torch.float32, requires_grad=True)
+    value = BatchStatistic(notion="dp")(torch.sigmoid(logits), sensitive)
+    value.backward()
+    assert value.dtype == torch.float32
+    assert logits.grad is not None and logits.grad.dtype == torch.float32
+    assert bool(torch.isfinite(logits.grad).all()) and float(logits.grad.abs().sum()) > 0
+
+
+def test_a_batch_in_another_layout_than_the_fitted_data_is_rejected():
+    rng = np.random.default_rng(4)
+    statistic = BatchStatistic(notion="dp").fit(rng.integers(0, 2, 100).astype(float))
+    with pytest.raises(ValueError, match="layout of the data given to fit"):
+        statistic(rng.normal(size=100), pd.DataFrame({"group": rng.choice(["a", "b"], 100)}))

@@ -3,37 +3,48 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from torch import nn
 
-from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
+from ._capabilities import KINDS, PenaltyCapabilities, column_kind, outcome_kind
 from ._encoding import SensitiveSchema
 
 NOTIONS = ("dp", "eo", "cal")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Batch:
     """The validated inputs of one penalty call.
 
     ``pred`` is ``(n, k)`` floating; ``sensitive`` ``(n, d)`` (floating, or bool as given);
-    ``truth`` the true outcomes as given (``None`` for DP); ``attributes`` one
-    ``(kind, columns)`` pair per sensitive attribute, with ``columns`` an ``(n, w)`` floating
-    block.
+    ``truth`` the true outcomes as given (``None`` for DP); ``schema`` the attributes' layout,
+    if one was set.
     """
 
     pred: torch.Tensor
     sensitive: torch.Tensor
     truth: torch.Tensor | None
-    attributes: tuple[tuple[str, torch.Tensor], ...]
-    outcome: str | None
+    schema: SensitiveSchema | None
 
     @property
     def n(self) -> int:
         return int(self.pred.shape[0])
+
+    @cached_property
+    def attributes(self) -> tuple[tuple[str, torch.Tensor], ...]:
+        """One ``(kind, columns)`` pair per sensitive attribute, with ``columns`` an ``(n, w)``
+        floating block (split on first use: penalties that take the whole block skip it)."""
+        dtype = self.pred.dtype
+        values = self.sensitive.to(dtype) if self.sensitive.dtype != dtype else self.sensitive
+        if self.schema is None:
+            return tuple(
+                (column_kind(values[:, j]), values[:, j : j + 1]) for j in range(values.shape[1])
+            )
+        return tuple((spec.kind, values[:, list(spec.columns)]) for spec in self.schema.attributes)
 
 
 class FairnessPenalty(nn.Module):
@@ -225,7 +236,6 @@ class FairnessPenalty(nn.Module):
                 "have the same length."
             )
         truth = None
-        outcome = None
         if self.notion != "dp":
             if y_true is None:
                 raise ValueError(
@@ -240,33 +250,32 @@ class FairnessPenalty(nn.Module):
                 )
             if truth.is_floating_point() and not bool(torch.isfinite(truth).all()):
                 raise ValueError(f"{name}: y_true contains NaN or infinite values.")
-            outcome = outcome_kind(truth)
         if s.is_floating_point() and not bool(torch.isfinite(s).all()):
             raise ValueError(f"{name}: sensitive contains NaN or infinite values.")
-        attributes = self._attributes(s, pred.dtype)
+        if self.schema is not None and int(s.shape[1]) != self.schema.width:
+            raise ValueError(
+                f"{name}: sensitive has {int(s.shape[1])} columns but the schema describes "
+                f"{self.schema.width} ({[a.name for a in self.schema.attributes]})."
+            )
+        batch = Batch(pred, s, truth, self.schema)
+        # kinds are found only where some kind is unsupported: finding them costs a sort
+        capabilities = self.capabilities
         self.capabilities.check(
             name,
             notion=self.notion,
-            attributes=tuple(kind for kind, _ in attributes),
-            outcome=outcome,
+            attributes=(
+                tuple(kind for kind, _ in batch.attributes)
+                if set(capabilities.attributes) != set(KINDS)
+                else ()
+            ),
+            outcome=(
+                outcome_kind(truth)
+                if truth is not None and set(capabilities.outcomes) != set(KINDS)
+                else None
+            ),
             outputs=int(pred.shape[1]),
         )
-        return Batch(pred, s, truth, attributes, outcome)
-
-    def _attributes(
-        self, s: torch.Tensor, dtype: torch.dtype
-    ) -> tuple[tuple[str, torch.Tensor], ...]:
-        values = s.to(dtype) if s.dtype != dtype else s
-        if self.schema is None:
-            return tuple(
-                (column_kind(values[:, j]), values[:, j : j + 1]) for j in range(s.shape[1])
-            )
-        if int(s.shape[1]) != self.schema.width:
-            raise ValueError(
-                f"{type(self).__name__}: sensitive has {int(s.shape[1])} columns but the schema "
-                f"describes {self.schema.width} ({[a.name for a in self.schema.attributes]})."
-            )
-        return tuple((spec.kind, values[:, list(spec.columns)]) for spec in self.schema.attributes)
+        return batch
 
 
 def _as_tensor(value: Any, argument: str, like: torch.Tensor) -> torch.Tensor:

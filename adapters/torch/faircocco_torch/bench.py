@@ -90,6 +90,8 @@ def step_seconds(
     penalty = None if factory is None else factory()
     loss = nn.BCEWithLogitsLoss()
     sensitive = data.sensitive3 if three else data.sensitive
+    if penalty is not None:
+        penalty.fit(sensitive, data.y)  # as fit_fair does before its first epoch
     n = int(data.X.shape[0])
     times = []
     for step in range(steps + 5):
