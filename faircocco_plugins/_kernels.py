@@ -63,7 +63,8 @@ def median_distance(sample: np.ndarray) -> float:
     constant, its centred Gram matrix is 0 whatever the bandwidth.
 
     Samples with few distinct rows (binary and categorical codes, labels) are summarised by
-    their distinct rows and counts, which gives the same median in O(n) instead of O(n²).
+    their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
+    column with many distinct values takes the median from a band of its sorted differences.
     """
     distinct, counts = _distinct_rows(sample)
     if distinct.shape[0] <= FEW_DISTINCT_ROWS:
@@ -75,9 +76,9 @@ def median_distance(sample: np.ndarray) -> float:
             return median
         nonzero = values > 0
         return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
-    median = _median_of_differences(np.sort(sample[:, 0])) if sample.shape[1] == 1 else None
-    if median is not None and median > 0:
-        return median
+    banded = _median_of_differences(np.sort(sample[:, 0])) if sample.shape[1] == 1 else None
+    if banded is not None and banded > 0:
+        return banded
     distances = pdist(sample)
     median = _median(distances)
     if median > 0:

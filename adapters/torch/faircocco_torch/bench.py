@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from ._adult import BenchData, bench_data
+from ._base import FairnessPenalty
 from ._covariance import CovariancePenalty
 from ._facl import FACLPenalty
 from ._faircocco import FairCOCCOPenalty
@@ -37,7 +38,7 @@ from ._network import paper_mlp
 from ._training import fit_fair
 
 #: Methods in the order printed: name and penalty factory (``None``: unregularised).
-METHODS: dict[str, Callable[[], nn.Module] | None] = {
+METHODS: dict[str, Callable[[], FairnessPenalty] | None] = {
     "NN (none)": None,
     "FairCOCCO": lambda: FairCOCCOPenalty(notion="eo", lam=1.0),
     "FACL": lambda: FACLPenalty(notion="eo", lam=1.0),
