@@ -331,8 +331,8 @@ def _statistic_of_predictions(
 def _gaussian_gradients(
     weights: np.ndarray, a: np.ndarray, b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Gradients in ``a`` and ``b`` of ``Σ dK ∘ K`` for ``K = gaussian(a, b)``, given
-    ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
+    """The gradients in ``a`` and ``b`` of a function of ``K = gaussian(a, b)`` whose gradient
+    in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
     d_a = weights @ b - np.sum(weights, axis=1)[:, None] * a
     d_b = weights.T @ a - np.sum(weights, axis=0)[:, None] * b
     return d_a, d_b

@@ -260,7 +260,7 @@ class FairnessPenalty(nn.Module):
         batch = Batch(pred, s, truth, self.schema)
         # kinds are found only where some kind is unsupported: finding them costs a sort
         capabilities = self.capabilities
-        self.capabilities.check(
+        capabilities.check(
             name,
             notion=self.notion,
             attributes=(
