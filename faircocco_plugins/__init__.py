@@ -15,6 +15,7 @@ from ._api import (
 )
 from ._batch_statistic import BatchStatistic
 from ._inputs import is_nominal
+from ._kernels import standardise
 from ._synthetic import make_synthetic
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "independence_test",
     "is_nominal",
     "make_synthetic",
+    "standardise",
 ]
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ._backend import as_numpy_scalar, blas_single_threaded
+from ._backend import as_numpy_scalar, blas_single_threaded, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._problem import Options, Problem, fit_stream, select_columns
 from ._terms import Terms
@@ -331,7 +331,7 @@ def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[s
 
 
 def _bounded(value: Any) -> Any:
-    xp = array_api_compat.array_namespace(value)
+    xp = namespace(value)
     return xp.clip(value, min=0.0, max=1.0)
 
 
@@ -339,7 +339,7 @@ def _output(value: Any, y_pred: Any) -> Any:
     """A float for numpy input; a tensor of ``y_pred``'s floating dtype for tensor input."""
     if isinstance(value, np.ndarray | np.generic):
         return float(value)
-    xp = array_api_compat.array_namespace(value)
+    xp = namespace(value)
     if array_api_compat.is_array_api_obj(y_pred) and xp.isdtype(y_pred.dtype, "real floating"):
         return xp.astype(value, y_pred.dtype)
     return value

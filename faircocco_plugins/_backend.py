@@ -15,8 +15,24 @@ from typing import Any, ParamSpec, TypeVar
 
 import array_api_compat
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg import get_lapack_funcs
 from threadpoolctl import ThreadpoolController
+
+
+def namespace(*arrays: Any) -> Any:
+    """The array-API namespace of ``arrays`` (``array_api_compat.array_namespace``).
+
+    Numpy arrays take a shortcut: the general lookup costs about 10 µs, and per-batch host code
+    asks for the namespace dozens of times.
+    """
+    if all(type(a) is np.ndarray for a in arrays):
+        return _numpy_namespace()
+    return array_api_compat.array_namespace(*arrays)
+
+
+@cache
+def _numpy_namespace() -> Any:
+    return array_api_compat.array_namespace(np.zeros(0))
 
 
 @cache
@@ -35,20 +51,30 @@ class PsdSolver:
     """Solves ``a x = b`` for a symmetric positive-definite ``a``, factorised once (Cholesky)."""
 
     def __init__(self, a: Any) -> None:
-        self._torch = array_api_compat.is_torch_namespace(array_api_compat.array_namespace(a))
+        self._torch = array_api_compat.is_torch_namespace(namespace(a))
         if self._torch:
             import torch
 
             self._factor = torch.linalg.cholesky(a)
         else:
-            self._factor = cho_factor(a, lower=True, check_finite=False)
+            factor, info = _lapack("potrf", a.dtype)(a, lower=1, clean=1)
+            if info:
+                raise np.linalg.LinAlgError(f"Matrix is not positive definite (minor {info}).")
+            self._factor = factor
 
     def solve(self, b: Any) -> Any:
         if self._torch:
             import torch
 
             return torch.cholesky_solve(b, self._factor)
-        return cho_solve(self._factor, b, check_finite=False)
+        return _lapack("potrs", b.dtype)(self._factor, b, lower=1)[0]
+
+
+@cache
+def _lapack(name: str, dtype: np.dtype) -> Any:
+    """A LAPACK routine for ``dtype``: called directly, it costs a fifth of SciPy's checked
+    wrappers, which shows on the small factorisations of every training batch."""
+    return get_lapack_funcs(name, dtype=dtype)
 
 
 P = ParamSpec("P")
@@ -73,13 +99,16 @@ def solve_psd(a: Any, b: Any) -> Any:
 
 def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
     """``b @ inv(lower)ᵀ`` for a lower-triangular ``lower``, by a triangular solve."""
-    xp = array_api_compat.array_namespace(b, lower)
+    xp = namespace(b, lower)
     if array_api_compat.is_torch_namespace(xp):
         import torch
 
         return torch.linalg.solve_triangular(lower.mT, b, upper=True, left=False)
+    solved, info = _lapack("trtrs", b.dtype)(lower, b.T, lower=1)
+    if info:
+        raise np.linalg.LinAlgError(f"Singular triangular matrix (diagonal entry {info}).")
     # row-major result: later row gathers and Gram products stream through memory
-    return np.ascontiguousarray(solve_triangular(lower, b.T, lower=True, check_finite=False).T)
+    return np.ascontiguousarray(solved.T)
 
 
 def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
@@ -91,7 +120,7 @@ def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
         out = np.zeros((n_rows, *values.shape[1:]), dtype=values.dtype)
         np.add.at(out, index, values)
         return out
-    xp = array_api_compat.array_namespace(values)
+    xp = namespace(values)
     device = array_api_compat.device(values)
     zeros = xp.zeros((n_rows, *values.shape[1:]), dtype=values.dtype, device=device)
     return zeros.index_add(0, xp.asarray(index, device=device), values)
@@ -101,41 +130,47 @@ def take_rows(x: Any, index: np.ndarray) -> Any:
     """Rows ``index`` of ``x`` (numpy's fancy indexing is 2-3x faster than ``np.take``)."""
     if isinstance(x, np.ndarray):
         return x[index]
-    xp = array_api_compat.array_namespace(x)
+    xp = namespace(x)
     return xp.take(x, xp.asarray(index, device=array_api_compat.device(x)), axis=0)
 
 
 def as_like(array: Any, like: Any) -> Any:
     """``array`` in the namespace, dtype and device of ``like`` (a host array is copied there)."""
-    xp = array_api_compat.array_namespace(like)
+    xp = namespace(like)
     return xp.asarray(array, dtype=like.dtype, device=array_api_compat.device(like))
 
 
 def eye_like(n: int, like: Any) -> Any:
-    xp = array_api_compat.array_namespace(like)
+    xp = namespace(like)
     return xp.eye(n, dtype=like.dtype, device=array_api_compat.device(like))
 
 
 def trace_of_product(a: Any, b: Any) -> Any:
     """``Tr[a b]`` without forming the product."""
-    xp = array_api_compat.array_namespace(a, b)
+    xp = namespace(a, b)
     return xp.sum(a * xp.permute_dims(b, (1, 0)))
 
 
 def host_function(
-    value_and_gradient: Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]], x: Any
+    value_and_gradient: Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]],
+    x: Any,
+    host: np.ndarray | None = None,
 ) -> Any:
     """``f(x)`` computed on the host in float64, as a 0-d array of ``x``'s namespace.
 
-    ``value_and_gradient(host_x)`` returns ``f`` and a function giving ``∂f/∂x``. A torch ``x``
-    that requires gradients gets that gradient in its backward pass: one autograd node, where
-    recording every step of ``f`` would cost more than ``f`` itself at batch sizes.
+    ``value_and_gradient(host_x)`` returns ``f`` and a function giving ``∂f/∂x`` in
+    ``host_x``'s shape. ``host`` is ``x`` on the host in float64, in any shape of ``x``'s size,
+    if the caller has it already. A torch ``x`` that requires gradients gets that gradient in
+    its backward pass: one autograd node, where recording every step of ``f`` would cost more
+    than ``f`` itself at batch sizes. The value has ``x``'s floating dtype (float64 otherwise).
     """
-    xp = array_api_compat.array_namespace(x)
+    host_x = to_host(x) if host is None else host
+    xp = namespace(x)
+    dtype = x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64
     if not getattr(x, "requires_grad", False):
-        value, _ = value_and_gradient(to_host(x))
-        return xp.asarray(value, dtype=xp.float64, device=array_api_compat.device(x))
-    return _torch_host_function().apply(x, value_and_gradient)
+        value, _ = value_and_gradient(host_x)
+        return xp.asarray(value, dtype=dtype, device=array_api_compat.device(x))
+    return _torch_host_function().apply(x, host_x, value_and_gradient)
 
 
 @cache
@@ -146,18 +181,34 @@ def _torch_host_function() -> Any:
 
     class HostFunction(torch.autograd.Function):
         @staticmethod
-        def forward(ctx: Any, x: torch.Tensor, value_and_gradient: Any) -> torch.Tensor:
-            value, ctx.gradient = value_and_gradient(to_host(x))
-            ctx.dtype = x.dtype
-            return torch.tensor(value, dtype=torch.float64, device=x.device)
+        def forward(
+            ctx: Any, x: torch.Tensor, host_x: np.ndarray, value_and_gradient: Any
+        ) -> torch.Tensor:
+            value, ctx.gradient = value_and_gradient(host_x)
+            ctx.shape = x.shape
+            return torch.tensor(value, dtype=x.dtype, device=x.device)
 
         @staticmethod
         @once_differentiable
-        def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None]:
+        def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None, None]:
             gradient = torch.as_tensor(ctx.gradient(), device=upstream.device)
-            return (upstream * gradient).to(ctx.dtype), None
+            return (upstream * gradient).reshape(ctx.shape).to(upstream.dtype), None, None
 
     return HostFunction
+
+
+def host_array(value: Any) -> Any:
+    """A tensor as a detached numpy array (floating as float64); other values as they are."""
+    if not array_api_compat.is_array_api_obj(value) or isinstance(value, np.ndarray):
+        return value
+    if array_api_compat.is_torch_array(value):
+        # the general route below costs several times more, and training calls this per batch
+        value = value.detach().cpu()
+        return (value.double() if value.is_floating_point() else value).numpy()
+    xp = namespace(value)
+    if xp.isdtype(value.dtype, "real floating"):
+        value = xp.astype(value, xp.float64)
+    return np.asarray(array_api_compat.to_device(value, "cpu"))
 
 
 def to_host(array: Any) -> np.ndarray:

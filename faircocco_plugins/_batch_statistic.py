@@ -18,15 +18,20 @@ from typing import Any
 import numpy as np
 
 from ._api import _output
-from ._backend import PsdSolver, divide_by_lower_transposed, host_function, single_blas_thread
+from ._backend import (
+    PsdSolver,
+    divide_by_lower_transposed,
+    host_array,
+    host_function,
+    single_blas_thread,
+)
 from ._explicit import row_kronecker
 from ._inputs import Variable, check_lengths, is_array_api_obj, to_variable
-from ._kernels import KernelInput, Scaling, bandwidth_rows, gaussian, to_host
+from ._kernels import KernelInput, Scaling, bandwidth_rows, gaussian, standardise
 from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
-from ._terms import ConstantAttributesFit
 
 
 class BatchStatistic:
@@ -105,9 +110,10 @@ class BatchStatistic:
         """
         if self.options.notion == "eo" and y_true is None:
             raise ValueError("y_true is required for notion='eo'; pass the training outcomes.")
-        reference = next((v for v in (sensitive_features, y_true) if is_array_api_obj(v)), None)
-        sensitive = to_variable(sensitive_features, "sensitive_features", reference)
-        truth = None if self.options.notion == "dp" else to_variable(y_true, "y_true", reference)
+        sensitive = to_variable(host_array(sensitive_features), "sensitive_features", None)
+        truth = (
+            None if self.options.notion == "dp" else to_variable(host_array(y_true), "y_true", None)
+        )
         check_lengths([v for v in (sensitive, truth) if v is not None])
         _check_joint(sensitive, self.options)
         self._fit_variables(sensitive, truth)
@@ -130,6 +136,10 @@ class BatchStatistic:
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
 
+        Under the median heuristic the statistic is invariant to shifting and rescaling the
+        predictions, and its gradient is taken through standardised predictions (see
+        :func:`standardise`), so that it has no spurious component along their spread.
+
         Parameters
         ----------
         y_pred : array of shape (n,) or (n, k)
@@ -137,8 +147,12 @@ class BatchStatistic:
         sensitive_features, y_true
             The batch's attributes and outcomes, as for :func:`faircocco_statistic`.
         """
-        problem = Problem.from_arguments(y_pred, sensitive_features, y_true, self.options)
-        if problem.pred.numeric is None or problem.pred.codes is not None:
+        # everything is computed on the host; only y_pred's gradient goes back to its framework
+        problem = Problem.from_arguments(
+            host_array(y_pred), host_array(sensitive_features), host_array(y_true), self.options
+        )
+        pred = problem.pred
+        if pred.numeric is None or pred.codes is not None:
             raise TypeError(
                 "y_pred must be numeric (scores, probabilities or outputs) for BatchStatistic; "
                 "use faircocco_statistic for nominal predictions."
@@ -147,17 +161,45 @@ class BatchStatistic:
         if self._scalings is None:
             self._fit_variables(problem.sensitive, problem.truth)
         rows = self._host_rows.rows(problem.sensitive, problem.truth)
+        x = y_pred if is_array_api_obj(y_pred) else pred.numeric
         if self._host_rows.sensitive_is_constant(rows):
-            fit = ConstantAttributesFit(problem.pred, problem.like, "lowrank")
-            return _output(fit.terms.statistic, y_pred)
-        bandwidth_sample = bandwidth_rows(problem.n, self.options.random_state)
-        z = fit_scaling("pred", problem.pred, self.options, bandwidth_sample).apply(problem.pred).z
+            return _output(host_function(_zero, x, pred.numeric), y_pred)
         shift = self.options.eps * problem.n
-        with single_blas_thread():
-            side = self._attribute_side(rows, shift)
-            pivots, _ = incomplete_cholesky(to_host(z), TOLERANCE, self.options.rank or MAX_RANK)
-            statistic = host_function(_statistic_of_predictions(pivots, side, shift), z)
+        # no single_blas_thread() here: a batch's matrices are n × r and r × r for small r,
+        # below OpenBLAS's threading sizes, and limiting threads per batch costs 20-40 µs
+        side = self._attribute_side(rows, shift)
+        statistic = host_function(self._of_predictions(pred, side, shift), x, pred.numeric)
         return _output(statistic, y_pred)
+
+    def _of_predictions(
+        self, pred: Variable, side: np.ndarray, shift: float
+    ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
+        """The statistic as a function of the host predictions ``(n, k)``, with its gradient:
+        standardised (median heuristic), scaled by the batch's bandwidth, then
+        :func:`_statistic_of_predictions` on pivots chosen for them."""
+        sample = bandwidth_rows(pred.n, self.options.random_state)
+        median = self.options.bandwidth == "median"
+
+        def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+            standard, scale = standardise(values) if median else (values, 1.0)
+            variable = replace(pred, numeric=standard)
+            scaling = fit_scaling("pred", variable, self.options, sample)
+            z = scaling.apply(variable).z
+            pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
+            value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
+
+            def gradient() -> np.ndarray:
+                d_standard = z_gradient() / np.asarray(scaling.widths)
+                if not median:
+                    return d_standard
+                # through standardise: the scale follows the values, so the part of the
+                # gradient along them and the column means are projected out
+                d_centred = (d_standard - standard * np.mean(d_standard * standard)) / scale
+                return d_centred - np.mean(d_centred, axis=0)
+
+            return value, gradient
+
+        return value_and_gradient
 
     def _attribute_side(self, rows: np.ndarray, shift: float) -> np.ndarray:
         """``F`` with ``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)`` for a batch's host ``rows``.
@@ -193,7 +235,7 @@ class BatchStatistic:
     ) -> dict[str, KernelInput]:
         """The attribute-side roles ``e`` and (EO) ``c``, on the host (they carry no gradient)."""
         kernel_inputs = {
-            name: scalings[name].apply(_on_host(variable))
+            name: scalings[name].apply(variable)
             for name, variable in (("sensitive", sensitive), ("truth", truth))
             if variable is not None
         }
@@ -226,7 +268,7 @@ class HostRows:
                 continue
             _check_layout(variable, template)
             if variable.numeric is not None:
-                blocks.append(to_host(variable.numeric))
+                blocks.append(variable.numeric)
             for j, registry in enumerate(registries):
                 assert variable.codes is not None
                 codes = registry.codes_of(variable.levels[j].tolist())[variable.codes[:, j]]
@@ -285,10 +327,9 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
         )
 
 
-def _on_host(variable: Variable) -> Variable:
-    if variable.numeric is None or isinstance(variable.numeric, np.ndarray):
-        return variable
-    return replace(variable, numeric=to_host(variable.numeric))
+def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+    """Constant attributes are independent of everything: the statistic is 0, as its gradient."""
+    return 0.0, lambda: np.zeros_like(values)
 
 
 def _statistic_of_predictions(
@@ -317,13 +358,14 @@ def _statistic_of_predictions(
             d_kernel -= np.mean(d_kernel, axis=0)
             d_landmark_kernel = -shift * (solved @ solved.T)
             d_z, d_landmarks = _gaussian_gradients(d_kernel * raw, z, landmarks)
-            d_first, d_second = _gaussian_gradients(
+            # K_ll and its gradient are symmetric: both landmark arguments get the same part
+            d_paired, _ = _gaussian_gradients(
                 d_landmark_kernel * landmark_kernel, landmarks, landmarks
             )
-            d_z[pivots] += d_landmarks + d_first + d_second
+            d_z[pivots] += d_landmarks + 2.0 * d_paired
             return d_z
 
-        return float(np.sum(solved * cross)), gradient
+        return float(np.vdot(solved, cross)), gradient
 
     return value_and_gradient
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
-from ._backend import eye_like, solve_psd, trace_of_product
+from ._backend import eye_like, namespace, solve_psd, trace_of_product
 from ._kernels import KernelInput, kernel_matrix, to_host
 from ._terms import StrataBlocks, Terms, expected_permuted_trace
 
@@ -31,7 +30,7 @@ class ExactFit:
         eps: float,
         like: Any,
     ) -> None:
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         r_u = r_operator(u, eps, like)
         r_e = r_operator(e, eps, like)
         if c is None:
@@ -77,7 +76,7 @@ class ExactFit:
 
 def r_operator(k: KernelInput, eps: float, like: Any) -> Any:
     """``R = G (G + εN I)⁻¹`` for the centred Gram matrix ``G`` of ``k``."""
-    xp = array_api_compat.array_namespace(like)
+    xp = namespace(like)
     kernel = kernel_matrix(k, like)
     n = kernel.shape[0]
     gram = (

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
-from ._backend import as_like
+from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
 from ._lowrank import FeatureMap, LowRankFit, StratumMoments
 from ._strata import Strata
@@ -64,7 +63,7 @@ class ExplicitRows:
             codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
             level_rows = feature_map.level_rows(codes)
             if tracked:
-                xp = array_api_compat.array_namespace(like)
+                xp = namespace(like)
                 level_rows = xp.asarray(level_rows, dtype=like.dtype, device=factor.device)
             self.rows[role] = row_kronecker(level_rows, factor)
         self.width = max(int(r.shape[1]) for r in self.rows.values())
@@ -75,7 +74,7 @@ class ExplicitRows:
         Rows are centred before their products are taken: host rows on the host, so only the
         tracked rows' centring and products enter the autograd graph.
         """
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         means, centred = {}, {}
         for role, r in self.rows.items():
             if isinstance(r, np.ndarray):
@@ -122,6 +121,6 @@ class ExplicitRows:
 
 def row_kronecker(level_rows: Any, factor: Any) -> Any:
     """Row-wise Kronecker product of the level rows and the continuous factor rows."""
-    xp = array_api_compat.array_namespace(level_rows, factor)
+    xp = namespace(level_rows, factor)
     n = int(factor.shape[0])
     return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))

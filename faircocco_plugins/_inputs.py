@@ -16,6 +16,8 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
+from ._backend import namespace
+
 NOTIONS = ("dp", "eo", "cal")
 METHODS = ("auto", "exact", "lowrank")
 ATTRIBUTE_KERNELS = ("product", "joint")
@@ -52,7 +54,7 @@ class Variable:
             return False
         if self.numeric is None:
             return True
-        xp = array_api_compat.array_namespace(self.numeric)
+        xp = namespace(self.numeric)
         return bool(xp.all(xp.max(self.numeric, axis=0) == xp.min(self.numeric, axis=0)))
 
     def select(self, name: str) -> Variable:
@@ -88,8 +90,9 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
-    if is_array_api_obj(value):
-        return _tensor_variable(value, argument, reference)
+    if is_array_api_obj(value) or (isinstance(value, np.ndarray) and value.dtype.kind in "fiu"):
+        # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
+        return _array_variable(value, argument, reference)
     frame = _as_frame(value, argument)
     if frame.shape[0] == 0:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
@@ -204,16 +207,19 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
     )
 
 
-def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
-    xp = array_api_compat.array_namespace(value)
+def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
+    """A tensor, or a numpy array of numbers: numeric columns (bool tensors: nominal 0/1)."""
+    xp = namespace(value)
     if value.ndim == 1:
         value = xp.reshape(value, (-1, 1))
     if value.ndim != 2:
         raise ValueError(
-            f"{argument} must be 1-D or 2-D; got a tensor of shape {tuple(value.shape)}."
+            f"{argument} must be 1-D or 2-D; got an array of shape {tuple(value.shape)}."
         )
     if value.shape[0] == 0:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
+    if value.shape[1] == 0:
+        raise ValueError(f"{argument} has no columns.")
     names = tuple(
         [argument] if value.shape[1] == 1 else [f"{argument}[{j}]" for j in range(value.shape[1])]
     )
@@ -222,12 +228,16 @@ def _tensor_variable(value: Any, argument: str, reference: Any) -> Variable:
         levels = tuple(np.array([0, 1]) for _ in names)
         return Variable(argument, None, (), host, names, levels, names)
     if not (xp.isdtype(value.dtype, "real floating") or xp.isdtype(value.dtype, "integral")):
-        raise TypeError(f"{argument} has dtype {value.dtype}; expected a real or integer tensor.")
+        raise TypeError(f"{argument} has dtype {value.dtype}; expected real or integer numbers.")
     numeric = _to_reference(value, reference)
+    xp = namespace(numeric)  # the reference's: a numpy value may go to a tensor
     finite = xp.all(xp.isfinite(numeric), axis=0)
     if not bool(xp.all(finite)):
         bad = int(np.flatnonzero(~np.asarray(array_api_compat.to_device(finite, "cpu")))[0])
-        raise ValueError(f"{argument} column {names[bad]!r} contains NaN or infinite values.")
+        raise ValueError(
+            f"{argument} column {names[bad]!r} contains NaN or infinite values; "
+            "impute or drop those rows first."
+        )
     return Variable(argument, numeric, names, None, (), (), names)
 
 
@@ -235,7 +245,7 @@ def _to_reference(block: Any, reference: Any) -> Any:
     """Move a numeric block to the reference namespace/device; compute in float64."""
     if reference is None:
         return np.asarray(block, dtype=np.float64)
-    xp = array_api_compat.array_namespace(reference)
+    xp = namespace(reference)
     device = array_api_compat.device(reference)
     if isinstance(block, np.ndarray):
         return xp.asarray(block, dtype=xp.float64, device=device)

@@ -17,7 +17,7 @@ import array_api_compat
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from ._backend import to_host
+from ._backend import namespace, take_rows, to_host
 from ._inputs import Variable
 
 #: Rows sampled for the median heuristic.
@@ -49,7 +49,7 @@ def concat_inputs(*inputs: KernelInput) -> KernelInput:
     levels = tuple(level for k in inputs for level in k.levels)
     z = None
     if zs:
-        xp = array_api_compat.array_namespace(*zs)
+        xp = namespace(*zs)
         z = zs[0] if len(zs) == 1 else xp.concat(zs, axis=1)
     return KernelInput(z, np.concatenate(codes, axis=1) if codes else None, levels)
 
@@ -66,8 +66,10 @@ def median_distance(sample: np.ndarray) -> float:
     their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
     column with many distinct values takes the median from a band of its sorted differences.
     """
-    distinct, counts = _distinct_rows(sample)
-    if distinct.shape[0] <= FEW_DISTINCT_ROWS:
+    column = np.sort(sample[:, 0]) if sample.shape[1] == 1 else None
+    few = _few_distinct_rows(sample) if column is None else _few_distinct_values(column)
+    if few is not None:
+        distinct, counts = few
         values = pdist(distinct)
         pairs = np.outer(counts, counts)[np.triu_indices(distinct.shape[0], k=1)].astype(float)
         ties = float(np.sum(counts * (counts - 1) / 2))
@@ -76,7 +78,7 @@ def median_distance(sample: np.ndarray) -> float:
             return median
         nonzero = values > 0
         return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
-    banded = _median_of_differences(np.sort(sample[:, 0])) if sample.shape[1] == 1 else None
+    banded = None if column is None else _median_of_differences(column)
     if banded is not None and banded > 0:
         return banded
     distances = pdist(sample)
@@ -91,14 +93,19 @@ def median_distance(sample: np.ndarray) -> float:
 FEW_DISTINCT_ROWS = 64
 
 
-def _distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows and their counts (one column: a sort, several times faster than unique)."""
-    if sample.shape[1] != 1:
-        return np.unique(sample, axis=0, return_counts=True)
-    values = np.sort(sample[:, 0])
-    starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-    counts = np.diff(np.append(starts, values.size))
-    return values[starts, None], counts
+def _few_distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Distinct rows and their counts, or None if there are more than ``FEW_DISTINCT_ROWS``."""
+    distinct, counts = np.unique(sample, axis=0, return_counts=True)
+    return (distinct, counts) if distinct.shape[0] <= FEW_DISTINCT_ROWS else None
+
+
+def _few_distinct_values(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_few_distinct_rows` of one sorted column: a scan, several times faster."""
+    changes = np.flatnonzero(ordered[1:] != ordered[:-1])
+    if changes.size >= FEW_DISTINCT_ROWS:
+        return None
+    starts = np.concatenate([[0], changes + 1])
+    return ordered[starts, None], np.diff(np.append(starts, ordered.size))
 
 
 #: Pairs sampled by :func:`_median_of_differences` to bracket the median.
@@ -216,9 +223,7 @@ class Scaling:
         numeric = _numeric_block(variable, onehot_nominal)
         if numeric is None:
             return cls((), (), onehot_nominal)
-        xp = array_api_compat.array_namespace(numeric)
-        device = array_api_compat.device(numeric)
-        sample = to_host(xp.take(numeric, xp.asarray(rows, device=device), axis=0))
+        sample = to_host(take_rows(numeric, rows))
         centres = tuple(np.mean(sample, axis=0).tolist())
         p = sample.shape[1]
         if bandwidth != "median":
@@ -237,7 +242,7 @@ class Scaling:
             codes, levels = None, ()
         if numeric is None:
             return KernelInput(None, codes, levels)
-        xp = array_api_compat.array_namespace(numeric)
+        xp = namespace(numeric)
         device = array_api_compat.device(numeric)
         widths = xp.asarray(self.widths, dtype=numeric.dtype, device=device)
         centres = xp.asarray(self.centres, dtype=numeric.dtype, device=device)
@@ -253,14 +258,50 @@ def _numeric_block(variable: Variable, onehot_nominal: bool) -> Any:
     )
     if numeric is None:
         return onehot
-    xp = array_api_compat.array_namespace(numeric)
+    xp = namespace(numeric)
     device = array_api_compat.device(numeric)
     return xp.concat([numeric, xp.asarray(onehot, dtype=numeric.dtype, device=device)], axis=1)
 
 
+def standardise(values: Any) -> tuple[Any, Any]:
+    """Centre each column and divide by the root mean square; returns the values and that scale.
+
+    Under the median heuristic a Gaussian kernel, and so the statistic, does not change when its
+    variable is shifted or rescaled. With the bandwidth detached, the gradient of raw predictions
+    still has a spurious component that shrinks their spread (at a fixed bandwidth closer
+    predictions look less dependent, but the next batch's bandwidth shrinks with them), which can
+    drive training to constant predictions. Through standardised predictions that component is
+    projected out. The floor keeps constant predictions finite.
+
+    Parameters
+    ----------
+    values : array of shape (n, k)
+        Predictions, in any array-API namespace (differentiable where the namespace is).
+
+    Returns
+    -------
+    standardised : array of shape (n, k)
+        Column-centred values with root mean square 1.
+    scale : 0-d array
+        The root mean square of the centred values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins import standardise
+    >>> standard, scale = standardise(np.array([[1.0], [3.0]]))
+    >>> standard.ravel().tolist(), float(scale)
+    ([-1.0, 1.0], 1.0)
+    """
+    xp = namespace(values)
+    centred = values - xp.mean(values, axis=0, keepdims=True)
+    scale = xp.sqrt(xp.mean(centred * centred) + xp.finfo(values.dtype).eps ** 2)
+    return centred / scale, scale
+
+
 def gaussian(z1: Any, z2: Any) -> Any:
     """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``."""
-    xp = array_api_compat.array_namespace(z1, z2)
+    xp = namespace(z1, z2)
     if z1.shape[1] == 1:
         # one column (the common case): the direct difference is exact and needs one pass
         return xp.exp(-0.5 * (z1 - xp.permute_dims(z2, (1, 0))) ** 2)
@@ -282,7 +323,7 @@ def delta(codes1: np.ndarray, codes2: np.ndarray) -> np.ndarray:
 
 def kernel_matrix(k: KernelInput, like: Any) -> Any:
     """The full ``n × n`` kernel matrix of an input, in the namespace of ``like``."""
-    xp = array_api_compat.array_namespace(like)
+    xp = namespace(like)
     device = array_api_compat.device(like)
     matrix = None if k.z is None else gaussian(k.z, k.z)
     if k.codes is not None:

@@ -18,6 +18,7 @@ rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from ._backend import (
     add_rows,
     divide_by_lower_transposed,
     eye_like,
+    namespace,
     take_rows,
     trace_of_product,
 )
@@ -59,16 +61,19 @@ def incomplete_cholesky(
     n = z.shape[0]
     residual = np.ones(n)
     rows = np.empty((min(16, max_rank, n), n))
+    single = z[:, 0] if z.shape[1] == 1 else None
     chosen: list[int] = []
+    # one pivot per training batch costs about ten numpy calls; scalars stay Python floats
     for k in range(min(max_rank, n)):
-        i = int(np.argmax(residual))
-        if residual[i] <= tolerance:
+        i = int(residual.argmax())
+        pivot_residual = float(residual[i])
+        if pivot_residual <= tolerance:
             break
         if k == rows.shape[0]:
             rows = np.concatenate([rows, np.empty((min(k, max_rank - k), n))])
         column = rows[k]
-        if z.shape[1] == 1:
-            np.subtract(z[:, 0], z[i, 0], out=column)
+        if single is not None:
+            np.subtract(single, single[i], out=column)
             np.square(column, out=column)
         else:
             np.sum((z - z[i]) ** 2, axis=1, out=column)
@@ -76,7 +81,7 @@ def incomplete_cholesky(
         np.exp(column, out=column)
         if k:
             column -= rows[:k, i] @ rows[:k]
-        column /= np.sqrt(residual[i])
+        column /= math.sqrt(pivot_residual)
         residual -= column * column
         residual[i] = 0.0
         chosen.append(i)
@@ -135,7 +140,7 @@ class FeatureMap:
         self._continuous = [j for j in range(n_numeric) if j not in discrete]
         if not self._continuous:
             return codes, self._constant_factor(first.n, like)
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         device = array_api_compat.device(like)
         z_cont = self._select(first.z)
         assert z_host is not None
@@ -173,7 +178,7 @@ class FeatureMap:
     @staticmethod
     def _constant_factor(n: int, like: Any) -> Any:
         """The factor of a variable without continuous columns: its kernel is ``W[g] W[g]ᵀ``."""
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         return xp.ones((n, 1), dtype=like.dtype, device=array_api_compat.device(like))
 
     def level_factor(self) -> np.ndarray:
@@ -197,7 +202,7 @@ class FeatureMap:
     def _select(self, z: Any) -> Any:
         if len(self._continuous) == z.shape[1]:
             return z
-        xp = array_api_compat.array_namespace(z)
+        xp = namespace(z)
         return xp.take(z, xp.asarray(self._continuous, device=array_api_compat.device(z)), axis=1)
 
 
@@ -281,7 +286,7 @@ class GroupedMoments:
 
     def add(self, chunk: dict[str, KernelInput], like: Any) -> None:
         """Accumulate one chunk."""
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         codes, factors = [], []
         for role in self.roles:
             feature_map = self.maps[role]
@@ -365,7 +370,7 @@ class GroupedMoments:
         With a numpy ``like`` the group statistics are detached host copies. Group statistics
         are first added up per level combination, then mixed by the level factors ``W``.
         """
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         device = array_api_compat.device(like)
         detach = isinstance(like, np.ndarray)
         selected = list(range(len(self._groups))) if groups is None else groups
@@ -539,7 +544,7 @@ def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> 
     q = c[("u", "e")]
     if "c" in solvers:
         q = q - c[("u", "c")] @ solvers["c"].solve(c[("c", "e")])
-    xp = array_api_compat.array_namespace(q)
+    xp = namespace(q)
     return trace_of_product(solvers["u"].solve(q), solvers["e"].solve(xp.permute_dims(q, (1, 0))))
 
 
@@ -551,7 +556,7 @@ def _norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: st
         t_x = solvers["c"].solve(c[("c", role)])
         projected = _projected_gram(c_xx, c[(role, "c")], c[("c", "c")], t_x)
     squared = trace_of_product(solvers[role].solve(c_xx), solvers[role].solve(projected))
-    xp = array_api_compat.array_namespace(squared)
+    xp = namespace(squared)
     return xp.sqrt(xp.clip(squared, min=0.0))
 
 
@@ -560,7 +565,7 @@ def _projected_gram(c_xx: Any, c_xc: Any, c_cc: Any, t_x: Any) -> Any:
 
     With ``t_x = (C_cc + εN I)⁻¹ C_cx`` this is ``Φ_xᵀ (I − R_c)² Φ_x``.
     """
-    xp = array_api_compat.array_namespace(c_xx)
+    xp = namespace(c_xx)
     cross = c_xc @ t_x
     t_x_transposed = xp.permute_dims(t_x, (1, 0))
     return c_xx - cross - xp.permute_dims(cross, (1, 0)) + t_x_transposed @ c_cc @ t_x

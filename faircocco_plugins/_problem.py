@@ -23,6 +23,7 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
+from ._backend import namespace
 from ._exact import ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
@@ -128,7 +129,7 @@ class Problem:
         if reference is None:
             like = np.zeros((), dtype=np.float64)
         else:
-            xp = array_api_compat.array_namespace(reference)
+            xp = namespace(reference)
             like = xp.zeros((), dtype=xp.float64, device=array_api_compat.device(reference))
         return cls(pred, sensitive, truth, options, like)
 

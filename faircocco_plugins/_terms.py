@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
-from ._backend import as_numpy_scalar
+from ._backend import as_numpy_scalar, namespace
 from ._inputs import Variable
 
 
@@ -119,7 +118,7 @@ class ConstantAttributesFit:
     """
 
     def __init__(self, pred: Variable, like: Any, method: str) -> None:
-        xp = array_api_compat.array_namespace(like)
+        xp = namespace(like)
         zero = like * 0.0 if pred.numeric is None else xp.sum(pred.numeric) * 0.0
         self.terms = Terms(
             statistic=zero,

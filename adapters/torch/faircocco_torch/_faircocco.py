@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from faircocco_plugins import BatchStatistic, faircocco_statistic
+from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
 
 from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
@@ -206,15 +206,13 @@ class FairCOCCOPenalty(FairnessPenalty):
         return self._core_statistic(batch)
 
     def _core_statistic(self, batch: Batch) -> torch.Tensor:
-        pred = batch.pred
-        if self.bandwidth == "median":
-            pred = _unit_scale(pred)
-        pred = pred[:, 0] if pred.shape[1] == 1 else pred
         truth = None if batch.truth is None else self._outcome(batch.truth)
         if self._batches is not None:
-            return self._batches(pred, batch.sensitive, truth).to(batch.pred.dtype)
+            # standardises the predictions itself, on the host
+            return self._batches(batch.pred, batch.sensitive, truth)
+        pred = standardise(batch.pred)[0] if self.bandwidth == "median" else batch.pred
         value = faircocco_statistic(
-            pred,
+            pred[:, 0] if pred.shape[1] == 1 else pred,
             batch.sensitive,
             y_true=truth,
             notion=self.notion,
@@ -251,18 +249,3 @@ class FairCOCCOPenalty(FairnessPenalty):
         if classes.numel() <= 2:
             return labels == classes[-1]
         return labels[:, None] == classes[None, :]
-
-
-def _unit_scale(pred: torch.Tensor) -> torch.Tensor:
-    """Centre the predictions and divide by their root mean square, differentiably.
-
-    Under the median heuristic the statistic does not change when the predictions are shifted
-    or rescaled, so the value is the same. The gradient is not: with a detached bandwidth, the
-    gradient of the raw predictions has a spurious component that shrinks their spread (at a
-    fixed bandwidth, closer predictions look less dependent, but the next batch's median
-    bandwidth shrinks with them). On unit-scale predictions that component is removed, and
-    training no longer drifts towards constant predictions.
-    """
-    centred = pred - pred.mean(dim=0, keepdim=True)
-    floor = torch.finfo(pred.dtype).eps ** 2  # keeps constant predictions finite
-    return centred / torch.sqrt(torch.mean(centred * centred) + floor)
