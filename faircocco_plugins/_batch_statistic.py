@@ -165,18 +165,20 @@ class BatchStatistic:
         if self._host_rows.sensitive_is_constant(rows):
             return _output(host_function(_zero, x, pred.numeric), y_pred)
         shift = self.options.eps * problem.n
-        # no single_blas_thread() here: a batch's matrices are n × r and r × r for small r,
-        # below OpenBLAS's threading sizes, and limiting threads per batch costs 20-40 µs
-        side = self._attribute_side(rows, shift)
-        statistic = host_function(self._of_predictions(pred, side, shift), x, pred.numeric)
+        statistic = host_function(self._statistic(pred, rows, shift), x, pred.numeric)
         return _output(statistic, y_pred)
 
-    def _of_predictions(
-        self, pred: Variable, side: np.ndarray, shift: float
+    def _statistic(
+        self, pred: Variable, rows: np.ndarray, shift: float
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
-        """The statistic as a function of the host predictions ``(n, k)``, with its gradient:
-        standardised (median heuristic), scaled by the batch's bandwidth, then
-        :func:`_statistic_of_predictions` on pivots chosen for them."""
+        """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
+        gradient: standardised (median heuristic), scaled by the batch's bandwidth, then
+        :func:`_statistic_of_predictions` on pivots chosen for them and the attribute side of
+        the batch's host ``rows``.
+
+        One BLAS thread each way: with several attributes the side is wide enough for OpenBLAS
+        to spread a product over threads, which measured 3x slower on two cores.
+        """
         sample = bandwidth_rows(pred.n, self.options.random_state)
         median = self.options.bandwidth == "median"
 
@@ -185,11 +187,14 @@ class BatchStatistic:
             variable = replace(pred, numeric=standard)
             scaling = fit_scaling("pred", variable, self.options, sample)
             z = scaling.apply(variable).z
-            pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
-            value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
+            with single_blas_thread():
+                side = self._attribute_side(rows, shift)
+                pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
+                value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
 
             def gradient() -> np.ndarray:
-                d_standard = z_gradient() / np.asarray(scaling.widths)
+                with single_blas_thread():
+                    d_standard = z_gradient() / np.asarray(scaling.widths)
                 if not median:
                     return d_standard
                 # through standardise: the scale follows the values, so the part of the
