@@ -133,7 +133,9 @@ def test_gradient_of_two_column_predictions_equals_that_of_the_general_path():
     standard, _ = standardise(torch.softmax(scores, dim=1))
     slow = faircocco_statistic(standard, sensitive, y_true=y, notion="eo", method="lowrank")
     (slow_grad,) = torch.autograd.grad(slow, scores)
-    assert float(fast.detach()) == pytest.approx(float(slow.detach()), rel=1e-9)
+    # softmax columns are collinear: the ridge solves amplify the paths' different rounding of
+    # the column means to about 1e-8
+    assert float(fast.detach()) == pytest.approx(float(slow.detach()), rel=1e-7)
     assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-8 * float(slow_grad.abs().max()))
 
 

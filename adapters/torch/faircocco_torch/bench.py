@@ -4,10 +4,11 @@ Prints, for the paper's network on Adult (``$FAIRCOCCO_DATA/adult/adult.data``, 
 data of the same shape, saying which):
 
 * the time of one training epoch at batch sizes 64, 128 and 256, for the unregularised network
-  and for each penalty (equalised odds, sex as the attribute, penalty on probabilities);
+  and for each penalty (equalised odds, sex as the attribute, penalty on probabilities): the
+  median of ``--rounds`` rounds, the methods taking turns within each round;
 * the median time of one training step (forward, penalty, backward, optimiser step) over
   ``--steps`` steps, per penalty and batch size, plus FairCOCCO and FACL with three attributes
-  (sex, age, race as White or not);
+  (sex, age, race as White or not); the methods take turns on the same batches;
 * the targets: a FairCOCCO step no slower than a FACL step at batch 256, and a FairCOCCO epoch
   at most twice an unregularised epoch at batch 256, each marked met or missed with its numbers.
 
@@ -75,40 +76,45 @@ def epoch_seconds(
 
 def step_seconds(
     data: BenchData,
-    method: str,
+    methods: Sequence[str],
     batch_size: int,
     steps: int,
     *,
     three: bool = False,
     seed: int = 0,
-) -> float:
-    """Median wall time of one training step over ``steps`` steps (after 5 warm-up steps)."""
-    factory = METHODS[method]
+) -> dict[str, float]:
+    """Median wall time of one training step per method over ``steps`` steps (after 5 warm-up
+    steps). The methods take turns on the same batches, so that drift in the machine's speed
+    affects every method alike."""
     generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    model = paper_mlp(int(data.X.shape[1]), 1)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    penalty = None if factory is None else factory()
-    loss = nn.BCEWithLogitsLoss()
     sensitive = data.sensitive3 if three else data.sensitive
-    if penalty is not None:
-        penalty.fit(sensitive, data.y)  # as fit_fair does before its first epoch
+    loss = nn.BCEWithLogitsLoss()
+    runs = {}
+    for method in methods:
+        torch.manual_seed(seed)
+        model = paper_mlp(int(data.X.shape[1]), 1)
+        factory = METHODS[method]
+        penalty = None if factory is None else factory()
+        if penalty is not None:
+            penalty.fit(sensitive, data.y)  # as fit_fair does before its first epoch
+        runs[method] = (model, torch.optim.Adam(model.parameters(), lr=1e-3), penalty)
     n = int(data.X.shape[0])
-    times = []
+    times: dict[str, list[float]] = {method: [] for method in methods}
     for step in range(steps + 5):
         rows = torch.randint(0, n, (batch_size,), generator=generator)
         x, y, s = data.X[rows], data.y[rows], sensitive[rows]
-        started = time.perf_counter()
-        optimizer.zero_grad(set_to_none=True)
-        output = model(x)
-        objective = loss(output, y)
-        if penalty is not None:
-            objective = objective + penalty(torch.sigmoid(output), s, y)
-        objective.backward()
-        optimizer.step()
-        if step >= 5:
-            times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for method, (model, optimizer, penalty) in runs.items():
+            started = time.perf_counter()
+            optimizer.zero_grad(set_to_none=True)
+            output = model(x)
+            objective = loss(output, y)
+            if penalty is not None:
+                objective = objective + penalty(torch.sigmoid(output), s, y)
+            objective.backward()
+            optimizer.step()
+            if step >= 5:
+                times[method].append(time.perf_counter() - started)
+    return {method: statistics.median(values) for method, values in times.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128, 256])
     parser.add_argument("--steps", type=int, default=200, help="steps per step-time median")
+    parser.add_argument("--rounds", type=int, default=3, help="epochs per epoch-time median")
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     parser.add_argument(
         "--rows", type=int, default=None, help="use only the first ROWS rows (quick runs)"
@@ -160,26 +167,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("network: paper_mlp (two hidden ReLU layers), Adam lr 1e-3, BCE with logits")
     print()
 
-    epochs: dict[tuple[str, int], float] = {}
-    print("time per epoch (s)")
+    # the methods take turns within each round, so drift in the machine's speed affects all
+    rounds: dict[tuple[str, int], list[float]] = {(m, b): [] for m in methods for b in sizes}
+    for _ in range(args.rounds):
+        for size in sizes:
+            for method in methods:
+                rounds[method, size].append(epoch_seconds(data, method, size))
+    epochs = {key: statistics.median(values) for key, values in rounds.items()}
+    print(f"time per epoch (s), median of {args.rounds} rounds")
     print(_row("method", [f"batch {b}" for b in sizes]))
     for method in methods:
-        for size in sizes:
-            epochs[method, size] = epoch_seconds(data, method, size)
         print(_row(method, [f"{epochs[method, b]:.2f}" for b in sizes]))
     print()
 
     steps: dict[tuple[str, int], float] = {}
-    print(f"median time of one training step over {args.steps} steps (ms)")
+    three = [m for m in THREE_ATTRIBUTES if m in methods]
+    for size in sizes:
+        for method, seconds in step_seconds(data, methods, size, args.steps).items():
+            steps[method, size] = seconds
+        for method, seconds in step_seconds(data, three, size, args.steps, three=True).items():
+            steps[f"{method}, 3 attr.", size] = seconds
+    print(f"median time of one training step over {args.steps} steps (ms), methods in turn")
     print(_row("method", [f"batch {b}" for b in sizes]))
-    for method in methods:
-        for size in sizes:
-            steps[method, size] = step_seconds(data, method, size, args.steps)
-        print(_row(method, [f"{1e3 * steps[method, b]:.2f}" for b in sizes]))
-    for method in (m for m in THREE_ATTRIBUTES if m in methods):
-        key = f"{method}, 3 attr."
-        for size in sizes:
-            steps[key, size] = step_seconds(data, method, size, args.steps, three=True)
+    for key in [*methods, *(f"{m}, 3 attr." for m in three)]:
         print(_row(key, [f"{1e3 * steps[key, b]:.2f}" for b in sizes]))
     print()
 
