@@ -155,3 +155,31 @@ def test_a_batch_in_another_layout_than_the_fitted_data_is_rejected():
     statistic = BatchStatistic(notion="dp").fit(rng.integers(0, 2, 100).astype(float))
     with pytest.raises(ValueError, match="layout of the data given to fit"):
         statistic(rng.normal(size=100), pd.DataFrame({"group": rng.choice(["a", "b"], 100)}))
+
+
+def test_gradient_at_a_fixed_bandwidth_is_that_of_the_general_path_without_standardising():
+    rng = np.random.default_rng(5)
+    n = 160
+    sensitive = torch.as_tensor(rng.normal(size=n))
+    y = torch.as_tensor(rng.integers(0, 2, n).astype(float))
+    logits = torch.tensor(rng.normal(size=n) + sensitive.numpy(), requires_grad=True)
+    fast = BatchStatistic(notion="eo", bandwidth=0.3)(torch.sigmoid(logits), sensitive, y)
+    (fast_grad,) = torch.autograd.grad(fast, logits)
+    slow = faircocco_statistic(
+        torch.sigmoid(logits), sensitive, y_true=y, notion="eo", method="lowrank", bandwidth=0.3
+    )
+    (slow_grad,) = torch.autograd.grad(slow, logits)
+    assert float(fast.detach()) == pytest.approx(float(slow.detach()), rel=1e-9)
+    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-8 * float(slow_grad.abs().max()))
+
+
+def test_median_heuristic_gradient_has_no_part_along_a_shift_or_a_rescaling():
+    # the statistic is invariant to both, so its gradient must be orthogonal to them
+    rng = np.random.default_rng(6)
+    sensitive = rng.integers(0, 2, 200).astype(float)
+    pred = torch.tensor(rng.normal(size=200) + sensitive, requires_grad=True)
+    (grad,) = torch.autograd.grad(BatchStatistic(notion="dp")(pred, sensitive), pred)
+    centred = pred.detach() - pred.detach().mean()
+    assert float(grad.abs().sum()) > 0
+    assert abs(float(grad.sum())) < 1e-10 * float(grad.abs().sum())
+    assert abs(float(grad @ centred)) < 1e-10 * float(grad.norm() * centred.norm())

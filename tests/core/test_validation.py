@@ -344,3 +344,26 @@ def test_report_of_a_constant_attribute(data):
     assert report.loc["g", "adjusted"] == 0.0
     assert report.loc["joint", "score"] == pytest.approx(report.loc["x", "score"], rel=1e-8)
     assert report.notna().all().all()
+
+
+def test_arrays_without_columns_are_rejected(data):
+    y_pred, _, _ = data
+    with pytest.raises(ValueError, match="sensitive_features has no columns"):
+        faircocco_statistic(y_pred, np.zeros((N, 0)), notion="dp")
+
+
+def test_numeric_arrays_are_read_like_the_equivalent_dataframe(data):
+    # numeric arrays skip the DataFrame; names, values and scores must not change
+    from faircocco_plugins._inputs import to_variable
+
+    y_pred, attribute, y_true = data
+    block = np.column_stack([attribute, np.arange(N) % 3])
+    frame = pd.DataFrame(block, columns=["sensitive_features[0]", "sensitive_features[1]"])
+    from_array = to_variable(block, "sensitive_features", None)
+    from_frame = to_variable(frame, "sensitive_features", None)
+    assert from_array.names == from_frame.names
+    assert from_array.numeric_names == from_frame.numeric_names
+    np.testing.assert_array_equal(from_array.numeric, from_frame.numeric)
+    assert faircocco_score(y_pred, block, y_true=y_true) == faircocco_score(
+        y_pred, frame, y_true=y_true
+    )

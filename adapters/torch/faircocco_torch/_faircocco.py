@@ -72,9 +72,10 @@ class FairCOCCOPenalty(FairnessPenalty):
     attribute takes a single value, give 0 with finite (zero) gradients.
 
     With the median heuristic the statistic does not change when the predictions are shifted or
-    rescaled. The predictions are therefore centred and divided by their root mean square
-    (differentiably) before the core computes the statistic: the value is the same, and the
-    gradient loses a spurious component that, with a detached bandwidth, shrinks the
+    rescaled. Its gradient is therefore taken through predictions centred and divided by their
+    root mean square (:func:`faircocco_plugins.standardise`; for DP and EO inside
+    :class:`faircocco_plugins.BatchStatistic`'s closed-form gradient): the value is the same, and
+    the gradient loses a spurious component that, with a detached bandwidth, shrinks the
     predictions' spread and can drive training to constant predictions.
 
     Examples
