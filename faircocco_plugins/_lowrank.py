@@ -63,7 +63,8 @@ def incomplete_cholesky(
     rows = np.empty((min(16, max_rank, n), n))
     single = z[:, 0] if z.shape[1] == 1 else None
     chosen: list[int] = []
-    # one pivot per training batch costs about ten numpy calls; scalars stay Python floats
+    # each pivot is about ten numpy calls, paid on every training batch: scalars stay Python
+    # floats rather than numpy scalars
     for k in range(min(max_rank, n)):
         i = int(residual.argmax())
         pivot_residual = float(residual[i])
