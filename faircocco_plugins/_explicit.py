@@ -45,11 +45,7 @@ class ExplicitRows:
     """Uncentred feature rows ``W[g_i] ⊗ φ_i`` of each variable: host arrays unless tracked."""
 
     def __init__(
-        self,
-        roles: dict[str, KernelInput],
-        conditional: bool,
-        rank: int | None,
-        like: Any,
+        self, roles: dict[str, KernelInput], conditional: bool, rank: int | None, like: Any
     ) -> None:
         self.n = next(iter(roles.values())).n
         self._roles = roles

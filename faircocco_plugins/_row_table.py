@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._levels import sorted_positions
+
 #: Most distinct rows a table holds, and most combinations of known column values it indexes
 #: (a dense slot array); past either, rows are computed per call (many continuous values).
 MAX_ROWS = 2**16
@@ -49,13 +51,12 @@ class RowTable:
         """The table row of each row of ``rows``, -1 where it is not known."""
         if self._rows is None:
             return np.full(rows.shape[0], -1, dtype=np.int64)
-        key = np.zeros(rows.shape[0], dtype=np.int64)
-        known = np.ones(rows.shape[0], dtype=bool)
-        for j, values in enumerate(self._values):
-            position = np.minimum(np.searchsorted(values, rows[:, j]), values.size - 1)
-            known &= values[position] == rows[:, j]
-            key = key * values.size + position
-        return np.where(known, self._slots[key], -1)
+        positions, found = zip(
+            *(sorted_positions(values, rows[:, j]) for j, values in enumerate(self._values)),
+            strict=True,
+        )
+        key = np.ravel_multi_index(positions, [values.size for values in self._values])
+        return np.where(np.logical_and.reduce(found), self._slots[key], -1)
 
     def _add(self, new: np.ndarray) -> None:
         new = np.unique(new, axis=0)
@@ -70,9 +71,10 @@ class RowTable:
             name: value if self._rows is None else np.concatenate([self._results[name], value])
             for name, value in computed.items()
         }
-        key = np.zeros(rows.shape[0], dtype=np.int64)
-        for j, column in enumerate(values):
-            key = key * column.size + np.searchsorted(column, rows[:, j])
+        key = np.ravel_multi_index(
+            [np.searchsorted(column, rows[:, j]) for j, column in enumerate(values)],
+            [column.size for column in values],
+        )
         slots = np.full(int(keys), -1, dtype=np.int64)
         slots[key] = np.arange(rows.shape[0])
         self._rows, self._results, self._values, self._slots = rows, results, values, slots

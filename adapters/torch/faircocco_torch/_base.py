@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._capabilities import KINDS, PenaltyCapabilities, column_kind, outcome_kind
+from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
 from ._encoding import SensitiveSchema
 
 NOTIONS = ("dp", "eo", "cal")
@@ -258,19 +258,18 @@ class FairnessPenalty(nn.Module):
                 f"{self.schema.width} ({[a.name for a in self.schema.attributes]})."
             )
         batch = Batch(pred, s, truth, self.schema)
-        # kinds are found only where some kind is unsupported: finding them costs a sort
         capabilities = self.capabilities
         capabilities.check(
             name,
             notion=self.notion,
             attributes=(
                 tuple(kind for kind, _ in batch.attributes)
-                if set(capabilities.attributes) != set(KINDS)
+                if capabilities.restricts_attributes
                 else ()
             ),
             outcome=(
                 outcome_kind(truth)
-                if truth is not None and set(capabilities.outcomes) != set(KINDS)
+                if truth is not None and capabilities.restricts_outcomes
                 else None
             ),
             outputs=int(pred.shape[1]),

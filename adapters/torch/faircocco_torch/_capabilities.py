@@ -54,6 +54,17 @@ class PenaltyCapabilities(Capabilities):
     needs_gradients: bool = True
     tasks: tuple[str, ...] = TASKS
 
+    @property
+    def restricts_attributes(self) -> bool:
+        """Whether some attribute kind is unsupported (only then must a batch's kinds be found,
+        which costs a sort per column)."""
+        return set(self.attributes) != set(KINDS)
+
+    @property
+    def restricts_outcomes(self) -> bool:
+        """Whether some outcome kind is unsupported."""
+        return set(self.outcomes) != set(KINDS)
+
     def supports(
         self,
         *,
