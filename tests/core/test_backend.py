@@ -48,7 +48,7 @@ def test_triangular_division_rejects_a_singular_factor():
         (torch.tensor([True, False]), np.bool_),
     ],
 )
-def test_host_array_copies_tensors_floating_as_float64(tensor, dtype):
+def test_host_array_converts_tensors_floating_to_float64(tensor, dtype):
     host = host_array(tensor)
     assert isinstance(host, np.ndarray) and host.dtype == dtype
     np.testing.assert_array_equal(host, tensor.detach().double().numpy().astype(dtype))
