@@ -339,6 +339,8 @@ def _output(value: Any, y_pred: Any) -> Any:
     """A float for numpy input; a tensor of ``y_pred``'s floating dtype for tensor input."""
     if isinstance(value, np.ndarray | np.generic):
         return float(value)
+    if value.dtype == getattr(y_pred, "dtype", None):
+        return value  # cheaper than the namespace lookup, and per training batch
     xp = namespace(value)
     if array_api_compat.is_array_api_obj(y_pred) and xp.isdtype(y_pred.dtype, "real floating"):
         return xp.astype(value, y_pred.dtype)

@@ -69,10 +69,7 @@ class PsdSolver:
 
             self._factor = torch.linalg.cholesky(a)
         else:
-            factor, info = _lapack("potrf", a.dtype)(a, lower=1, clean=1)
-            if info:
-                raise np.linalg.LinAlgError(f"Matrix is not positive definite (minor {info}).")
-            self._factor = factor
+            self._factor = host_cholesky(a)
 
     def solve(self, b: Any) -> Any:
         if self._torch:
@@ -80,6 +77,14 @@ class PsdSolver:
 
             return torch.cholesky_solve(b, self._factor)
         return _lapack("potrs", b.dtype)(self._factor, b, lower=1)[0]
+
+
+def host_cholesky(a: np.ndarray) -> np.ndarray:
+    """The lower Cholesky factor of a symmetric positive-definite numpy matrix."""
+    factor, info = _lapack("potrf", a.dtype)(a, lower=1, clean=1)
+    if info:
+        raise np.linalg.LinAlgError(f"Matrix is not positive definite (minor {info}).")
+    return factor
 
 
 @cache
@@ -174,7 +179,8 @@ def host_function(
     ``host_x``'s shape. ``host`` is ``x`` on the host in float64, in any shape of ``x``'s size,
     if the caller has it already. A torch ``x`` that requires gradients gets that gradient in
     its backward pass: one autograd node, where recording every step of ``f`` would cost more
-    than ``f`` itself at batch sizes. The value has ``x``'s floating dtype (float64 otherwise).
+    than ``f`` itself at batch sizes. The gradient is then computed with the value. The value
+    has ``x``'s floating dtype (float64 otherwise).
     """
     host_x = to_host(x) if host is None else host
     xp = namespace(x)
@@ -196,15 +202,16 @@ def _torch_host_function() -> Any:
         def forward(
             ctx: Any, x: torch.Tensor, host_x: np.ndarray, value_and_gradient: Any
         ) -> torch.Tensor:
-            value, ctx.gradient = value_and_gradient(host_x)
-            ctx.shape = x.shape
+            value, gradient = value_and_gradient(host_x)
+            # converted here, so that the backward pass is a single product: a training step
+            # always takes the gradient, and torch calls a Python backward at a high cost
+            ctx.gradient = torch.from_numpy(gradient()).to(x.device, x.dtype).reshape(x.shape)
             return torch.tensor(value, dtype=x.dtype, device=x.device)
 
         @staticmethod
         @once_differentiable
         def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None, None]:
-            gradient = torch.as_tensor(ctx.gradient(), device=upstream.device)
-            return (upstream * gradient).reshape(ctx.shape).to(upstream.dtype), None, None
+            return upstream * ctx.gradient, None, None
 
     return HostFunction
 

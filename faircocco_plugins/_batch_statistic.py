@@ -22,6 +22,7 @@ from ._backend import (
     PsdSolver,
     divide_by_lower_transposed,
     host_array,
+    host_cholesky,
     host_function,
     single_blas_thread,
 )
@@ -132,6 +133,7 @@ class BatchStatistic:
         self._scalings, self._maps = scalings, maps
         self._host_rows = HostRows(sensitive, truth)
         self._features = RowTable(self._feature_rows)
+        self._table_rows: tuple[int, dict[str, np.ndarray]] = (0, {})
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
@@ -165,7 +167,10 @@ class BatchStatistic:
         if self._host_rows.sensitive_is_constant(rows):
             return _output(host_function(_zero, x, pred.numeric), y_pred)
         shift = self.options.eps * problem.n
-        statistic = host_function(self._statistic(pred, rows, shift), x, pred.numeric)
+        # with several attributes the side is wide enough for OpenBLAS to spread a product over
+        # threads, which measured 3x slower on two cores (the gradient is taken in here too)
+        with single_blas_thread():
+            statistic = host_function(self._statistic(pred, rows, shift), x, pred.numeric)
         return _output(statistic, y_pred)
 
     def _statistic(
@@ -175,9 +180,6 @@ class BatchStatistic:
         gradient: standardised (median heuristic), scaled by the batch's bandwidth, then
         :func:`_statistic_of_predictions` on pivots chosen for them and the attribute side of
         the batch's host ``rows``.
-
-        One BLAS thread each way: with several attributes the side is wide enough for OpenBLAS
-        to spread a product over threads, which measured 3x slower on two cores.
         """
         sample = bandwidth_rows(pred.n, self.options.random_state)
         median = self.options.bandwidth == "median"
@@ -187,14 +189,12 @@ class BatchStatistic:
             variable = replace(pred, numeric=standard)
             scaling = fit_scaling("pred", variable, self.options, sample)
             z = scaling.apply(variable).z
-            with single_blas_thread():
-                side = self._attribute_side(rows, shift)
-                pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
-                value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
+            side = self._attribute_side(rows, shift)
+            pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
+            value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
 
             def gradient() -> np.ndarray:
-                with single_blas_thread():
-                    d_standard = z_gradient() / np.asarray(scaling.widths)
+                d_standard = z_gradient() / np.asarray(scaling.widths)
                 if not median:
                     return d_standard
                 # through standardise: the scale follows the values, so the part of the
@@ -213,19 +213,45 @@ class BatchStatistic:
 
         ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps,
         ``A_e = (ĒᵀĒ + εN I)⁻¹`` and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: everything of the
-        statistic that does not depend on the predictions, computed on the host.
+        statistic that does not depend on the predictions, computed on the host. A row of ``F``
+        depends on the batch only through these sums over rows, so while the table of known
+        rows is no longer than the batch (discrete attributes and outcomes), ``F`` is computed
+        on the table's rows weighted by their counts in the batch, whose expanded feature rows
+        are kept, and then read for each row.
         """
-        features = self._features(rows)
-        centred = {}
-        for role, feature_map in self._maps.items():
-            role_rows = row_kronecker(feature_map.level_rows(features[role]), features[f"{role}:"])
-            centred[role] = role_rows - _column_means(role_rows)
+        n = rows.shape[0]
+        slots, features = self._features.lookup(rows)
+        if slots is not None and self._features.size <= n:
+            expanded = self._expanded_table(features)
+            weights = np.bincount(slots, minlength=self._features.size).astype(np.float64)
+        else:
+            if slots is not None:
+                features = {name: table[slots] for name, table in features.items()}
+            expanded, weights, slots = self._expanded(features), np.ones(n), None
+        centred = {role: x - (weights @ x) / n for role, x in expanded.items()}
         e = centred["e"]
+        weighted_e = weights[:, None] * e
+        gram = e.T @ weighted_e + shift * np.eye(e.shape[1])
         if "c" in centred:
             c = centred["c"]
-            e = e - c @ PsdSolver(c.T @ c + shift * np.eye(c.shape[1])).solve(c.T @ e)
-        gram = centred["e"].T @ centred["e"] + shift * np.eye(e.shape[1])
-        return divide_by_lower_transposed(e, np.linalg.cholesky(gram))
+            ridge = c.T @ (weights[:, None] * c) + shift * np.eye(c.shape[1])
+            e = e - c @ PsdSolver(ridge).solve(c.T @ weighted_e)
+        side = divide_by_lower_transposed(e, host_cholesky(gram))
+        return side if slots is None else side[slots]
+
+    def _expanded_table(self, features: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
+        size = self._features.size
+        if self._table_rows[0] != size:
+            self._table_rows = (size, self._expanded(features))
+        return self._table_rows[1]
+
+    def _expanded(self, features: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Feature rows ``W[g] ⊗ φ`` of ``e`` and ``c`` from :meth:`_feature_rows`' results."""
+        return {
+            role: row_kronecker(feature_map.level_rows(features[role]), features[f"{role}:"])
+            for role, feature_map in self._maps.items()
+        }
 
     def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """Level codes (``"e"``, ``"c"``) and continuous factor rows (``"e:"``, ``"c:"``) of

@@ -227,12 +227,12 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
         host = np.asarray(array_api_compat.to_device(value, "cpu")).astype(np.int64)
         levels = tuple(np.array([0, 1]) for _ in names)
         return Variable(argument, None, (), host, names, levels, names)
-    if not (xp.isdtype(value.dtype, "real floating") or xp.isdtype(value.dtype, "integral")):
+    if not xp.isdtype(value.dtype, ("real floating", "integral")):
         raise TypeError(f"{argument} has dtype {value.dtype}; expected real or integer numbers.")
     numeric = _to_reference(value, reference)
     xp = namespace(numeric)  # the reference's: a numpy value may go to a tensor
-    finite = xp.all(xp.isfinite(numeric), axis=0)
-    if not bool(xp.all(finite)):
+    if not bool(xp.all(xp.isfinite(numeric))):
+        finite = xp.all(xp.isfinite(numeric), axis=0)
         bad = int(np.flatnonzero(~np.asarray(array_api_compat.to_device(finite, "cpu")))[0])
         raise ValueError(
             f"{argument} column {names[bad]!r} contains NaN or infinite values; "

@@ -9,6 +9,7 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -117,36 +118,41 @@ def _median_of_differences(x: np.ndarray) -> float | None:
 
     Each row of the differences of sorted values is sorted, so a seeded sample of pairs brackets
     the median and only the differences inside the bracket (under a tenth) are formed. The
-    result is exact: the two middle order statistics are taken from the bracket only after
-    checking the largest difference left below it and the smallest left above it.
+    result is exact: the band holds every pair whose difference the search placed in the
+    bracket, and the two middle order statistics are taken from it only when they are clear of
+    the bracket's edges, which rounding can blur, or clear of the nearest differences outside.
     """
     n = x.size
     total = n * (n - 1) // 2
-    middle_low, middle_high = (total - 1) // 2, total // 2
     first_of_pair, second_of_pair = _pair_sample(n)
     size = first_of_pair.size
-    spread = 2.0 * np.sqrt(size)  # four binomial standard deviations of the rank
+    spread = 2.0 * math.sqrt(size)  # four binomial standard deviations of the rank
     ranks = [max(int(size / 2 - spread), 0), min(int(size / 2 + spread), size - 1)]
-    low, high = np.partition(x[second_of_pair] - x[first_of_pair], ranks)[ranks]
+    low, high = np.partition(x[second_of_pair] - x[first_of_pair], ranks)[ranks].tolist()
     rows = np.arange(n)
     starts = np.maximum(np.searchsorted(x, x + low, side="left"), rows + 1)
     stops = np.maximum(np.searchsorted(x, x + high, side="right"), starts)
-    below = int(np.sum(starts - rows - 1))
     lengths = stops - starts
-    first, second = middle_low - below, middle_high - below
-    if first < 0 or second >= lengths.sum():
+    ends = np.cumsum(lengths)
+    below = int(starts.sum()) - n * (n + 1) // 2
+    first, second = (total - 1) // 2 - below, total // 2 - below
+    if first < 0 or second >= int(ends[-1]):
         return None
-    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    columns = np.arange(offsets.size) + offsets
+    columns = np.arange(int(ends[-1])) + np.repeat(starts - ends + lengths, lengths)
     band = x[columns] - x[np.repeat(rows, lengths)]
     part = np.partition(band, [first, second])
+    middle_low, middle_high = float(part[first]), float(part[second])
+    # x[j] − x[i] and the search for x[i] + t round differently by a few ulps of the values
+    margin = 16.0 * np.finfo(x.dtype).eps * max(abs(float(x[0])), abs(float(x[-1])))
+    if low + margin < middle_low and middle_high < high - margin:
+        return (middle_low + middle_high) / 2
     left = starts > rows + 1
     right = stops < n
-    if (left.any() and np.max(x[starts[left] - 1] - x[left]) > part[first]) or (
-        right.any() and np.min(x[stops[right]] - x[right]) < part[second]
+    if (left.any() and np.max(x[starts[left] - 1] - x[left]) > middle_low) or (
+        right.any() and np.min(x[stops[right]] - x[right]) < middle_high
     ):
         return None
-    return float((part[first] + part[second]) / 2)
+    return (middle_low + middle_high) / 2
 
 
 @cache

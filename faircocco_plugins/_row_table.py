@@ -36,16 +36,23 @@ class RowTable:
         self._slots = np.empty(0, dtype=np.int64)
         self._full = False
 
-    def __call__(self, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """The results of every row of ``rows``, an ``(n, m)`` float64 host array."""
+    def lookup(self, rows: np.ndarray) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+        """The table row (slot) of every row of ``rows``, an ``(n, m)`` float64 host array, and
+        the results of every table row; past the table's limits, None and the results of
+        ``rows`` themselves."""
         slots = self._slots_of(rows)
         if (slots < 0).any():
             if not self._full:
                 self._add(rows[slots < 0])
             if self._full:
-                return self._compute(rows)
+                return None, self._compute(rows)
             slots = self._slots_of(rows)
-        return {name: result[slots] for name, result in self._results.items()}
+        return slots, self._results
+
+    @property
+    def size(self) -> int:
+        """The number of distinct rows held."""
+        return 0 if self._rows is None else self._rows.shape[0]
 
     def _slots_of(self, rows: np.ndarray) -> np.ndarray:
         """The table row of each row of ``rows``, -1 where it is not known."""

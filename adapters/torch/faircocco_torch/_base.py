@@ -76,6 +76,9 @@ class FairnessPenalty(nn.Module):
     """
 
     capabilities: ClassVar[PenaltyCapabilities]
+    #: whether :meth:`statistic` itself rejects NaN and infinite attributes and outcomes, so
+    #: that the shared validation skips that check (it runs on every training batch)
+    rejects_non_finite: ClassVar[bool] = False
 
     def __init__(
         self, *, notion: str = "eo", lam: float = 1.0, schema: SensitiveSchema | None = None
@@ -248,10 +251,14 @@ class FairnessPenalty(nn.Module):
                     f"{name}: y_true must have shape (n,) or (n, k) with n={n} rows like y_pred; "
                     f"got {tuple(truth.shape)}."
                 )
-            if truth.is_floating_point() and not bool(torch.isfinite(truth).all()):
-                raise ValueError(f"{name}: y_true contains NaN or infinite values.")
-        if s.is_floating_point() and not bool(torch.isfinite(s).all()):
-            raise ValueError(f"{name}: sensitive contains NaN or infinite values.")
+        if not self.rejects_non_finite:
+            for argument, value in (("y_true", truth), ("sensitive", s)):
+                if (
+                    value is not None
+                    and value.is_floating_point()
+                    and not bool(torch.isfinite(value).all())
+                ):
+                    raise ValueError(f"{name}: {argument} contains NaN or infinite values.")
         if self.schema is not None and int(s.shape[1]) != self.schema.width:
             raise ValueError(
                 f"{name}: sensitive has {int(s.shape[1])} columns but the schema describes "

@@ -101,6 +101,8 @@ class FairCOCCOPenalty(FairnessPenalty):
         multiple_attributes="joint",
         multi_output=True,
     )
+    #: the core names the argument and column with NaN or infinite values
+    rejects_non_finite: ClassVar[bool] = True
 
     def __init__(
         self,
