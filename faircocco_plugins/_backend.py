@@ -183,12 +183,12 @@ def host_function(
     has ``x``'s floating dtype (float64 otherwise).
     """
     host_x = to_host(x) if host is None else host
+    if getattr(x, "requires_grad", False):
+        return _torch_host_function().apply(x, host_x, value_and_gradient)
     xp = namespace(x)
     dtype = x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64
-    if not getattr(x, "requires_grad", False):
-        value, _ = value_and_gradient(host_x)
-        return xp.asarray(value, dtype=dtype, device=array_api_compat.device(x))
-    return _torch_host_function().apply(x, host_x, value_and_gradient)
+    value, _ = value_and_gradient(host_x)
+    return xp.asarray(value, dtype=dtype, device=array_api_compat.device(x))
 
 
 @cache

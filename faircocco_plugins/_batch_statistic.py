@@ -380,8 +380,9 @@ def _statistic_of_predictions(
     ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`, with
     ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF`` and
     ``S = KᵀK + εN K_ll``: no triangular solve of the factor. With ``G = S⁻¹ X``,
-    ``∂T/∂K = 2 (F − K G) Gᵀ`` and ``∂T/∂K_ll = −εN G Gᵀ``; the centring and the Gaussian
-    kernel carry them to ``z`` (the landmarks are rows of ``z``).
+    ``∂T/∂K = 2 (F − K G) Gᵀ`` and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of
+    ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel carries them to ``z`` (the
+    landmarks are rows of ``z`` too).
     """
 
     def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
@@ -389,19 +390,15 @@ def _statistic_of_predictions(
         raw = gaussian(z, landmarks)
         kernel = raw - _column_means(raw)
         cross = kernel.T @ side
-        landmark_kernel = gaussian(landmarks, landmarks)
+        landmark_kernel = raw[pivots]  # K_ll: the landmarks are rows of z
         solved = PsdSolver(kernel.T @ kernel + shift * landmark_kernel).solve(cross)
 
         def gradient() -> np.ndarray:
-            d_kernel = 2.0 * (side - kernel @ solved) @ solved.T
-            d_kernel -= _column_means(d_kernel)
-            d_landmark_kernel = -shift * (solved @ solved.T)
-            d_z, d_landmarks = _gaussian_gradients(d_kernel * raw, z, landmarks)
-            # K_ll and its gradient are symmetric: both landmark arguments get the same part
-            d_paired, _ = _gaussian_gradients(
-                d_landmark_kernel * landmark_kernel, landmarks, landmarks
-            )
-            d_z[pivots] += d_landmarks + 2.0 * d_paired
+            d_raw = 2.0 * (side - kernel @ solved) @ solved.T
+            d_raw -= _column_means(d_raw)
+            d_raw[pivots] -= shift * (solved @ solved.T)  # through K_ll = raw[pivots]
+            d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
+            d_z[pivots] += d_landmarks
             return d_z
 
         return float(np.vdot(solved, cross)), gradient

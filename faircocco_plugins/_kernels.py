@@ -229,8 +229,9 @@ class Scaling:
         numeric = _numeric_block(variable, onehot_nominal)
         if numeric is None:
             return cls((), (), onehot_nominal)
-        sample = to_host(take_rows(numeric, rows))
-        centres = tuple(np.mean(sample, axis=0).tolist())
+        # all rows (the common case of a training batch) need no copy
+        sample = to_host(numeric if rows.size == numeric.shape[0] else take_rows(numeric, rows))
+        centres = tuple((np.sum(sample, axis=0) / sample.shape[0]).tolist())
         p = sample.shape[1]
         if bandwidth != "median":
             widths = (float(bandwidth),) * p
