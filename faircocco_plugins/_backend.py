@@ -205,7 +205,7 @@ def _torch_host_function() -> Any:
             value, gradient = value_and_gradient(host_x)
             # converted here, so that the backward pass is a single product: a training step
             # always takes the gradient, and torch calls a Python backward at a high cost
-            ctx.gradient = torch.from_numpy(gradient()).to(x.device, x.dtype).reshape(x.shape)
+            ctx.gradient = torch.from_numpy(gradient().reshape(x.shape)).to(x.device, x.dtype)
             return torch.tensor(value, dtype=x.dtype, device=x.device)
 
         @staticmethod
@@ -221,9 +221,13 @@ def host_array(value: Any) -> Any:
     if not array_api_compat.is_array_api_obj(value) or isinstance(value, np.ndarray):
         return value
     if array_api_compat.is_torch_array(value):
-        # the general route below costs several times more, and training calls this per batch
+        import torch
+
+        # the general route below costs several times more, and training calls this per batch;
+        # numpy converts to float64 faster than torch, but has no bfloat16
         value = value.detach().cpu()
-        return (value.double() if value.is_floating_point() else value).numpy()
+        array = (value.double() if value.dtype == torch.bfloat16 else value).numpy()
+        return array.astype(np.float64, copy=False) if array.dtype.kind == "f" else array
     xp = namespace(value)
     if xp.isdtype(value.dtype, "real floating"):
         value = xp.astype(value, xp.float64)

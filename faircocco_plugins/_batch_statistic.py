@@ -93,6 +93,8 @@ class BatchStatistic:
         self._maps: dict[str, FeatureMap] = {}
         self._host_rows: HostRows
         self._features: RowTable
+        #: the table's size and its rows from :meth:`_expanded`, while they are current
+        self._table_rows: tuple[int, tuple[np.ndarray, int]] | None = None
 
     @property
     def is_fitted(self) -> bool:
@@ -133,7 +135,7 @@ class BatchStatistic:
         self._scalings, self._maps = scalings, maps
         self._host_rows = HostRows(sensitive, truth)
         self._features = RowTable(self._feature_rows)
-        self._table_rows: tuple[int, dict[str, np.ndarray]] = (0, {})
+        self._table_rows = None
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
@@ -222,36 +224,38 @@ class BatchStatistic:
         n = rows.shape[0]
         slots, features = self._features.lookup(rows)
         if slots is not None and self._features.size <= n:
-            expanded = self._expanded_table(features)
+            expanded, e_width = self._expanded_table(features)
             weights = np.bincount(slots, minlength=self._features.size).astype(np.float64)
         else:
             if slots is not None:
                 features = {name: table[slots] for name, table in features.items()}
-            expanded, weights, slots = self._expanded(features), np.ones(n), None
-        centred = {role: x - (weights @ x) / n for role, x in expanded.items()}
-        e = centred["e"]
-        weighted_e = weights[:, None] * e
-        gram = e.T @ weighted_e + shift * np.eye(e.shape[1])
-        if "c" in centred:
-            c = centred["c"]
-            ridge = c.T @ (weights[:, None] * c) + shift * np.eye(c.shape[1])
-            e = e - c @ PsdSolver(ridge).solve(c.T @ weighted_e)
-        side = divide_by_lower_transposed(e, host_cholesky(gram))
+            (expanded, e_width), weights, slots = self._expanded(features), np.ones(n), None
+        # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
+        centred = expanded - (weights @ expanded) / n
+        gram = centred.T @ (weights[:, None] * centred) + shift * np.eye(centred.shape[1])
+        e = centred[:, :e_width]
+        if e_width < centred.shape[1]:
+            ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
+            e = e - centred[:, e_width:] @ PsdSolver(ridge).solve(cross)
+        side = divide_by_lower_transposed(e, host_cholesky(gram[:e_width, :e_width]))
         return side if slots is None else side[slots]
 
-    def _expanded_table(self, features: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
         """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
         size = self._features.size
-        if self._table_rows[0] != size:
+        if self._table_rows is None or self._table_rows[0] != size:
             self._table_rows = (size, self._expanded(features))
         return self._table_rows[1]
 
-    def _expanded(self, features: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Feature rows ``W[g] ⊗ φ`` of ``e`` and ``c`` from :meth:`_feature_rows`' results."""
-        return {
-            role: row_kronecker(feature_map.level_rows(features[role]), features[f"{role}:"])
-            for role, feature_map in self._maps.items()
-        }
+    def _expanded(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
+        """Feature rows ``W[g] ⊗ φ`` of ``e`` then (EO) ``c``, side by side, from
+        :meth:`_feature_rows`' results; and the width of ``e``'s."""
+        blocks = [
+            row_kronecker(self._maps[role].level_rows(features[role]), features[f"{role}:"])
+            for role in ("e", "c")
+            if role in self._maps
+        ]
+        return np.concatenate(blocks, axis=1), blocks[0].shape[1]
 
     def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """Level codes (``"e"``, ``"c"``) and continuous factor rows (``"e:"``, ``"c:"``) of

@@ -222,7 +222,7 @@ class FairnessPenalty(nn.Module):
             raise ValueError(
                 f"{name}: y_pred must have shape (n,) or (n, k); got {tuple(y_pred.shape)}."
             )
-        pred = y_pred if y_pred.ndim == 2 else y_pred[:, None]
+        pred = y_pred if y_pred.ndim == 2 else y_pred.unsqueeze(1)
         n = int(pred.shape[0])
         if n < 2:
             raise ValueError(f"{name}: a batch needs at least 2 rows; got {n}.")
