@@ -229,10 +229,11 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
         return Variable(argument, None, (), host, names, levels, names)
     # numpy arrays (every training batch's host copies) take numpy's own checks, several times
     # cheaper than the array API's generic ones
-    on_host = isinstance(value, np.ndarray)
-    if not (
-        value.dtype.kind in "fiu" if on_host else xp.isdtype(value.dtype, ("real floating", "integral"))
-    ):
+    if isinstance(value, np.ndarray):
+        numbers = value.dtype.kind in "fiu"
+    else:
+        numbers = xp.isdtype(value.dtype, ("real floating", "integral"))
+    if not numbers:
         raise TypeError(f"{argument} has dtype {value.dtype}; expected real or integer numbers.")
     numeric = _to_reference(value, reference)
     xp = namespace(numeric)  # the reference's: a numpy value may go to a tensor
