@@ -9,7 +9,6 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -109,34 +108,48 @@ def _few_distinct_values(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     return ordered[starts, None], np.diff(np.append(starts, ordered.size))
 
 
-#: Pairs sampled by :func:`_median_of_differences` to bracket the median.
-_PAIR_SAMPLE = 2048
+#: Pairs sampled by :func:`_median_of_differences` to estimate the median and its neighbourhood.
+_PAIR_SAMPLE = 256
 
 
 def _median_of_differences(x: np.ndarray) -> float | None:
     """``np.median`` of ``x[j] − x[i]`` over ``i < j`` for sorted ``x``; None if unbracketed.
 
-    Each row of the differences of sorted values is sorted, so a seeded sample of pairs brackets
-    the median and only the differences inside the bracket (under a tenth) are formed. The
-    result is exact: the band holds every pair whose difference the search placed in the
+    Each row of the differences of sorted values is sorted, so the number of differences below
+    any ``t`` is one search of ``x + t``. A seeded sample of pairs estimates the median and how
+    many differences lie near it; one count corrects the estimate, and only the differences in
+    a narrow bracket around it (a few hundred) are formed, widened until it holds the median.
+    The result is exact: the band holds every pair whose difference the search placed in the
     bracket, and the two middle order statistics are taken from it only when they are clear of
     the bracket's edges, which rounding can blur, or clear of the nearest differences outside.
     """
     n = x.size
     total = n * (n - 1) // 2
+    preceding = n * (n + 1) // 2  # sum over rows of the i + 1 searches that land at or before i
     first_of_pair, second_of_pair = _pair_sample(n)
     size = first_of_pair.size
-    spread = 2.0 * math.sqrt(size)  # four binomial standard deviations of the rank
-    ranks = [max(int(size / 2 - spread), 0), min(int(size / 2 + spread), size - 1)]
-    low, high = np.partition(x[second_of_pair] - x[first_of_pair], ranks)[ranks].tolist()
+    quantiles = [size // 2 - size // 8, size // 2, size // 2 + size // 8]
+    sample = np.partition(x[second_of_pair] - x[first_of_pair], quantiles)[quantiles].tolist()
+    if not 0.0 < sample[0] < sample[2]:
+        return None  # mostly ties
+    density = (total / 4) / (sample[2] - sample[0])  # differences per unit near the median
+    below_estimate = int(np.searchsorted(x, x + sample[1]).sum()) - preceding
+    error = (total - 1) / 2 - below_estimate
+    centre = sample[1] + error / density
+    spread = (0.25 * abs(error) + 0.005 * total) / density
     rows = np.arange(n)
-    starts = np.maximum(np.searchsorted(x, x + low, side="left"), rows + 1)
-    stops = np.maximum(np.searchsorted(x, x + high, side="right"), starts)
-    lengths = stops - starts
-    ends = np.cumsum(lengths)
-    below = int(starts.sum()) - n * (n + 1) // 2
-    first, second = (total - 1) // 2 - below, total // 2 - below
-    if first < 0 or second >= int(ends[-1]):
+    for _ in range(4):
+        low, high = centre - spread, centre + spread
+        starts = np.maximum(np.searchsorted(x, x + low, side="left"), rows + 1)
+        stops = np.maximum(np.searchsorted(x, x + high, side="right"), starts)
+        below = int(starts.sum()) - preceding
+        first, second = (total - 1) // 2 - below, total // 2 - below
+        lengths = stops - starts
+        ends = np.cumsum(lengths)
+        if first >= 0 and second < int(ends[-1]):
+            break
+        spread *= 4.0
+    else:
         return None
     columns = np.arange(int(ends[-1])) + np.repeat(starts - ends + lengths, lengths)
     band = x[columns] - x[np.repeat(rows, lengths)]

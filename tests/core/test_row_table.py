@@ -81,6 +81,9 @@ def test_past_its_limits_the_table_computes_rows_per_call(monkeypatch, limit):
         lambda rng, n: rng.integers(0, 120, n) * 0.5,  # many ties
         lambda rng, n: 1e6 + 1e-8 * rng.random(n),  # differences near rounding
         lambda rng, n: np.round(rng.exponential(size=n), 2),
+        lambda rng, n: rng.standard_cauchy(n),  # heavy tails
+        # two far-apart clusters: the differences jump from within to between clusters
+        lambda rng, n: np.concatenate([rng.normal(size=n // 2), rng.normal(50, 0.01, n - n // 2)]),
     ],
 )
 def test_median_of_differences_is_numpys_median_of_all_distances(n, draw):
