@@ -128,6 +128,14 @@ def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
     return np.ascontiguousarray(solved.T)
 
 
+def host_divide_by_lower(b: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """``b @ inv(lower)`` for a lower-triangular numpy ``lower``, by a triangular solve."""
+    solved, info = _lapack("trtrs", b.dtype)(lower, b.T, lower=1, trans=1)
+    if info:
+        raise np.linalg.LinAlgError(f"Singular triangular matrix (diagonal entry {info}).")
+    return solved.T
+
+
 def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
     """``out[index[g]] += values[g]`` into zeros of ``n_rows`` rows, out of place.
 

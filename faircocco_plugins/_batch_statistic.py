@@ -23,6 +23,7 @@ from ._backend import (
     divide_by_lower_transposed,
     host_array,
     host_cholesky,
+    host_divide_by_lower,
     host_function,
     single_blas_thread,
 )
@@ -193,7 +194,7 @@ class BatchStatistic:
             z = scaling.apply(variable).z
             side = self._attribute_side(rows, shift)
             pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
-            value, z_gradient = _statistic_of_predictions(pivots, side, shift)(z)
+            value, z_gradient = _statistic_of_predictions(pivots, *side, shift)(z)
 
             def gradient() -> np.ndarray:
                 d_standard = z_gradient() / np.asarray(scaling.widths)
@@ -210,16 +211,18 @@ class BatchStatistic:
 
         return value_and_gradient
 
-    def _attribute_side(self, rows: np.ndarray, shift: float) -> np.ndarray:
-        """``F`` with ``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)`` for a batch's host ``rows``.
+    def _attribute_side(self, rows: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
+        """``P = (I − R_c) Ē`` and ``L`` with ``L Lᵀ = ĒᵀĒ + εN I`` for a batch's host ``rows``.
 
-        ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps,
-        ``A_e = (ĒᵀĒ + εN I)⁻¹`` and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: everything of the
-        statistic that does not depend on the predictions, computed on the host. A row of ``F``
-        depends on the batch only through these sums over rows, so while the table of known
-        rows is no longer than the batch (discrete attributes and outcomes), ``F`` is computed
-        on the table's rows weighted by their counts in the batch, whose expanded feature rows
-        are kept, and then read for each row.
+        ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps
+        and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: ``F = P L⁻ᵀ`` holds everything of the statistic
+        that does not depend on the predictions (``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)``).
+        ``F`` itself is never formed: with several attributes ``P`` is wide, and ``L`` is
+        applied to the few columns of the predictions' side instead. A row of ``P`` depends on
+        the batch only through sums over rows, so while the table of known rows is no longer
+        than the batch (discrete attributes and outcomes), ``P`` is computed on the table's
+        rows weighted by their counts in the batch, whose expanded feature rows are kept, and
+        then read for each row.
         """
         n = rows.shape[0]
         slots, features = self._features.lookup(rows)
@@ -237,8 +240,8 @@ class BatchStatistic:
         if e_width < centred.shape[1]:
             ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
             e = e - centred[:, e_width:] @ PsdSolver(ridge).solve(cross)
-        side = divide_by_lower_transposed(e, host_cholesky(gram[:e_width, :e_width]))
-        return side if slots is None else side[slots]
+        lower = host_cholesky(gram[:e_width, :e_width])
+        return (e if slots is None else e[slots]), lower
 
     def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
         """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
@@ -376,31 +379,33 @@ def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
 
 
 def _statistic_of_predictions(
-    pivots: np.ndarray, side: np.ndarray, shift: float
+    pivots: np.ndarray, projected: np.ndarray, lower: np.ndarray, shift: float
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """The low-rank statistic as a function of the scaled predictions ``z``, with its gradient.
 
-    With the Nyström factor ``Φ = K_zl L⁻ᵀ`` on the pivots' landmarks (``L Lᵀ = K_ll``) and
-    ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`, with
-    ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF`` and
-    ``S = KᵀK + εN K_ll``: no triangular solve of the factor. With ``G = S⁻¹ X``,
-    ``∂T/∂K = 2 (F − K G) Gᵀ`` and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of
-    ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel carries them to ``z`` (the
-    landmarks are rows of ``z`` too).
+    With the Nyström factor ``Φ = K_zl L_l⁻ᵀ`` on the pivots' landmarks (``L_l L_lᵀ = K_ll``)
+    and ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`,
+    with ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF``,
+    ``F = P L⁻ᵀ`` (``projected`` and ``lower`` from :meth:`BatchStatistic._attribute_side`)
+    and ``S = KᵀK + εN K_ll``: no triangular solve of the factor. With ``G = S⁻¹ X``,
+    ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)`` and ``∂T/∂K_ll = −εN G Gᵀ``.
+    ``K_ll`` is the pivots' rows of ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel
+    carries them to ``z`` (the landmarks are rows of ``z`` too).
     """
 
     def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
         landmarks = z[pivots]
         raw = gaussian(z, landmarks)
         kernel = raw - _column_means(raw)
-        cross = kernel.T @ side
+        cross = divide_by_lower_transposed(kernel.T @ projected, lower)
         landmark_kernel = raw[pivots]  # K_ll: the landmarks are rows of z
         solved = PsdSolver(kernel.T @ kernel + shift * landmark_kernel).solve(cross)
 
         def gradient() -> np.ndarray:
-            d_raw = 2.0 * (side - kernel @ solved) @ solved.T
+            outer = solved @ solved.T
+            d_raw = 2.0 * (projected @ host_divide_by_lower(solved, lower).T - kernel @ outer)
             d_raw -= _column_means(d_raw)
-            d_raw[pivots] -= shift * (solved @ solved.T)  # through K_ll = raw[pivots]
+            d_raw[pivots] -= shift * outer  # through K_ll = raw[pivots]
             d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
             d_z[pivots] += d_landmarks
             return d_z
