@@ -12,6 +12,7 @@ model, and computed on the host with its gradient in closed form: one autograd n
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +35,10 @@ from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
+
+#: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
+#: numpy's BLAS to one thread: narrower products run on one thread anyway.
+_NARROW_SIDE = 32
 
 
 class BatchStatistic:
@@ -94,6 +99,7 @@ class BatchStatistic:
         self._maps: dict[str, FeatureMap] = {}
         self._host_rows: HostRows
         self._features: RowTable
+        self._wide_side: bool
         #: the table's size and its rows from :meth:`_expanded`, while they are current
         self._table_rows: tuple[int, tuple[np.ndarray, int]] | None = None
 
@@ -134,6 +140,8 @@ class BatchStatistic:
                 maps[role] = FeatureMap(self.options.rank)
                 maps[role].fit_transform(k, np.zeros(()))
         self._scalings, self._maps = scalings, maps
+        width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
+        self._wide_side = width > _NARROW_SIDE
         self._host_rows = HostRows(sensitive, truth)
         self._features = RowTable(self._feature_rows)
         self._table_rows = None
@@ -171,8 +179,9 @@ class BatchStatistic:
             return _output(host_function(_zero, x, pred.numeric), y_pred)
         shift = self.options.eps * problem.n
         # with several attributes the side is wide enough for OpenBLAS to spread a product over
-        # threads, which measured 3x slower on two cores (the gradient is taken in here too)
-        with single_blas_thread():
+        # threads, which measured 3x slower on two cores; a narrow side's products stay on one
+        # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
+        with single_blas_thread() if self._wide_side else nullcontext():
             statistic = host_function(self._statistic(pred, rows, shift), x, pred.numeric)
         return _output(statistic, y_pred)
 
