@@ -17,7 +17,7 @@ import array_api_compat
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from ._backend import namespace, take_rows, to_host
+from ._backend import as_like, namespace, take_rows, to_host
 from ._inputs import Variable
 
 #: Rows sampled for the median heuristic.
@@ -262,10 +262,7 @@ class Scaling:
             codes, levels = None, ()
         if numeric is None:
             return KernelInput(None, codes, levels)
-        xp = namespace(numeric)
-        device = array_api_compat.device(numeric)
-        widths = xp.asarray(self.widths, dtype=numeric.dtype, device=device)
-        centres = xp.asarray(self.centres, dtype=numeric.dtype, device=device)
+        widths, centres = as_like(self.widths, numeric), as_like(self.centres, numeric)
         return KernelInput((numeric - centres) / widths, codes, levels)
 
 

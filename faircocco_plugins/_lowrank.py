@@ -62,9 +62,11 @@ def incomplete_cholesky(
     residual = np.ones(n)
     rows = np.empty((min(16, max_rank, n), n))
     single = z[:, 0] if z.shape[1] == 1 else None
+    values = [] if single is None else single.tolist()
     chosen: list[int] = []
     # each pivot is about ten numpy calls, paid on every training batch: scalars stay Python
-    # floats rather than numpy scalars
+    # floats rather than numpy scalars. A pivot's own residual drops to zero up to rounding,
+    # below any tolerance, so it is never chosen again.
     for k in range(min(max_rank, n)):
         i = int(residual.argmax())
         pivot_residual = float(residual[i])
@@ -74,7 +76,7 @@ def incomplete_cholesky(
             rows = np.concatenate([rows, np.empty((min(k, max_rank - k), n))])
         column = rows[k]
         if single is not None:
-            np.subtract(single, single[i], out=column)
+            np.subtract(single, values[i], out=column)
             np.square(column, out=column)
         else:
             np.sum((z - z[i]) ** 2, axis=1, out=column)
@@ -84,7 +86,6 @@ def incomplete_cholesky(
             column -= rows[:k, i] @ rows[:k]
         column /= math.sqrt(pivot_residual)
         residual -= column * column
-        residual[i] = 0.0
         chosen.append(i)
     return np.asarray(chosen, dtype=np.int64), rows[: len(chosen)].T
 
