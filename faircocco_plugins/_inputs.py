@@ -90,7 +90,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
-    if is_array_api_obj(value) or (isinstance(value, np.ndarray) and value.dtype.kind in "fiu"):
+    if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
         # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
         return _array_variable(value, argument, reference)
     frame = _as_frame(value, argument)
@@ -211,7 +211,7 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
     """A tensor, or a numpy array of numbers: numeric columns (bool tensors: nominal 0/1)."""
     xp = namespace(value)
     if value.ndim == 1:
-        value = xp.reshape(value, (-1, 1))
+        value = value[:, None] if isinstance(value, np.ndarray) else xp.reshape(value, (-1, 1))
     if value.ndim != 2:
         raise ValueError(
             f"{argument} must be 1-D or 2-D; got an array of shape {tuple(value.shape)}."

@@ -323,12 +323,8 @@ def gaussian(z1: Any, z2: Any) -> Any:
     xp = namespace(z1, z2)
     if z1.shape[1] == 1:
         # one column (the common case): the direct difference is exact and needs one pass
-        return xp.exp(-0.5 * (z1 - xp.permute_dims(z2, (1, 0))) ** 2)
-    sq = (
-        xp.sum(z1 * z1, axis=1)[:, None]
-        + xp.sum(z2 * z2, axis=1)[None, :]
-        - 2.0 * (z1 @ xp.permute_dims(z2, (1, 0)))
-    )
+        return xp.exp(-0.5 * (z1 - z2.T) ** 2)
+    sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
     return xp.exp(-0.5 * xp.clip(sq, min=0.0))
 
 
