@@ -108,6 +108,8 @@ def _few_distinct_values(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     return ordered[starts, None], np.diff(np.append(starts, ordered.size))
 
 
+_EPS = float(np.finfo(np.float64).eps)
+
 #: Pairs sampled by :func:`_median_of_differences` to estimate the median and its neighbourhood.
 _PAIR_SAMPLE = 256
 
@@ -137,11 +139,16 @@ def _median_of_differences(x: np.ndarray) -> float | None:
     error = (total - 1) / 2 - below_estimate
     centre = sample[1] + error / density
     spread = (0.25 * abs(error) + 0.005 * total) / density
+    # x[j] − x[i] and the search for x[i] + t round differently by a few ulps of the values
+    margin = 16.0 * _EPS * max(abs(float(x[0])), abs(float(x[-1])))
     rows = np.arange(n)
     for _ in range(4):
         low, high = centre - spread, centre + spread
-        starts = np.maximum(np.searchsorted(x, x + low, side="left"), rows + 1)
-        stops = np.maximum(np.searchsorted(x, x + high, side="right"), starts)
+        starts = np.searchsorted(x, x + low, side="left")
+        stops = np.searchsorted(x, x + high, side="right")
+        if low <= margin:  # a search may then land at or before its own row
+            starts = np.maximum(starts, rows + 1)
+            stops = np.maximum(stops, starts)
         below = int(starts.sum()) - preceding
         first, second = (total - 1) // 2 - below, total // 2 - below
         lengths = stops - starts
@@ -155,8 +162,6 @@ def _median_of_differences(x: np.ndarray) -> float | None:
     band = x[columns] - x[np.repeat(rows, lengths)]
     part = np.partition(band, [first, second])
     middle_low, middle_high = float(part[first]), float(part[second])
-    # x[j] − x[i] and the search for x[i] + t round differently by a few ulps of the values
-    margin = 16.0 * np.finfo(x.dtype).eps * max(abs(float(x[0])), abs(float(x[-1])))
     if low + margin < middle_low and middle_high < high - margin:
         return (middle_low + middle_high) / 2
     left = starts > rows + 1
