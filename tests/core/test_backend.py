@@ -9,6 +9,8 @@ from faircocco_plugins._backend import (
     PsdSolver,
     divide_by_lower_transposed,
     host_array,
+    host_cholesky,
+    host_divide_by_lower,
     single_blas_thread,
 )
 
@@ -27,6 +29,9 @@ def test_psd_solver_and_triangular_division_match_numpy():
     divided = divide_by_lower_transposed(rows, lower)
     np.testing.assert_allclose(divided, rows @ np.linalg.inv(lower).T, rtol=1e-10, atol=1e-12)
     assert divided.flags.c_contiguous
+    np.testing.assert_allclose(host_cholesky(a), lower, rtol=1e-12, atol=1e-14)
+    right = host_divide_by_lower(rows, lower)
+    np.testing.assert_allclose(right, rows @ np.linalg.inv(lower), rtol=1e-10, atol=1e-12)
 
 
 def test_psd_solver_rejects_an_indefinite_matrix():
@@ -35,8 +40,9 @@ def test_psd_solver_rejects_an_indefinite_matrix():
 
 
 def test_triangular_division_rejects_a_singular_factor():
-    with pytest.raises(np.linalg.LinAlgError, match="Singular"):
-        divide_by_lower_transposed(np.ones((3, 2)), np.diag([1.0, 0.0]))
+    for divide in (divide_by_lower_transposed, host_divide_by_lower):
+        with pytest.raises(np.linalg.LinAlgError, match="Singular"):
+            divide(np.ones((3, 2)), np.diag([1.0, 0.0]))
 
 
 @pytest.mark.parametrize(
