@@ -396,7 +396,7 @@ def _statistic_of_predictions(
     and ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`,
     with ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF``,
     ``F = P L⁻ᵀ`` (``projected`` and ``lower`` from :meth:`BatchStatistic._attribute_side`)
-    and ``S = KᵀK + εN K_ll``: no triangular solve of the factor. With ``G = S⁻¹ X``,
+    and ``S = KᵀK + εN K_ll``: the Nyström factor is never formed. With ``G = S⁻¹ X``,
     ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)`` and ``∂T/∂K_ll = −εN G Gᵀ``.
     ``K_ll`` is the pivots' rows of ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel
     carries them to ``z`` (the landmarks are rows of ``z`` too).

@@ -56,7 +56,8 @@ def incomplete_cholesky(
     """Pivoted incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel.
 
     Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
-    factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``.
+    factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance`` must be above rounding
+    level: a pivot's own residual is left at its rounding error, not set to zero.
     """
     n = z.shape[0]
     residual = np.ones(n)
@@ -65,8 +66,8 @@ def incomplete_cholesky(
     values = [] if single is None else single.tolist()
     chosen: list[int] = []
     # each pivot is about ten numpy calls, paid on every training batch: scalars stay Python
-    # floats rather than numpy scalars. A pivot's own residual drops to zero up to rounding,
-    # below any tolerance, so it is never chosen again.
+    # floats rather than numpy scalars, and a pivot's residual, zero up to rounding, stays below
+    # the tolerance without being set
     for k in range(min(max_rank, n)):
         i = int(residual.argmax())
         pivot_residual = float(residual[i])
