@@ -27,10 +27,18 @@ from ._backend import (
     host_divide_by_lower,
     host_function,
     single_blas_thread,
+    take_rows,
 )
 from ._explicit import row_kronecker
 from ._inputs import Variable, check_lengths, is_array_api_obj, to_variable
-from ._kernels import KernelInput, Scaling, bandwidth_rows, gaussian, standardise
+from ._kernels import (
+    KernelInput,
+    Scaling,
+    bandwidth_rows,
+    gaussian,
+    median_distance,
+    standardise,
+)
 from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
 from ._problem import Options, Problem, fit_scaling, roles_of
@@ -182,31 +190,37 @@ class BatchStatistic:
         # threads, which measured 3x slower on two cores; a narrow side's products stay on one
         # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
         with single_blas_thread() if self._wide_side else nullcontext():
-            statistic = host_function(self._statistic(pred, rows, shift), x, pred.numeric)
+            statistic = host_function(self._statistic(rows, shift), x, pred.numeric)
         return _output(statistic, y_pred)
 
     def _statistic(
-        self, pred: Variable, rows: np.ndarray, shift: float
+        self, rows: np.ndarray, shift: float
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
-        gradient: standardised (median heuristic), scaled by the batch's bandwidth, then
+        gradient: standardised and divided by their median distance (median heuristic), then
         :func:`_statistic_of_predictions` on pivots chosen for them and the attribute side of
         the batch's host ``rows``.
         """
-        sample = bandwidth_rows(pred.n, self.options.random_state)
         median = self.options.bandwidth == "median"
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
-            standard, scale = standardise(values) if median else (values, 1.0)
-            variable = replace(pred, numeric=standard)
-            scaling = fit_scaling("pred", variable, self.options, sample)
-            z = scaling.apply(variable).z
+            n = values.shape[0]
+            if median:
+                standard, scale = standardise(values)
+                sample = bandwidth_rows(n, self.options.random_state)
+                width = median_distance(
+                    standard if sample.size == n else take_rows(standard, sample)
+                )
+            else:
+                # the Gaussian kernel is translation invariant: centring only keeps digits
+                standard, width = values - _column_means(values), float(self.options.bandwidth)
+            z = standard / width
             side = self._attribute_side(rows, shift)
             pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
             value, z_gradient = _statistic_of_predictions(pivots, *side, shift)(z)
 
             def gradient() -> np.ndarray:
-                d_standard = z_gradient() / np.asarray(scaling.widths)
+                d_standard = z_gradient() / width
                 if not median:
                     return d_standard
                 # through standardise: the scale follows the values, so the part of the
@@ -240,7 +254,7 @@ class BatchStatistic:
             weights = np.bincount(slots, minlength=self._features.size).astype(np.float64)
         else:
             if slots is not None:
-                features = {name: table[slots] for name, table in features.items()}
+                features = {name: take_rows(table, slots) for name, table in features.items()}
             (expanded, e_width), weights, slots = self._expanded(features), np.ones(n), None
         # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
         centred = expanded - (weights @ expanded) / n
@@ -250,7 +264,7 @@ class BatchStatistic:
             ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
             e = e - centred[:, e_width:] @ PsdSolver(ridge).solve(cross)
         lower = host_cholesky(gram[:e_width, :e_width])
-        return (e if slots is None else e[slots]), lower
+        return (e if slots is None else take_rows(e, slots)), lower
 
     def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
         """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""

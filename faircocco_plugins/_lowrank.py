@@ -200,7 +200,7 @@ class FeatureMap:
             if len(self._level_roots) >= _LEVEL_ROOTS_KEPT:
                 self._level_roots.clear()
             self._level_roots[key] = _psd_square_root(self.levels.level_kernel(present))
-        return self._level_roots[key][inverse]
+        return take_rows(self._level_roots[key], inverse)
 
     def _select(self, z: Any) -> Any:
         if len(self._continuous) == z.shape[1]:
