@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -255,7 +256,7 @@ class BatchStatistic:
         else:
             if slots is not None:
                 features = {name: take_rows(table, slots) for name, table in features.items()}
-            (expanded, e_width), weights, slots = self._expanded(features), np.ones(n), None
+            (expanded, e_width), weights, slots = self._expanded(features), _ones(n), None
         # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
         centred = expanded - (weights @ expanded) / n
         gram = centred.T @ (weights[:, None] * centred) + shift * np.eye(centred.shape[1])
@@ -340,7 +341,7 @@ class HostRows:
 
     def sensitive_is_constant(self, rows: np.ndarray) -> bool:
         sensitive = rows[:, : self._sensitive_width]
-        return bool(np.all(sensitive == sensitive[:1]))
+        return bool((sensitive == sensitive[:1]).all())
 
     def variables(self, rows: np.ndarray) -> tuple[Variable, Variable | None]:
         """The variables of host ``rows`` (the inverse of :meth:`rows`)."""
@@ -393,7 +394,15 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
 def _column_means(x: np.ndarray) -> np.ndarray:
     """``np.mean(x, axis=0)`` as one matrix-vector product: on a batch's narrow arrays about
     3x faster than numpy's strided reduction, and training takes several per batch."""
-    return (np.ones(x.shape[0]) @ x) / x.shape[0]
+    return (_ones(x.shape[0]) @ x) / x.shape[0]
+
+
+@cache
+def _ones(n: int) -> np.ndarray:
+    """A read-only vector of ``n`` ones, for sums as matrix-vector products."""
+    ones = np.ones(n)
+    ones.flags.writeable = False
+    return ones
 
 
 def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
@@ -443,6 +452,6 @@ def _gaussian_gradients(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The gradients in ``a`` and ``b`` of a function of ``K = gaussian(a, b)`` whose gradient
     in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
-    d_a = weights @ b - np.sum(weights, axis=1)[:, None] * a
-    d_b = weights.T @ a - np.sum(weights, axis=0)[:, None] * b
+    d_a = weights @ b - (weights @ _ones(weights.shape[1]))[:, None] * a
+    d_b = weights.T @ a - (_ones(weights.shape[0]) @ weights)[:, None] * b
     return d_a, d_b

@@ -131,11 +131,14 @@ def _median_of_differences(x: np.ndarray) -> float | None:
     first_of_pair, second_of_pair = _pair_sample(n)
     size = first_of_pair.size
     quantiles = [size // 2 - size // 8, size // 2, size // 2 + size // 8]
-    sample = np.partition(x[second_of_pair] - x[first_of_pair], quantiles)[quantiles].tolist()
+    # (array methods rather than numpy's functions: this runs on every training batch)
+    differences = x.take(second_of_pair) - x.take(first_of_pair)
+    differences.partition(quantiles)
+    sample = differences[quantiles].tolist()
     if not 0.0 < sample[0] < sample[2]:
         return None  # mostly ties
     density = (total / 4) / (sample[2] - sample[0])  # differences per unit near the median
-    below_estimate = int(np.searchsorted(x, x + sample[1]).sum()) - preceding
+    below_estimate = int(x.searchsorted(x + sample[1]).sum()) - preceding
     error = (total - 1) / 2 - below_estimate
     centre = sample[1] + error / density
     spread = (0.25 * abs(error) + 0.005 * total) / density
@@ -144,24 +147,24 @@ def _median_of_differences(x: np.ndarray) -> float | None:
     rows = np.arange(n)
     for _ in range(4):
         low, high = centre - spread, centre + spread
-        starts = np.searchsorted(x, x + low, side="left")
-        stops = np.searchsorted(x, x + high, side="right")
+        starts = x.searchsorted(x + low, side="left")
+        stops = x.searchsorted(x + high, side="right")
         if low <= margin:  # a search may then land at or before its own row
             starts = np.maximum(starts, rows + 1)
             stops = np.maximum(stops, starts)
         below = int(starts.sum()) - preceding
         first, second = (total - 1) // 2 - below, total // 2 - below
         lengths = stops - starts
-        ends = np.cumsum(lengths)
+        ends = lengths.cumsum()
         if first >= 0 and second < int(ends[-1]):
             break
         spread *= 4.0
     else:
         return None
-    columns = np.arange(int(ends[-1])) + np.repeat(starts - ends + lengths, lengths)
-    band = x[columns] - x[np.repeat(rows, lengths)]
-    part = np.partition(band, [first, second])
-    middle_low, middle_high = float(part[first]), float(part[second])
+    columns = np.arange(int(ends[-1])) + (starts - ends + lengths).repeat(lengths)
+    band = x.take(columns) - x.take(rows.repeat(lengths))
+    band.partition([first, second])
+    middle_low, middle_high = float(band[first]), float(band[second])
     if low + margin < middle_low and middle_high < high - margin:
         return (middle_low + middle_high) / 2
     left = starts > rows + 1
