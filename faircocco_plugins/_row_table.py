@@ -60,7 +60,7 @@ class RowTable:
         row is known."""
         if self._rows is None:
             return np.full(rows.shape[0], -1, dtype=np.int64), False
-        key = 0
+        key = np.zeros(rows.shape[0], dtype=np.int64)
         for j, values in enumerate(self._values):
             key = key * values.size + values.searchsorted(rows[:, j])
         slots = self._slots[key]
