@@ -31,7 +31,7 @@ from ._backend import (
     take_rows,
 )
 from ._explicit import row_kronecker
-from ._inputs import Variable, check_lengths, is_array_api_obj, to_variable
+from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
 from ._kernels import (
     KernelInput,
     Scaling,
@@ -107,6 +107,9 @@ class BatchStatistic:
         self._scalings: dict[str, Scaling] | None = None
         self._maps: dict[str, FeatureMap] = {}
         self._host_rows: HostRows
+        #: columns of the attributes and outcomes (0: none) when both were fitted from plain
+        #: numeric arrays, which :meth:`_plain_batch` then takes directly
+        self._plain_widths: tuple[int, int] | None = None
         self._features: RowTable
         self._wide_side: bool
         #: the table's size and its rows from :meth:`_expanded`, while they are current
@@ -152,6 +155,7 @@ class BatchStatistic:
         width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
         self._wide_side = width > _NARROW_SIDE
         self._host_rows = HostRows(sensitive, truth)
+        self._plain_widths = _plain_widths(sensitive, truth)
         self._features = RowTable(self._feature_rows)
         self._table_rows = None
 
@@ -170,6 +174,26 @@ class BatchStatistic:
             The batch's attributes and outcomes, as for :func:`faircocco_statistic`.
         """
         # everything is computed on the host; only y_pred's gradient goes back to its framework
+        batch = self._plain_batch(y_pred, sensitive_features, y_true)
+        pred, rows = (
+            batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
+        )
+        x = y_pred if is_array_api_obj(y_pred) else pred
+        if self._host_rows.sensitive_is_constant(rows):
+            return _output(host_function(_zero, x, pred), y_pred)
+        shift = self.options.eps * pred.shape[0]
+        # with several attributes the side is wide enough for OpenBLAS to spread a product over
+        # threads, which measured 3x slower on two cores; a narrow side's products stay on one
+        # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
+        with single_blas_thread() if self._wide_side else nullcontext():
+            statistic = host_function(self._statistic(rows, shift), x, pred)
+        return _output(statistic, y_pred)
+
+    def _checked_batch(
+        self, y_pred: Any, sensitive_features: Any, y_true: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The host predictions ``(n, k)`` and host rows of a batch, by the full validation
+        (fitting the kernels on the first batch when :meth:`fit` was not called)."""
         problem = Problem.from_arguments(
             host_array(y_pred), host_array(sensitive_features), host_array(y_true), self.options
         )
@@ -182,17 +206,32 @@ class BatchStatistic:
         _check_joint(problem.sensitive, self.options)
         if self._scalings is None:
             self._fit_variables(problem.sensitive, problem.truth)
-        rows = self._host_rows.rows(problem.sensitive, problem.truth)
-        x = y_pred if is_array_api_obj(y_pred) else pred.numeric
-        if self._host_rows.sensitive_is_constant(rows):
-            return _output(host_function(_zero, x, pred.numeric), y_pred)
-        shift = self.options.eps * problem.n
-        # with several attributes the side is wide enough for OpenBLAS to spread a product over
-        # threads, which measured 3x slower on two cores; a narrow side's products stay on one
-        # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
-        with single_blas_thread() if self._wide_side else nullcontext():
-            statistic = host_function(self._statistic(rows, shift), x, pred.numeric)
-        return _output(statistic, y_pred)
+        return pred.numeric, self._host_rows.rows(problem.sensitive, problem.truth)
+
+    def _plain_batch(
+        self, y_pred: Any, sensitive_features: Any, y_true: Any
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`_checked_batch` of a batch of finite floating arrays in the fitted layout of
+        numeric columns, converted directly; None for any other batch.
+
+        Training passes thousands of such batches, and the full validation, run once per batch
+        on code that the model's own steps keep evicting from the caches, measured a fifth of
+        the statistic's time. Any other batch, and every error, takes the full validation.
+        """
+        if self._plain_widths is None:
+            return None
+        arrays = [_plain_host(value) for value in (y_pred, sensitive_features, y_true)]
+        pred, sensitive, truth = arrays
+        if pred is None or sensitive is None or (truth is None) != (self._plain_widths[1] == 0):
+            return None
+        n = pred.shape[0]
+        columns = [a for a in (sensitive, truth) if a is not None]
+        if n < 2 or [a.shape for a in columns] != [(n, w) for w in self._plain_widths if w]:
+            return None
+        rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=1)
+        if not (np.isfinite(pred).all() and np.isfinite(rows).all()):
+            return None
+        return pred, rows
 
     def _statistic(
         self, rows: np.ndarray, shift: float
@@ -389,6 +428,33 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
             f"encode {list(sensitive.nominal_names)} first, e.g. with SensitiveEncoder), or use "
             "attribute_kernel='product'."
         )
+
+
+def _plain_widths(sensitive: Variable, truth: Variable | None) -> tuple[int, int] | None:
+    """The widths of the attributes and outcomes when both are numeric columns named as an
+    array's (a DataFrame's names would not match a batch of arrays), else None."""
+    widths = []
+    for variable in (sensitive, truth):
+        if variable is None:
+            widths.append(0)
+        elif variable.codes is None and variable.names == array_names(
+            variable.argument, len(variable.names)
+        ):
+            widths.append(len(variable.names))
+        else:
+            return None
+    return widths[0], widths[1]
+
+
+def _plain_host(value: Any) -> np.ndarray | None:
+    """A 1-D or 2-D floating array or tensor as an ``(n, m)`` float64 host array, else None."""
+    if value is None:
+        return None
+    array = host_array(value)
+    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.ndim not in (1, 2):
+        return None
+    array = np.asarray(array, dtype=np.float64)
+    return array[:, None] if array.ndim == 1 else array
 
 
 def _column_means(x: np.ndarray) -> np.ndarray:

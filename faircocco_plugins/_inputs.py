@@ -220,9 +220,7 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     if value.shape[1] == 0:
         raise ValueError(f"{argument} has no columns.")
-    names = tuple(
-        [argument] if value.shape[1] == 1 else [f"{argument}[{j}]" for j in range(value.shape[1])]
-    )
+    names = array_names(argument, value.shape[1])
     if value.dtype == xp.bool:
         host = np.asarray(array_api_compat.to_device(value, "cpu")).astype(np.int64)
         levels = tuple(np.array([0, 1]) for _ in names)
@@ -249,6 +247,11 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
             "impute or drop those rows first."
         )
     return Variable(argument, numeric, names, None, (), (), names)
+
+
+def array_names(argument: str, width: int) -> tuple[str, ...]:
+    """The column names of an array argument: the argument's, indexed when it has several."""
+    return (argument,) if width == 1 else tuple(f"{argument}[{j}]" for j in range(width))
 
 
 def _to_reference(block: Any, reference: Any) -> Any:

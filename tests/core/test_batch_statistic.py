@@ -186,3 +186,56 @@ def test_median_heuristic_gradient_has_no_part_along_a_shift_or_a_rescaling():
     assert float(grad.abs().sum()) > 0
     assert abs(float(grad.sum())) < 1e-10 * float(grad.abs().sum())
     assert abs(float(grad @ centred)) < 1e-10 * float(grad.norm() * centred.norm())
+
+
+def _fitted_on_arrays(rng: np.random.Generator) -> BatchStatistic:
+    sensitive = np.stack([rng.integers(0, 2, 500), rng.normal(size=500)], 1)
+    return BatchStatistic(notion="eo").fit(sensitive, rng.integers(0, 2, 500).astype(float))
+
+
+def test_batches_of_plain_floating_arrays_are_taken_directly_with_the_same_result(monkeypatch):
+    rng = np.random.default_rng(7)
+    statistic = _fitted_on_arrays(rng)
+    sensitive = torch.as_tensor(np.stack([rng.integers(0, 2, 128), rng.normal(size=128)], 1))
+    y = rng.integers(0, 2, 128)
+    logits = torch.tensor(rng.normal(size=128), requires_grad=True)
+    # integer outcomes are not plain floating arrays: this batch takes the full validation
+    checked = statistic(torch.sigmoid(logits), sensitive, y)
+    (checked_grad,) = torch.autograd.grad(checked, logits)
+
+    def full_validation(*args):
+        raise AssertionError("a plain batch in the fitted layout took the full validation")
+
+    monkeypatch.setattr(BatchStatistic, "_checked_batch", full_validation)
+    direct = statistic(torch.sigmoid(logits), sensitive, torch.as_tensor(y, dtype=torch.float32))
+    (direct_grad,) = torch.autograd.grad(direct, logits)
+    assert float(direct.detach()) == float(checked.detach())
+    assert torch.equal(direct_grad, checked_grad)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda p, s, y: (p, s.index_fill(1, torch.tensor([1]), np.nan), y),
+            r"sensitive_features\[1\]' contains NaN",
+        ),
+        (
+            lambda p, s, y: (p, s, y.index_fill(0, torch.tensor([3]), np.inf)),
+            "y_true' contains NaN or infinite",
+        ),
+        (lambda p, s, y: (p, s[:, :1], y), "layout of the data given to fit"),
+        (lambda p, s, y: (p[:-1], s, y), "rows"),
+        (lambda p, s, y: (p[:0], s[:0], y[:0]), "empty"),
+        (lambda p, s, y: (p[:, None, None], s, y), "1-D or 2-D"),
+        (lambda p, s, y: (p, s, None), "y_true is required"),
+    ],
+)
+def test_bad_batches_of_floating_arrays_after_fit_get_the_full_validations_errors(change, message):
+    rng = np.random.default_rng(8)
+    statistic = _fitted_on_arrays(rng)
+    pred = torch.rand(64)
+    sensitive = torch.as_tensor(np.stack([rng.integers(0, 2, 64), rng.normal(size=64)], 1))
+    y = torch.as_tensor(rng.integers(0, 2, 64).astype(float))
+    with pytest.raises(ValueError, match=message):
+        statistic(*change(pred, sensitive, y))
