@@ -38,7 +38,6 @@ from ._kernels import (
     bandwidth_rows,
     gaussian,
     median_distance,
-    standardise,
 )
 from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
@@ -163,8 +162,9 @@ class BatchStatistic:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
 
         Under the median heuristic the statistic is invariant to shifting and rescaling the
-        predictions, and its gradient is taken through standardised predictions (see
-        :func:`standardise`), so that it has no spurious component along their spread.
+        predictions, and its gradient is the one taken through standardised predictions (see
+        :func:`standardise`): its parts along their mean and their spread are projected out,
+        so that it has no spurious component that shrinks their spread.
 
         Parameters
         ----------
@@ -237,7 +237,7 @@ class BatchStatistic:
         self, rows: np.ndarray, shift: float
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
-        gradient: standardised and divided by their median distance (median heuristic), then
+        gradient: centred and divided by their median distance (median heuristic), then
         :func:`_statistic_of_predictions` on pivots chosen for them and the attribute side of
         the batch's host ``rows``.
         """
@@ -245,29 +245,25 @@ class BatchStatistic:
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
             n = values.shape[0]
+            # the Gaussian kernel is translation invariant: centring only keeps digits
+            centred = values - _column_means(values)
             if median:
-                standard, scale = standardise(values)
                 sample = bandwidth_rows(n, self.options.random_state)
-                width = median_distance(
-                    standard if sample.size == n else take_rows(standard, sample)
-                )
+                width = median_distance(centred if sample.size == n else take_rows(centred, sample))
             else:
-                # the Gaussian kernel is translation invariant: centring only keeps digits
-                standard, width = values - _column_means(values), float(self.options.bandwidth)
-            z = standard / width
+                width = float(self.options.bandwidth)
+            z = centred / width
             side = self._attribute_side(rows, shift)
             pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
             value, z_gradient = _statistic_of_predictions(pivots, *side, shift)(z)
 
             def gradient() -> np.ndarray:
-                d_standard = z_gradient() / width
-                if not median:
-                    return d_standard
-                # through standardise: the scale follows the values, so the part of the
-                # gradient along them and the column means are projected out
-                d_centred = (
-                    d_standard - standard * (np.vdot(d_standard, standard) / values.size)
-                ) / scale
+                d_centred = z_gradient() / width
+                spread = np.vdot(centred, centred) if median else 0.0
+                if spread > 0:
+                    # as through standardise: the bandwidth follows the predictions' scale, so
+                    # the part of the gradient along them is projected out
+                    d_centred -= centred * (np.vdot(d_centred, centred) / spread)
                 return d_centred - _column_means(d_centred)
 
             return value, gradient
