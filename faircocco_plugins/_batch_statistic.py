@@ -11,6 +11,7 @@ model, and computed on the host with its gradient in closed form: one autograd n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
@@ -229,7 +230,8 @@ class BatchStatistic:
         if n < 2 or [a.shape for a in columns] != [(n, w) for w in self._plain_widths if w]:
             return None
         rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=1)
-        if not (np.isfinite(pred).all() and np.isfinite(rows).all()):
+        # NaN and infinities make the sum non-finite (as would overflow, left to the validation)
+        if not math.isfinite(pred.sum() + rows.sum()):
             return None
         return pred, rows
 
@@ -287,14 +289,15 @@ class BatchStatistic:
         slots, features = self._features.lookup(rows)
         if slots is not None and self._features.size <= n:
             expanded, e_width = self._expanded_table(features)
-            weights = np.bincount(slots, minlength=self._features.size).astype(np.float64)
+            weights = np.bincount(slots, _ones(n), minlength=self._features.size)
         else:
             if slots is not None:
                 features = {name: take_rows(table, slots) for name, table in features.items()}
             (expanded, e_width), weights, slots = self._expanded(features), _ones(n), None
         # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
         centred = expanded - (weights @ expanded) / n
-        gram = centred.T @ (weights[:, None] * centred) + shift * np.eye(centred.shape[1])
+        gram = centred.T @ (weights[:, None] * centred)
+        gram.flat[:: gram.shape[0] + 1] += shift
         e = centred[:, :e_width]
         if e_width < centred.shape[1]:
             ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
