@@ -215,14 +215,13 @@ class BatchStatistic:
         """:meth:`_checked_batch` of a batch of finite floating arrays in the fitted layout of
         numeric columns, converted directly; None for any other batch.
 
-        Training passes thousands of such batches, and the full validation, run once per batch
-        on code that the model's own steps keep evicting from the caches, measured a fifth of
-        the statistic's time. Any other batch, and every error, takes the full validation.
+        Training passes thousands of such batches, and inside a training step, whose model and
+        optimiser keep evicting this code from the caches, the full validation measured about
+        190 µs of a 1.2 ms call. Any other batch, and every error, takes the full validation.
         """
         if self._plain_widths is None:
             return None
-        arrays = [_plain_host(value) for value in (y_pred, sensitive_features, y_true)]
-        pred, sensitive, truth = arrays
+        pred, sensitive, truth = (_plain_host(v) for v in (y_pred, sensitive_features, y_true))
         if pred is None or sensitive is None or (truth is None) != (self._plain_widths[1] == 0):
             return None
         n = pred.shape[0]

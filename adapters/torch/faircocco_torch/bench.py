@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(
             f"  FairCOCCO epoch <= 2x unregularised epoch at batch {target_size}: "
-            f"{ratio:.2f}x (median over rounds of the ratio of the round's epochs) -> "
+            f"{ratio:.2f}x (median of the rounds' ratios) -> "
             f"{'met' if ratio <= 2 else 'missed'}"
         )
     return 0
