@@ -154,7 +154,7 @@ def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
 
 
 def take_rows(x: Any, index: np.ndarray) -> Any:
-    """Rows ``index`` of ``x`` (numpy's ``take`` is 2-7x faster than its fancy indexing)."""
+    """Rows ``index`` of ``x`` (numpy's ``take`` measured 1.6-7x faster than fancy indexing)."""
     if isinstance(x, np.ndarray):
         return x.take(index, axis=0)
     xp = namespace(x)

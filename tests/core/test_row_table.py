@@ -54,9 +54,10 @@ def test_a_value_never_seen_is_added():
     table = RowTable(_Counted())
     _read(table, np.array([[0.0, 1.0], [1.0, 1.0]]))
     assert table.size == 2
-    got = _read(table, np.array([[0.5, 1.0], [1.0, 1.0], [0.0, 2.0]]))
-    np.testing.assert_array_equal(got["sum"], [1.5, 2.0, 2.0])
-    assert table.size == 4
+    # between, after and before the known values of a column
+    got = _read(table, np.array([[0.5, 1.0], [1.0, 1.0], [0.0, 2.0], [-1.0, 1.0]]))
+    np.testing.assert_array_equal(got["sum"], [1.5, 2.0, 2.0, 0.0])
+    assert table.size == 5
 
 
 @pytest.mark.parametrize("limit", ["MAX_ROWS", "MAX_KEYS"])
