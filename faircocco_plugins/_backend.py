@@ -123,19 +123,21 @@ def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
         import torch
 
         return torch.linalg.solve_triangular(lower.mT, b, upper=True, left=False)
-    solved, info = _lapack("trtrs", b.dtype)(lower, b.T, lower=1)
-    if info:
-        raise np.linalg.LinAlgError(f"Singular triangular matrix (diagonal entry {info}).")
     # row-major result: later row gathers and Gram products stream through memory
-    return np.ascontiguousarray(solved.T)
+    return np.ascontiguousarray(_solve_lower(lower, b.T, transposed=False).T)
 
 
 def host_divide_by_lower(b: np.ndarray, lower: np.ndarray) -> np.ndarray:
     """``b @ inv(lower)`` for a lower-triangular numpy ``lower``, by a triangular solve."""
-    solved, info = _lapack("trtrs", b.dtype)(lower, b.T, lower=1, trans=1)
+    return _solve_lower(lower, b.T, transposed=True).T
+
+
+def _solve_lower(lower: np.ndarray, rhs: np.ndarray, *, transposed: bool) -> np.ndarray:
+    """``inv(lower) rhs``, or ``inv(lower)ᵀ rhs`` when ``transposed`` (LAPACK ``trtrs``)."""
+    solved, info = _lapack("trtrs", rhs.dtype)(lower, rhs, lower=1, trans=int(transposed))
     if info:
         raise np.linalg.LinAlgError(f"Singular triangular matrix (diagonal entry {info}).")
-    return solved.T
+    return solved
 
 
 def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:

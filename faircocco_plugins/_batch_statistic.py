@@ -107,9 +107,6 @@ class BatchStatistic:
         self._scalings: dict[str, Scaling] | None = None
         self._maps: dict[str, FeatureMap] = {}
         self._host_rows: HostRows
-        #: columns of the attributes and outcomes (0: none) when both were fitted from plain
-        #: numeric arrays, which :meth:`_plain_batch` then takes directly
-        self._plain_widths: tuple[int, int] | None = None
         self._features: RowTable
         self._wide_side: bool
         #: the table's size and its rows from :meth:`_expanded`, while they are current
@@ -155,7 +152,6 @@ class BatchStatistic:
         width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
         self._wide_side = width > _NARROW_SIDE
         self._host_rows = HostRows(sensitive, truth)
-        self._plain_widths = _plain_widths(sensitive, truth)
         self._features = RowTable(self._feature_rows)
         self._table_rows = None
 
@@ -219,16 +215,12 @@ class BatchStatistic:
         optimiser keep evicting this code from the caches, the full validation measured about
         190 µs of a 1.2 ms call. Any other batch, and every error, takes the full validation.
         """
-        if self._plain_widths is None:
+        if not self.is_fitted:
             return None
-        pred, sensitive, truth = (_plain_host(v) for v in (y_pred, sensitive_features, y_true))
-        if pred is None or sensitive is None or (truth is None) != (self._plain_widths[1] == 0):
+        pred = _plain_host(y_pred)
+        rows = self._host_rows.plain_rows(sensitive_features, y_true)
+        if pred is None or rows is None or pred.shape[0] != rows.shape[0] or pred.shape[0] < 2:
             return None
-        n = pred.shape[0]
-        columns = [a for a in (sensitive, truth) if a is not None]
-        if n < 2 or [a.shape for a in columns] != [(n, w) for w in self._plain_widths if w]:
-            return None
-        rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=1)
         # NaN and infinities make the sum non-finite (as would overflow, left to the validation)
         if not math.isfinite(pred.sum() + rows.sum()):
             return None
@@ -358,6 +350,13 @@ class HostRows:
             [] if v is None else [LevelRegistry() for _ in v.nominal_names] for v in self._templates
         )
         self._sensitive_width = len(sensitive.names)
+        # numeric columns only, named as an array's: a batch of arrays has this layout (a
+        # DataFrame's names would not match it)
+        self._plain = all(
+            v.codes is None and v.names == array_names(v.argument, len(v.names))
+            for v in self._templates
+            if v is not None
+        )
 
     def rows(self, sensitive: Variable, truth: Variable | None) -> np.ndarray:
         """The ``(n, m)`` host matrix: each variable's numeric columns, then its codes."""
@@ -375,6 +374,23 @@ class HostRows:
                 codes = registry.codes_of(variable.levels[j].tolist())[variable.codes[:, j]]
                 blocks.append(codes[:, None])
         return np.concatenate(blocks, axis=1, dtype=np.float64)
+
+    def plain_rows(self, sensitive: Any, truth: Any) -> np.ndarray | None:
+        """:meth:`rows` of floating arrays or tensors in the fitted layout of numeric columns,
+        straight from their values (not checked for NaN); None for anything else."""
+        if not self._plain:
+            return None
+        blocks = []
+        for value, template in zip((sensitive, truth), self._templates, strict=True):
+            if template is None:
+                continue  # the outcomes of DP, ignored as by the full validation
+            block = _plain_host(value)
+            if block is None or block.shape[1] != len(template.names):
+                return None
+            blocks.append(block)
+        if any(block.shape[0] != blocks[0].shape[0] for block in blocks):
+            return None
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
 
     def sensitive_is_constant(self, rows: np.ndarray) -> bool:
         sensitive = rows[:, : self._sensitive_width]
@@ -426,22 +442,6 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
             f"encode {list(sensitive.nominal_names)} first, e.g. with SensitiveEncoder), or use "
             "attribute_kernel='product'."
         )
-
-
-def _plain_widths(sensitive: Variable, truth: Variable | None) -> tuple[int, int] | None:
-    """The widths of the attributes and outcomes when both are numeric columns named as an
-    array's (a DataFrame's names would not match a batch of arrays), else None."""
-    widths = []
-    for variable in (sensitive, truth):
-        if variable is None:
-            widths.append(0)
-        elif variable.codes is None and variable.names == array_names(
-            variable.argument, len(variable.names)
-        ):
-            widths.append(len(variable.names))
-        else:
-            return None
-    return widths[0], widths[1]
 
 
 def _plain_host(value: Any) -> np.ndarray | None:

@@ -46,8 +46,8 @@ class LevelRegistry:
         """Codes of every entry of a 1-D array."""
         if self._lookup is not None and values.dtype.kind == "f":
             known, codes = self._lookup
-            position, found = sorted_positions(known, values)
-            if found.all():
+            position = np.minimum(np.searchsorted(known, values), known.size - 1)
+            if np.array_equal(known[position], values):
                 return codes[position]
         uniques, inverse = unique_inverse(values)
         encoded = self.codes_of(uniques.tolist())[inverse]
@@ -66,12 +66,6 @@ class LevelRegistry:
         uniques, inverse = unique_inverse(key)
         rows = np.stack(np.unravel_index(uniques, tuple(radix)), axis=1)
         return self.codes_of([tuple(r) for r in rows.tolist()])[inverse]
-
-
-def sorted_positions(known: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``values`` in the sorted, non-empty ``known``, and whether each is there."""
-    position = np.minimum(np.searchsorted(known, values), known.size - 1)
-    return position, known[position] == values
 
 
 def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
