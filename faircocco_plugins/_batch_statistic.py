@@ -64,7 +64,7 @@ class BatchStatistic:
     notion : {"dp", "eo"}
         Demographic parity or equalised odds. Calibration conditions on the predictions, so
         nothing can be fitted ahead; use :func:`faircocco_statistic` for it.
-    rank, eps, attribute_kernel, bandwidth, random_state
+    rank, eps, conditioning_eps, attribute_kernel, bandwidth, random_state
         As for :func:`faircocco_statistic`.
 
     Examples
@@ -86,6 +86,7 @@ class BatchStatistic:
         *,
         rank: int | None = None,
         eps: float = 1e-4,
+        conditioning_eps: float | None = None,
         attribute_kernel: str = "product",
         bandwidth: str | float = "median",
         random_state: int | None = None,
@@ -95,6 +96,7 @@ class BatchStatistic:
             method="lowrank",
             rank=rank,
             eps=eps,
+            conditioning_eps=conditioning_eps,
             attribute_kernel=attribute_kernel,
             bandwidth=bandwidth,
             random_state=random_state,
@@ -178,7 +180,7 @@ class BatchStatistic:
         x = y_pred if is_array_api_obj(y_pred) else pred
         if self._host_rows.sensitive_is_constant(rows):
             return _output(host_function(_zero, x, pred), y_pred)
-        shift = self.options.eps * pred.shape[0]
+        shift = self.options.ridge.shift("u", pred.shape[0])
         # with several attributes the side is wide enough for OpenBLAS to spread a product over
         # threads, which measured 3x slower on two cores; a narrow side's products stay on one
         # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
@@ -264,7 +266,8 @@ class BatchStatistic:
         return value_and_gradient
 
     def _attribute_side(self, rows: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
-        """``P = (I − R_c) Ē`` and ``L`` with ``L Lᵀ = ĒᵀĒ + εN I`` for a batch's host ``rows``.
+        """``P = (I − R_c) Ē`` and ``L`` with ``L Lᵀ = ĒᵀĒ + εN I`` for a batch's host ``rows``
+        (``shift`` is ``εN`` of ``u`` and ``e``; ``R_c`` has the conditioning ridge).
 
         ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps
         and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: ``F = P L⁻ᵀ`` holds everything of the statistic
@@ -288,9 +291,11 @@ class BatchStatistic:
         # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
         centred = expanded - (weights @ expanded) / n
         gram = centred.T @ (weights[:, None] * centred)
-        gram.flat[:: gram.shape[0] + 1] += shift
+        step = gram.shape[0] + 1
+        gram.flat[: e_width * step : step] += shift
         e = centred[:, :e_width]
         if e_width < centred.shape[1]:
+            gram.flat[e_width * step :: step] += self.options.ridge.shift("c", n)
             ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
             e = e - centred[:, e_width:] @ PsdSolver(ridge).solve(cross)
         lower = host_cholesky(gram[:e_width, :e_width])

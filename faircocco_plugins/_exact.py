@@ -15,7 +15,7 @@ import numpy as np
 
 from ._backend import eye_like, namespace, solve_psd, trace_of_product
 from ._kernels import KernelInput, kernel_matrix, to_host
-from ._terms import StrataBlocks, Terms, expected_permuted_trace
+from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
 
 
 class ExactFit:
@@ -27,16 +27,16 @@ class ExactFit:
         e: KernelInput,
         c: KernelInput | None,
         strata: np.ndarray,
-        eps: float,
+        ridge: Ridge,
         like: Any,
     ) -> None:
         xp = namespace(like)
-        r_u = r_operator(u, eps, like)
-        r_e = r_operator(e, eps, like)
+        r_u = r_operator(u, ridge.eps, like)
+        r_e = r_operator(e, ridge.eps, like)
         if c is None:
             m, u_side, e_side = r_u, r_u, r_e
         else:
-            projector = eye_like(u.n, like) - r_operator(c, eps, like)
+            projector = eye_like(u.n, like) - r_operator(c, ridge.conditioning, like)
             u_side = r_u @ projector
             e_side = r_e @ projector
             m = projector @ u_side

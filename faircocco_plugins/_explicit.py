@@ -19,10 +19,11 @@ from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
 from ._lowrank import FeatureMap, LowRankFit, StratumMoments
 from ._strata import Strata
+from ._terms import Ridge
 
 
 def explicit_fit(
-    roles: dict[str, KernelInput], conditional: bool, rank: int | None, eps: float, like: Any
+    roles: dict[str, KernelInput], conditional: bool, rank: int | None, ridge: Ridge, like: Any
 ) -> LowRankFit | None:
     """The low-rank fit of in-memory ``roles``, or None when a feature width exceeds ``n``.
 
@@ -33,7 +34,7 @@ def explicit_fit(
     if rows.width > rows.n:
         return None
     means, grams = rows.centred_moments(like)
-    return LowRankFit(means, grams, rows.n, eps, like, lambda: rows)
+    return LowRankFit(means, grams, rows.n, ridge, like, lambda: rows)
 
 
 def is_tracked(k: KernelInput) -> bool:

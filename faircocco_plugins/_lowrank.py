@@ -40,7 +40,7 @@ from ._backend import (
 from ._kernels import KernelInput, gaussian, to_host
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
-from ._terms import StrataBlocks, Terms, expected_permuted_trace
+from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
 
 #: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this.
 TOLERANCE = 1e-6
@@ -329,7 +329,7 @@ class GroupedMoments:
 
     def fit(
         self,
-        eps: float,
+        ridge: Ridge,
         like: Any,
         roles: dict[str, KernelInput] | None,
     ) -> LowRankFit:
@@ -339,7 +339,7 @@ class GroupedMoments:
         """
         self._in_memory = roles
         means, grams = centre_moments(*self.expanded(like), self.n)
-        return LowRankFit(means, grams, self.n, eps, like, lambda: self)
+        return LowRankFit(means, grams, self.n, ridge, like, lambda: self)
 
     def stratum_moments(self) -> Iterator[StratumMoments]:
         """Uncentred host sums and cross-Grams of the rows of each stratum."""
@@ -443,7 +443,7 @@ class LowRankFit:
         means: dict[str, Any],
         centred: dict[tuple[str, str], Any],
         n: int,
-        eps: float,
+        ridge: Ridge,
         like: Any,
         source: Callable[[], MomentSource],
     ) -> None:
@@ -454,7 +454,7 @@ class LowRankFit:
         """
         self._source_of = source
         self._features: dict[str, np.ndarray] | None = None
-        self.shift = eps * n
+        self._shifts = {role: ridge.shift(role, n) for role in ("u", "e", "c")}
         self._means = means
         self._grams = centred
         solvers = self._solvers(centred)
@@ -505,7 +505,7 @@ class LowRankFit:
     def _solvers(self, grams: dict[tuple[str, str], Any]) -> dict[str, PsdSolver]:
         """Factorised ``C_rr + εN I`` of every variable."""
         return {
-            x: PsdSolver(g + self.shift * eye_like(int(g.shape[0]), g))
+            x: PsdSolver(g + self._shifts[x] * eye_like(int(g.shape[0]), g))
             for (x, y), g in grams.items()
             if x == y
         }

@@ -25,6 +25,26 @@ from ._inputs import Variable
 
 
 @dataclass(frozen=True)
+class Ridge:
+    """The regularisation ``ε`` of each operator ``R = G (G + εN I)⁻¹``.
+
+    ``eps`` regularises the operators of the measured variable (``u``) and of the attributes
+    (``e``); ``conditioning`` that of the conditioning variable (``c``, for EO and CAL). The
+    conditioning operator regresses the other two on the conditioning variable, so its ridge
+    decides how much of that variable's effect is left in the statistic: a large one leaves a
+    dependence that runs through the outcome (and penalises predicting it), while the other two
+    need a ridge large enough to smooth a small batch.
+    """
+
+    eps: float
+    conditioning: float
+
+    def shift(self, role: str, n: int) -> float:
+        """``ε N`` of role ``"u"``, ``"e"`` or ``"c"`` over ``n`` rows."""
+        return (self.conditioning if role == "c" else self.eps) * n
+
+
+@dataclass(frozen=True)
 class StrataBlocks:
     """Per-stratum summaries of an ``n × n`` matrix ``B``.
 

@@ -114,11 +114,16 @@ def _frobenius(matrix: np.ndarray) -> float:
 
 
 def statistic_and_score(
-    k_u: np.ndarray, k_a: np.ndarray, k_c: np.ndarray | None = None, eps: float = EPS
+    k_u: np.ndarray,
+    k_a: np.ndarray,
+    k_c: np.ndarray | None = None,
+    eps: float = EPS,
+    conditioning_eps: float | None = None,
 ) -> tuple[float, float]:
     """Statistic and score of ``u ⊥ A`` (``k_c`` None) or ``u ⊥ A | c``, from kernel matrices.
 
-    For the conditional measure the extended variable ``Ä = (A, c)`` gets ``K_A ∘ K_c``.
+    For the conditional measure the extended variable ``Ä = (A, c)`` gets ``K_A ∘ K_c``;
+    ``R_c`` has ``conditioning_eps`` (default ``eps``).
     """
     r_u = r_matrix(k_u, eps)
     if k_c is None:
@@ -126,7 +131,7 @@ def statistic_and_score(
         statistic = float(np.trace(r_u @ r_a))
         return statistic, statistic / (_frobenius(r_u) * _frobenius(r_a))
     r_e = r_matrix(k_a * k_c, eps)
-    r_c = r_matrix(k_c, eps)
+    r_c = r_matrix(k_c, eps if conditioning_eps is None else conditioning_eps)
     statistic = float(np.trace(r_u @ r_e - 2.0 * r_u @ r_e @ r_c + r_u @ r_c @ r_e @ r_c))
     denominator = _frobenius(r_u - r_u @ r_c) * _frobenius(r_e - r_e @ r_c)
     return statistic, statistic / denominator
@@ -141,6 +146,7 @@ def reference(
     attribute_kernel: str = "joint",
     eps: float = EPS,
     bandwidth: float | None = None,
+    conditioning_eps: float | None = None,
 ) -> tuple[float, float]:
     """``(statistic, score)`` of a notion; predictions and outcomes get one Gaussian each.
 
@@ -149,7 +155,14 @@ def reference(
     # small matrices: one BLAS thread is fastest, and robust to a busy machine
     with threadpool_limits(limits=1, user_api="blas"):
         return _reference(
-            y_pred, sensitive_features, y_true, notion, attribute_kernel, eps, bandwidth
+            y_pred,
+            sensitive_features,
+            y_true,
+            notion,
+            attribute_kernel,
+            eps,
+            bandwidth,
+            conditioning_eps,
         )
 
 
@@ -161,6 +174,7 @@ def _reference(
     attribute_kernel: str,
     eps: float,
     bandwidth: float | None,
+    conditioning_eps: float | None,
 ) -> tuple[float, float]:
     combine = joint_kernel if attribute_kernel == "joint" else product_kernel
     k_pred = gaussian_kernel(np.asarray(y_pred, dtype=np.float64), bandwidth)
@@ -169,7 +183,7 @@ def _reference(
         return statistic_and_score(k_pred, k_a, None, eps)
     k_true = gaussian_kernel(np.asarray(y_true, dtype=np.float64), bandwidth)
     if notion == "eo":
-        return statistic_and_score(k_pred, k_a, k_true, eps)
+        return statistic_and_score(k_pred, k_a, k_true, eps, conditioning_eps)
     if notion == "cal":
-        return statistic_and_score(k_true, k_a, k_pred, eps)
+        return statistic_and_score(k_true, k_a, k_pred, eps, conditioning_eps)
     raise ValueError(f"unknown notion {notion!r}")

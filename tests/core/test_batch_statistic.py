@@ -39,17 +39,22 @@ def test_value_on_the_fitting_batch_equals_the_lowrank_statistic(notion, columns
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo"])
-def test_gradient_equals_that_of_the_general_lowrank_path(notion):
+@pytest.mark.parametrize(
+    "ridges", [{}, {"eps": 0.3, "conditioning_eps": 1e-4}], ids=["paper", "penalty"]
+)
+def test_gradient_equals_that_of_the_general_lowrank_path(notion, ridges):
     rng = np.random.default_rng(1)
     n = 256
     sensitive = torch.as_tensor(np.stack([rng.integers(0, 2, n), rng.normal(size=n)], 1))
     y = torch.as_tensor(rng.integers(0, 2, n).astype(float))
     logits = torch.tensor(rng.normal(size=n) + sensitive[:, 0].numpy(), requires_grad=True)
-    fast = BatchStatistic(notion=notion)(torch.sigmoid(logits), sensitive, y)
+    fast = BatchStatistic(notion=notion, **ridges)(torch.sigmoid(logits), sensitive, y)
     (fast_grad,) = torch.autograd.grad(fast, logits)
     # the closed form takes the gradient through standardised predictions
     standard, _ = standardise(torch.sigmoid(logits)[:, None])
-    slow = faircocco_statistic(standard, sensitive, y_true=y, notion=notion, method="lowrank")
+    slow = faircocco_statistic(
+        standard, sensitive, y_true=y, notion=notion, method="lowrank", **ridges
+    )
     (slow_grad,) = torch.autograd.grad(slow, logits)
     assert float(fast.detach()) == pytest.approx(float(slow.detach()), rel=1e-9)
     # the closed-form gradient and autograd round differently through the ridge solves

@@ -94,9 +94,10 @@ def test_mostly_equal_binary_columns_use_nonzero_median(notion):
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
-def test_fixed_bandwidth_and_eps_match_reference(notion):
+@pytest.mark.parametrize("conditioning_eps", [None, 1e-5])
+def test_fixed_bandwidth_and_eps_match_reference(notion, conditioning_eps):
     y_pred, attributes, y_true = numeric_data(80, 5, "binary", 1)
-    options = {"bandwidth": 0.7, "eps": 1e-3}
+    options = {"bandwidth": 0.7, "eps": 1e-1, "conditioning_eps": conditioning_eps}
     statistic, score = reference(y_pred, attributes, y_true, notion=notion, **options)
     got_statistic = library(
         faircocco_statistic, y_pred, attributes, y_true, notion, "joint", **options

@@ -168,10 +168,26 @@ def test_argument_errors() -> None:
 
 def test_divergence_is_reported() -> None:
     data = _tensors(100, 0)
-    with pytest.raises(FloatingPointError, match="lower the learning rate"):
+    with pytest.raises(FloatingPointError, match="Lower the learning rate"):
         fit_fair(
             paper_mlp(3, 1), data, loss=lambda out, y: (out * float("nan")).mean(),
             penalty=None, epochs=1, progress=False,
+        )  # fmt: skip
+
+
+def test_nan_outputs_under_the_penalty_are_reported_as_divergence_naming_lam_and_rate() -> None:
+    """A diverged model's NaN outputs reach the penalty first, whose input check would blame
+    the data; training reports the divergence with the settings that cause it instead."""
+    data = _tensors(100, 0)
+    model = paper_mlp(3, 1)
+    with torch.no_grad():
+        model[0].weight.fill_(float("inf"))  # every output is NaN
+    message = r"diverged in epoch 0.*lam=2\.0.*learning_rate=0\.05"
+    with pytest.raises(FloatingPointError, match=message):
+        fit_fair(
+            model, data, loss=nn.BCEWithLogitsLoss(),
+            penalty=FairCOCCOPenalty(notion="dp", lam=2.0),
+            optimizer=lambda params: torch.optim.SGD(params, lr=0.05), epochs=1, progress=False,
         )  # fmt: skip
 
 
@@ -181,7 +197,7 @@ def test_larger_lambda_is_fairer_at_a_small_accuracy_cost() -> None:
     x_train, y_train, a_train = biased_task(1000, 0)
     x_test, y_test, a_test = biased_task(2000, 1)
     scores, gaps, accuracies = [], [], []
-    for lam in (0.0, 0.25, 1.0):
+    for lam in (0.0, 2.0, 10.0):
         clf = FairCOCCOClassifier(
             lam=lam, epochs=20, batch_size=128, learning_rate=1e-2, random_state=0
         )
@@ -202,10 +218,10 @@ def test_larger_lambda_is_fairer_at_a_small_accuracy_cost() -> None:
 
 
 def test_constraint_meets_its_bound_on_validation_batches() -> None:
-    bound = 0.15
+    bound = 0.005
     train = _tensors(3000, 0)
     validation = _tensors(1024, 2)
-    constraint = FairCOCCOConstraint(notion="eo", bound=bound, multiplier_lr=1.0)
+    constraint = FairCOCCOConstraint(notion="eo", bound=bound, multiplier_lr=100.0)
     torch.manual_seed(0)
     model = paper_mlp(3, 1)
     history = fit_fair(

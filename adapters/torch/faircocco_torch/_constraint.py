@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from ._encoding import SensitiveSchema
-from ._faircocco import FairCOCCOPenalty
+from ._faircocco import PENALTY_CONDITIONING_EPS, PENALTY_EPS, FairCOCCOPenalty
 
 
 class FairCOCCOConstraint(FairCOCCOPenalty):
@@ -41,12 +41,13 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
     bound : float
         The largest acceptable batch statistic ``b``.
     multiplier_lr : float
-        Step size ``η`` of the ascent on the multiplier.
+        Step size ``η`` of the ascent on the multiplier. The default suits the statistic's
+        scale at the default ``eps`` (about 0.001 to 0.03 per batch).
     multiplier_init : float
         Initial multiplier ``μ_0``.
     multiplier_max : float, optional
         Cap ``μ_max`` on the multiplier (default: none).
-    method, rank, eps, attribute_kernel, bandwidth, schema
+    method, rank, eps, attribute_kernel, conditioning_eps, bandwidth, schema
         As for :class:`FairCOCCOPenalty`.
 
     Attributes
@@ -74,15 +75,16 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
     def __init__(
         self,
         notion: str = "eo",
-        bound: float = 0.02,
-        multiplier_lr: float = 1.0,
+        bound: float = 0.005,
+        multiplier_lr: float = 100.0,
         multiplier_init: float = 0.0,
         multiplier_max: float | None = None,
         method: str = "auto",
         rank: int | None = None,
-        eps: float = 1e-4,
+        eps: float = PENALTY_EPS,
         attribute_kernel: str = "product",
         *,
+        conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
         bandwidth: str | float = "median",
         schema: SensitiveSchema | None = None,
     ) -> None:
@@ -93,6 +95,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
             rank,
             eps,
             attribute_kernel,
+            conditioning_eps=conditioning_eps,
             bandwidth=bandwidth,
             schema=schema,
         )

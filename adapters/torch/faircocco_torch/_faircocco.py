@@ -12,6 +12,16 @@ from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
 from ._encoding import SensitiveSchema
 
+#: ``ε`` of the predictions' and attributes' operators in training. A mini-batch of N rows
+#: needs ``ε`` far above ``N^(-1/3)`` (0.2 at N = 128) for the regularised operators to estimate
+#: their population values (Fukumizu et al., 2008); at the paper's 1e-4 the statistic of a batch
+#: is mostly its finite-sample floor, and its gradient drove training to collapse (see the
+#: training guide's "Choosing ε" for the measurements).
+PENALTY_EPS = 0.3
+#: ``ε`` of the outcome's operator under EO: conditioning stays almost exact, so that predicting
+#: the outcome is not penalised (the outcome is data, so a small ridge adds no noise).
+PENALTY_CONDITIONING_EPS = 1e-4
+
 
 class FairCOCCOPenalty(FairnessPenalty):
     """The FairCOCCO regulariser ``λ I_F`` as a torch module.
@@ -56,7 +66,13 @@ class FairCOCCOPenalty(FairnessPenalty):
     rank : int, optional
         Cap on the rank of each continuous low-rank factor.
     eps : float
-        Regularisation ``ε`` of ``R = G (G + εN I)⁻¹``.
+        Regularisation ``ε`` of ``R = G (G + εN I)⁻¹`` for the predictions and the attributes.
+        The default 0.3 is chosen for mini-batches of 64–256 rows (see the training guide);
+        ``eps=1e-4, conditioning_eps=None`` is the paper's literal per-batch form, which
+        measured collapses to constant or worse-than-chance models on several datasets.
+    conditioning_eps : float or None
+        ``ε`` of the outcome's operator under EO (of the predictions' under CAL); ``None``
+        means ``eps``. The default 1e-4 conditions almost exactly on the outcome.
     attribute_kernel : {"product", "joint"}
         Product of per-attribute kernels, or the paper's single Gaussian on the whole vector.
     bandwidth : "median" or float
@@ -110,9 +126,10 @@ class FairCOCCOPenalty(FairnessPenalty):
         lam: float = 1.0,
         method: str = "auto",
         rank: int | None = None,
-        eps: float = 1e-4,
+        eps: float = PENALTY_EPS,
         attribute_kernel: str = "product",
         *,
+        conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
         bandwidth: str | float = "median",
         schema: SensitiveSchema | None = None,
     ) -> None:
@@ -120,6 +137,7 @@ class FairCOCCOPenalty(FairnessPenalty):
         self.method = method
         self.rank = rank
         self.eps = eps
+        self.conditioning_eps = conditioning_eps
         self.attribute_kernel = attribute_kernel
         self.bandwidth = bandwidth
         #: attribute and outcome kernels fitted once (DP and EO); CAL and ``method="exact"``
@@ -127,7 +145,12 @@ class FairCOCCOPenalty(FairnessPenalty):
         self._batches: BatchStatistic | None = None
         if notion != "cal" and method != "exact":
             self._batches = BatchStatistic(
-                notion, rank=rank, eps=eps, attribute_kernel=attribute_kernel, bandwidth=bandwidth
+                notion,
+                rank=rank,
+                eps=eps,
+                conditioning_eps=conditioning_eps,
+                attribute_kernel=attribute_kernel,
+                bandwidth=bandwidth,
             )
         #: class labels of integer outcomes, fitted with the kernels
         self._classes: torch.Tensor | None = None
@@ -140,6 +163,7 @@ class FairCOCCOPenalty(FairnessPenalty):
             method=method,
             rank=rank,
             eps=eps,
+            conditioning_eps=conditioning_eps,
             attribute_kernel=attribute_kernel,
             bandwidth=bandwidth,
         )
@@ -222,6 +246,7 @@ class FairCOCCOPenalty(FairnessPenalty):
             method=self.method,
             rank=self.rank,
             eps=self.eps,
+            conditioning_eps=self.conditioning_eps,
             attribute_kernel=self.attribute_kernel,
             bandwidth=self.bandwidth,
         )

@@ -166,7 +166,8 @@ def fit_fair(
     Raises
     ------
     FloatingPointError
-        When the training objective becomes NaN or infinite.
+        When training diverges (the objective or the model's output becomes NaN or
+        infinite); the message names the penalty weight and the learning rate.
 
     Examples
     --------
@@ -233,15 +234,19 @@ def fit_fair(
             for epoch in range(epochs):
                 started = time.perf_counter()
                 active = None if epoch < warmup_epochs else penalty
-                means = _train_epoch(model, train, loss, active, transform, optim, device, bar)
+                try:
+                    means = _train_epoch(model, train, loss, active, transform, optim, device, bar)
+                except _NonFiniteOutput:
+                    raise _diverged(
+                        "the model's output became NaN or infinite", epoch, active, optim
+                    ) from None
                 history.epoch_seconds.append(time.perf_counter() - started)
                 history.loss.append(means[0])
                 history.penalty.append(means[1])
                 history.statistic.append(means[2])
                 if not all(math.isfinite(v) for v in means[:2]):
-                    raise FloatingPointError(
-                        f"the training objective became {means[0] + means[1]} in epoch {epoch}; "
-                        "lower the learning rate or the penalty weight."
+                    raise _diverged(
+                        f"the training objective became {means[0] + means[1]}", epoch, active, optim
                     )
                 if val is None:
                     continue
@@ -300,7 +305,13 @@ def _train_epoch(
         term_value = torch.zeros((), device=device)
         stat_value = torch.full((), math.nan, device=device)
         if penalty is not None:
-            term = penalty(transform(output), s, y)
+            try:
+                term = penalty(transform(output), s, y)
+            except ValueError:
+                # a penalty that validates its inputs rejects a diverged model's NaN outputs
+                if not bool(torch.isfinite(output.detach()).all()):
+                    raise _NonFiniteOutput from None
+                raise
             objective = task + term
             term_value = term.detach()
             last = getattr(penalty, "last_statistic_", None)
@@ -355,6 +366,23 @@ def _evaluate(
         if isinstance(penalty, nn.Module) and was_training:
             penalty.train()
     return sums[0] / rows, sums[1] / rows, sums[2] / rows
+
+
+class _NonFiniteOutput(Exception):
+    """The model's output on a training batch is NaN or infinite: training diverged."""
+
+
+def _diverged(
+    what: str, epoch: int, penalty: Penalty | None, optim: torch.optim.Optimizer
+) -> FloatingPointError:
+    """The error for diverged training, naming the settings that usually cause it."""
+    lam = getattr(penalty, "lam", None)
+    weight = "no penalty" if penalty is None else f"lam={lam}" if lam is not None else "a penalty"
+    rate = optim.param_groups[0].get("lr")
+    return FloatingPointError(
+        f"training diverged in epoch {epoch}: {what} (with {weight} and learning_rate={rate}). "
+        "Lower the learning rate or the penalty weight."
+    )
 
 
 def _identity(output: torch.Tensor) -> torch.Tensor:
