@@ -1,10 +1,11 @@
 """Score a Parquet file chunk by chunk, and the same file as a Dask DataFrame, and time both.
 
 Writes a synthetic Parquet file of ``--rows`` rows (default 10 million, about 250 MB) in
-row groups of one million, then computes the EO score of its predictions against three
-attributes twice: streamed through ``faircocco score`` (one chunk in memory at a time) and on
-a Dask DataFrame read from the same file, on a local cluster of two worker processes. Prints
-the time and the throughput of each, reading and parsing included.
+row groups of one million, then computes the EO report of its predictions against three
+attributes (the joint score and one per attribute) twice: streamed through ``faircocco score``
+(one chunk in memory at a time) and on a Dask DataFrame read from the same file, on a local
+cluster of two worker processes. Prints the time and the throughput of each, reading and
+parsing included.
 
 Run with ``python examples/score_large_parquet.py [--rows N] [--dir DIR]``.
 """
@@ -19,7 +20,7 @@ import distributed
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from faircocco_plugins import faircocco_score, make_synthetic
+from faircocco_plugins import faircocco_report, make_synthetic
 from faircocco_plugins.cli import main as faircocco
 
 
@@ -54,11 +55,12 @@ def main() -> None:
         ):
             start = time.perf_counter()
             people = dd.read_parquet(path, split_row_groups=True)
-            score = faircocco_score(
+            report = faircocco_report(
                 "y_pred", ["age", "sex", "region"], y_true="y_true", notion="eo", data=people
             )
             on_dask = time.perf_counter() - start
-        print(f"Dask ({people.npartitions} partitions, 2 worker processes): score {score:.4f}")
+        print(f"Dask ({people.npartitions} partitions, 2 worker processes):")
+        print(report[["score", "adjusted"]].to_string(float_format=lambda value: f"{value:.4f}"))
         print(f"Dask: {on_dask:.1f} s, {args.rows / on_dask / 1e6:.2f} M rows/s")
 
 

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from ._backend import as_numpy_scalar, blas_single_threaded, namespace
 from ._dask import fit_dask, is_dask_dataframe
-from ._problem import Options, Problem, fit_stream, select_columns
+from ._problem import Options, Problem, fit_stream, report_columns, select_columns
 from ._terms import Terms
 
 
@@ -27,6 +27,7 @@ def faircocco_statistic(
     method: str = "auto",
     rank: int | None = None,
     eps: float = 1e-4,
+    conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",
     random_state: int | None = None,
@@ -53,7 +54,7 @@ def faircocco_statistic(
     >>> faircocco_statistic(a + rng.normal(size=300), a) > 0
     True
     """
-    terms = _terms(y_pred, sensitive_features, y_true, data, _options(locals()))
+    terms = _terms(y_pred, sensitive_features, y_true, data, _options(locals()))["joint"]
     return _output(terms.statistic, y_pred)
 
 
@@ -67,6 +68,7 @@ def faircocco_score(
     method: str = "auto",
     rank: int | None = None,
     eps: float = 1e-4,
+    conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",
     random_state: int | None = None,
@@ -99,6 +101,11 @@ def faircocco_score(
         earlier once the residual is below 1e-6).
     eps : float
         Regularisation ε of ``R = G (G + εN I)⁻¹``.
+    conditioning_eps : float, optional
+        ε of the conditioning variable's operator under EO and CAL (the outcome, or the
+        predictions); default ``eps``. A small one conditions almost exactly, so that a
+        dependence running through the outcome is not counted, whatever ``eps`` the other
+        operators use (see the training guide).
     attribute_kernel : {"product", "joint"}
         ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
         the paper's single Gaussian on the whole attribute vector (nominal columns one-hot).
@@ -137,7 +144,7 @@ def faircocco_score(
     True
     """
     options = _options(locals())
-    terms = _terms(y_pred, sensitive_features, y_true, data, options)
+    terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
     score = _bounded(terms.score())
     if adjusted:
         null = terms.null_mean()
@@ -155,13 +162,17 @@ def faircocco_report(
     method: str = "auto",
     rank: int | None = None,
     eps: float = 1e-4,
+    conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",
     random_state: int | None = None,
+    data: Any = None,
 ) -> pd.DataFrame:
     """Scores for all sensitive attributes jointly and for each one alone.
 
-    Arguments are those of :func:`faircocco_score`.
+    Arguments are those of :func:`faircocco_score`. With ``data`` an iterable of chunks or a
+    Dask DataFrame, every row of the report is reduced in the same single pass, each with the
+    bandwidths and pivots of the first chunk.
 
     Returns
     -------
@@ -185,11 +196,7 @@ def faircocco_report(
     >>> list(report.index)
     ['joint', 'sex', 'age']
     """
-    options = _options(locals())
-    problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
-    rows = {"joint": problem.fit().terms}
-    for name in problem.sensitive.names:
-        rows[name] = problem.attribute(name).fit().terms
+    rows = _terms(y_pred, sensitive_features, y_true, data, _options(locals()), report=True)
     return pd.DataFrame.from_dict(
         {name: _report_row(t) for name, t in rows.items()}, orient="index"
     )
@@ -229,6 +236,7 @@ def independence_test(
     method: str = "auto",
     rank: int | None = None,
     eps: float = 1e-4,
+    conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",
     progress: bool = False,
@@ -291,28 +299,58 @@ def independence_test(
     )
 
 
-_OPTION_NAMES = ("notion", "method", "rank", "eps", "attribute_kernel", "bandwidth", "random_state")
+_OPTION_NAMES = (
+    "notion",
+    "method",
+    "rank",
+    "eps",
+    "conditioning_eps",
+    "attribute_kernel",
+    "bandwidth",
+    "random_state",
+)
 
 
 def _options(arguments: dict[str, Any]) -> Options:
     return Options.check(**{name: arguments[name] for name in _OPTION_NAMES})
 
 
-def _terms(y_pred: Any, sensitive_features: Any, y_true: Any, data: Any, options: Options) -> Terms:
+def _terms(
+    y_pred: Any,
+    sensitive_features: Any,
+    y_true: Any,
+    data: Any,
+    options: Options,
+    *,
+    report: bool = False,
+) -> dict[str, Terms]:
+    """The terms of every attribute jointly (``"joint"``) and, for a report, of each alone."""
     if data is None:
-        return Problem.from_arguments(y_pred, sensitive_features, y_true, options).fit().terms
+        problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
+        return _problem_terms(problem, report)
     columns = _column_names(y_pred, sensitive_features, y_true)
     if isinstance(data, pd.DataFrame):
         selected = select_columns(data, columns)
-        return Problem.from_arguments(*selected, options).fit().terms
+        return _problem_terms(Problem.from_arguments(*selected, options), report)
+    column_sets = report_columns(columns) if report else {"joint": columns}
     if is_dask_dataframe(data):
-        return fit_dask(data, columns, options).terms
-    if isinstance(data, Iterable) and not isinstance(data, str | bytes):
-        return fit_stream(data, columns, options).terms
-    raise TypeError(
-        "data must be a pandas DataFrame, a Dask DataFrame or an iterable of DataFrames; "
-        f"got {type(data).__name__}."
-    )
+        fits = fit_dask(data, column_sets, options)
+    elif isinstance(data, Iterable) and not isinstance(data, str | bytes):
+        fits = fit_stream(data, column_sets, options)
+    else:
+        raise TypeError(
+            "data must be a pandas DataFrame, a Dask DataFrame or an iterable of DataFrames; "
+            f"got {type(data).__name__}."
+        )
+    return {key: fit.terms for key, fit in fits.items()}
+
+
+def _problem_terms(problem: Problem, report: bool) -> dict[str, Terms]:
+    terms = {"joint": problem.fit().terms}
+    if report:
+        for name in problem.sensitive.names:
+            terms[name] = problem.attribute(name).fit().terms
+    return terms
 
 
 def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[str], str | None]:

@@ -9,9 +9,9 @@ meet, so partitions may hold levels the first one did not.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ._lowrank import LowRankFit
@@ -23,36 +23,47 @@ def is_dask_dataframe(data: Any) -> bool:
     return type(data).__module__.startswith("dask.") and hasattr(data, "to_delayed")
 
 
-def fit_dask(data: Any, columns: tuple[str, list[str], str | None], options: Options) -> LowRankFit:
-    """The low-rank fit of the columns ``columns`` of the Dask DataFrame ``data``."""
+def fit_dask(
+    data: Any,
+    column_sets: Mapping[str, tuple[str, list[str], str | None]],
+    options: Options,
+) -> dict[str, LowRankFit]:
+    """The low-rank fit of each set of columns of the Dask DataFrame ``data``, in one pass."""
     import dask
 
     if options.method == "exact":
         raise ValueError("method='exact' cannot run on a Dask DataFrame; use 'lowrank' or 'auto'.")
-    partitions = data[check_columns(data, columns)].to_delayed()
+    names = [name for columns in column_sets.values() for name in check_columns(data, columns)]
+    partitions = data[list(dict.fromkeys(names))].to_delayed()
     first = partitions[0].compute()
     if first.empty:
         raise ValueError("the first partition of data is empty; repartition the Dask DataFrame.")
-    stream = StreamMoments.fit(first, columns, options)
-    template = stream.empty()
-    blocks = [dask.delayed(_partition_moments)(p, template) for p in partitions[1:]]
+    streams = {
+        key: StreamMoments.fit(first, columns, options) for key, columns in column_sets.items()
+    }
+    templates = {key: stream.empty() for key, stream in streams.items()}
+    blocks = [dask.delayed(_partition_moments)(p, templates) for p in partitions[1:]]
     while len(blocks) > 1:
         pairs = zip(blocks[::2], blocks[1::2], strict=False)
         merged = [dask.delayed(_merged)(a, b) for a, b in pairs]
         blocks = merged + ([blocks[-1]] if len(blocks) % 2 else [])
     if blocks:
         (rest,) = dask.compute(blocks[0])
-        stream.moments.merge(rest.moments)
-    return stream.moments.fit(options.eps, np.zeros((), dtype=np.float64), None)
+        _merged(streams, rest)
+    return {key: stream.estimator() for key, stream in streams.items()}
 
 
-def _partition_moments(partition: pd.DataFrame, template: StreamMoments) -> StreamMoments:
-    moments = template.empty()
+def _partition_moments(
+    partition: pd.DataFrame, templates: dict[str, StreamMoments]
+) -> dict[str, StreamMoments]:
+    streams = {key: template.empty() for key, template in templates.items()}
     if not partition.empty:
-        moments.add(partition)
-    return moments
+        for stream in streams.values():
+            stream.add(partition)
+    return streams
 
 
-def _merged(a: StreamMoments, b: StreamMoments) -> StreamMoments:
-    a.moments.merge(b.moments)
+def _merged(a: dict[str, StreamMoments], b: dict[str, StreamMoments]) -> dict[str, StreamMoments]:
+    for key, stream in a.items():
+        stream.moments.merge(b[key].moments)
     return a

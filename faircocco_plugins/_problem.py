@@ -15,7 +15,7 @@ notion     u           e                 c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ from ._inputs import (
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._lowrank import GroupedMoments, LowRankFit
 from ._strata import Strata
-from ._terms import ConstantAttributesFit
+from ._terms import ConstantAttributesFit, Ridge
 
 #: ``method="auto"`` uses the exact estimator below this many rows. Measured on two cores (EO, one
 #: binary attribute), the low-rank estimator is already faster at N = 128 (score 3.8 ms against
@@ -59,6 +59,13 @@ class Options:
     attribute_kernel: str
     bandwidth: str | float
     random_state: int | None
+    conditioning_eps: float | None = None
+
+    @property
+    def ridge(self) -> Ridge:
+        """The ridges of the operators: ``conditioning_eps`` (default ``eps``) for ``c``."""
+        conditioning = self.eps if self.conditioning_eps is None else self.conditioning_eps
+        return Ridge(self.eps, conditioning)
 
     @classmethod
     def check(
@@ -71,6 +78,7 @@ class Options:
         attribute_kernel: str,
         bandwidth: str | float,
         random_state: int | None,
+        conditioning_eps: float | None = None,
     ) -> Options:
         check_choice(notion, "notion", NOTIONS)
         check_choice(method, "method", METHODS)
@@ -85,6 +93,15 @@ class Options:
             or not (0 < eps < np.inf)
         ):
             raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
+        if conditioning_eps is not None and (
+            isinstance(conditioning_eps, bool)
+            or not isinstance(conditioning_eps, int | float | np.floating)
+            or not (0 < conditioning_eps < np.inf)
+        ):
+            raise ValueError(
+                f"conditioning_eps={conditioning_eps!r} is not valid; expected None or a "
+                "positive finite number."
+            )
         if bandwidth != "median" and (
             isinstance(bandwidth, bool)
             or not isinstance(bandwidth, int | float | np.floating)
@@ -97,7 +114,16 @@ class Options:
             raise TypeError(
                 f"random_state must be None or an integer; got {type(random_state).__name__}."
             )
-        return cls(notion, method, rank, float(eps), attribute_kernel, bandwidth, random_state)
+        return cls(
+            notion,
+            method,
+            rank,
+            float(eps),
+            attribute_kernel,
+            bandwidth,
+            random_state,
+            None if conditioning_eps is None else float(conditioning_eps),
+        )
 
 
 @dataclass(frozen=True)
@@ -167,16 +193,18 @@ class Problem:
                 roles["e"],
                 roles.get("c"),
                 strata_of(roles),
-                self.options.eps,
+                self.options.ridge,
                 self.like,
             )
         if any(is_tracked(k) for k in roles.values()):
-            fit = explicit_fit(roles, "c" in roles, self.options.rank, self.options.eps, self.like)
+            fit = explicit_fit(
+                roles, "c" in roles, self.options.rank, self.options.ridge, self.like
+            )
             if fit is not None:
                 return fit
         moments = GroupedMoments(roles, "c" in roles, self.options.rank)
         moments.add(roles, self.like)
-        return moments.fit(self.options.eps, self.like, roles)
+        return moments.fit(self.options.ridge, self.like, roles)
 
 
 def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:
@@ -236,27 +264,39 @@ def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:
     return Strata(roles["c"]).assign(roles["c"])
 
 
+def report_columns(
+    columns: tuple[str, list[str], str | None],
+) -> dict[str, tuple[str, list[str], str | None]]:
+    """The columns of each row of a report: ``"joint"`` (every attribute), then each attribute."""
+    pred, sensitive, truth = columns
+    return {"joint": columns, **{name: (pred, [name], truth) for name in sensitive}}
+
+
 def fit_stream(
     chunks: Iterable[pd.DataFrame],
-    columns: tuple[str, list[str], str | None],
+    column_sets: Mapping[str, tuple[str, list[str], str | None]],
     options: Options,
-) -> LowRankFit:
-    """The low-rank estimator over a stream of DataFrame chunks, in one pass.
+) -> dict[str, LowRankFit]:
+    """The low-rank estimator of each set of columns over a stream of DataFrame chunks, in one pass.
 
     Bandwidths, pivots and the strata of a continuous conditioning variable come from the first
     chunk; level sets of discrete columns grow as chunks arrive.
     """
     if options.method == "exact":
         raise ValueError("method='exact' cannot stream; use method='lowrank' or 'auto'.")
-    stream: StreamMoments | None = None
+    streams: dict[str, StreamMoments] | None = None
     for chunk in chunks:
-        if stream is None:
-            stream = StreamMoments.fit(chunk, columns, options)
+        if streams is None:
+            streams = {
+                key: StreamMoments.fit(chunk, columns, options)
+                for key, columns in column_sets.items()
+            }
         else:
-            stream.add(chunk)
-    if stream is None:
+            for stream in streams.values():
+                stream.add(chunk)
+    if streams is None:
         raise ValueError("data is empty: the chunk iterator yielded no DataFrame.")
-    return stream.moments.fit(options.eps, np.zeros((), dtype=np.float64), None)
+    return {key: stream.estimator() for key, stream in streams.items()}
 
 
 @dataclass
@@ -288,6 +328,10 @@ class StreamMoments:
     def empty(self) -> StreamMoments:
         """A copy with the fitted maps and no rows, to accumulate other chunks elsewhere."""
         return StreamMoments(self.moments.empty(), self.scalings, self.columns, self.options)
+
+    def estimator(self) -> LowRankFit:
+        """The low-rank estimator of every row accumulated."""
+        return self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
 
 
 def _chunk_problem(

@@ -23,12 +23,15 @@ from typing import Any
 
 import pandas as pd
 
-from ._api import faircocco_report, faircocco_score, independence_test
+from ._api import faircocco_report, independence_test
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30
 #: Rows per chunk when a large CSV file is streamed without ``--chunksize``.
 DEFAULT_CHUNK_ROWS = 10**6
+
+#: Exit status when standard output is closed early, as shells report a process ended by SIGPIPE.
+BROKEN_PIPE = 141
 
 #: Modules that add further subcommands through ``register(commands)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -49,8 +52,22 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``faircocco`` command with ``argv`` (default: the process arguments).
 
     Returns the exit status: 0 on success, 2 on a usage or input error (printed as one line on
-    standard error, without a traceback).
+    standard error, without a traceback), 141 when standard output is closed early (``faircocco
+    score FILE ... | head``), quietly.
     """
+    try:
+        status = _main(argv)
+        # written out here rather than at exit, where a closed pipe cannot be caught
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader has gone: send what is left to devnull, so that the flush at exit succeeds
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+    return status
+
+
+def _main(argv: list[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = _parser()
     try:
@@ -127,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
         "--chunksize",
         type=_positive_int,
         metavar="ROWS",
-        help="stream the file in chunks of ROWS rows and print the joint score",
+        help="stream the file in chunks of ROWS rows through the low-rank estimator",
     )
     score.add_argument(
         "--seed", type=int, metavar="N", help="seed of the bandwidth sample and permutations"
@@ -245,10 +262,15 @@ def _score_stream(
 ) -> int:
     counter = _Counter(_read_chunks(path, columns, chunksize))
     start = time.perf_counter()
-    score = faircocco_score(args.pred, args.sensitive, y_true=args.target, data=counter, **options)
+    report = faircocco_report(
+        args.pred, args.sensitive, y_true=args.target, data=counter, **options
+    )
     seconds = time.perf_counter() - start
-    print(f"FairCOCCO joint score for {path} (notion {args.notion.upper()}, streamed): {score:.4f}")
-    print(f"rows: {counter.rows:,} in {counter.chunks:,} chunks")
+    print(
+        f"FairCOCCO report for {path}: {counter.rows:,} rows in {counter.chunks:,} chunks, "
+        f"notion {args.notion.upper()}, streamed"
+    )
+    print(_format_report(report, args.sensitive))
     rate = counter.rows / seconds if seconds > 0 else float("inf")
     print(f"time: {seconds:.2f} s ({rate:,.0f} rows/s, reading included)")
     return 0

@@ -143,10 +143,11 @@ def preset_config(
         if not usable:
             values["datasets"] = SYNTHETIC_DATASETS
             notes.append(
-                f"none of the paper's datasets is available here or could be downloaded, so the "
+                f"none of the paper's datasets was found here or could be downloaded, so the "
                 f"{preset} preset runs the synthetic datasets ({', '.join(SYNTHETIC_DATASETS)}) "
-                "instead; provide the raw files with --data-dir or $FAIRCOCCO_DATA to run the "
-                "paper's"
+                "instead; to run the paper's datasets, point --data-dir DIR or $FAIRCOCCO_DATA "
+                "at a directory holding their raw files as DIR/<dataset>/<file> "
+                "('faircocco datasets --data-dir DIR' lists the ones it finds)"
             )
         elif missing:
             values["datasets"] = usable

@@ -16,10 +16,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -439,7 +440,13 @@ def run_study(
         revision = git_revision()
         results.record_study(
             config.name,
-            {**config.to_dict(), "backend": backend, "jobs": jobs, "address": address},
+            {
+                **config.to_dict(),
+                "data_sources": _data_sources(loader, config.datasets),
+                "backend": backend,
+                "jobs": jobs,
+                "address": address,
+            },
             versions=versions(),
             git_revision=revision,
         )
@@ -584,6 +591,30 @@ def _profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
             return DatasetProfile(name, task, attributes, outcome)
     # loading reports a missing file clearly (or downloads it) before any cell starts
     return DatasetProfile.of(_dataset(loader, name, seed))
+
+
+def _data_sources(loader: Loader, names: Iterable[str]) -> dict[str, dict[str, str | None]]:
+    """Where each dataset's data came from, for the study's record (after its files are found).
+
+    ``source`` is how the directory of the raw files was chosen (``"data_dir"``,
+    ``"$FAIRCOCCO_DATA"`` or ``"cache"``), the registry origin of a dataset without raw files
+    (``"synthetic"``, ``"user"`` or an entry point), or ``"loader"`` for a loader other than
+    :class:`RegistryLoader`; ``directory`` is the absolute directory holding
+    ``<dataset>/<file>``, or None.
+    """
+    if not isinstance(loader, RegistryLoader):
+        return {name: {"source": "loader", "directory": None} for name in names}
+    from ..datasets import list_datasets
+
+    table = list_datasets(data_dir=loader.data_dir)
+    sources: dict[str, dict[str, str | None]] = {}
+    for name in names:
+        location = str(table.loc[name, "location"])
+        sources[name] = {
+            "source": str(table.loc[name, "found_in"] or table.loc[name, "origin"]),
+            "directory": str(Path(location).resolve()) if location else None,
+        }
+    return sources
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import os
 import tempfile
@@ -96,12 +97,16 @@ def search_dirs(data_dir: str | os.PathLike[str] | None) -> list[tuple[str, Path
     return dirs
 
 
-def locate(file: DataFile, data_dir: str | os.PathLike[str] | None) -> Path | None:
-    """The first copy of ``file`` in the search directories, without reading it."""
-    for _, directory in search_dirs(data_dir):
+def locate(file: DataFile, data_dir: str | os.PathLike[str] | None) -> tuple[str, Path] | None:
+    """The first copy of ``file`` in the search directories, without reading it.
+
+    Returns how its directory was chosen (``"data_dir"``, ``"$FAIRCOCCO_DATA"`` or ``"cache"``,
+    as :func:`search_dirs` names them) and its path, or None when no directory has it.
+    """
+    for how, directory in search_dirs(data_dir):
         path = directory / file.dataset / file.name
         if path.is_file():
-            return path
+            return how, path
     return None
 
 
@@ -115,10 +120,10 @@ def resolve(
     DatasetUnavailableError
         If no copy is found and none can be downloaded, or the copy found has other bytes.
     """
-    path = locate(file, data_dir)
-    if path is not None:
-        verify(path, file)
-        return path
+    found = locate(file, data_dir)
+    if found is not None:
+        verify(found[1], file)
+        return found[1]
     if file.urls and download_allowed(download):
         return _download(file, cache_dir() / file.dataset / file.name)
     raise DatasetUnavailableError(
@@ -178,16 +183,45 @@ def _sha256(path: Path) -> str:
 
 
 def _download(file: DataFile, target: Path) -> Path:
-    """Fetch ``file`` into ``target``: into a temporary file, verified, then renamed."""
+    """Fetch ``file`` into ``target``; a failure leaves no partial file and no new folder."""
+    created = _create_folder(file, target.parent)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        return _fetch_first(file, target)
+    except BaseException:
+        # an empty dataset folder in the cache would look like a copy that lost its files
+        _remove_folders(created)
+        raise
+
+
+def _create_folder(file: DataFile, folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created, deepest first."""
+    missing = list(itertools.takewhile(lambda path: not path.exists(), [folder, *folder.parents]))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
+        _remove_folders(missing)
         raise DatasetUnavailableError(
             f"{file.relative_path} is missing and cannot be downloaded: the cache directory "
-            f"{target.parent} cannot be created ({error}). " + _ways(file),
+            f"{folder} cannot be created ({error}). " + _ways(file),
             file=file,
             reason="download failed",
         ) from None
+    return missing
+
+
+def _remove_folders(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first) while they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue  # never created: its creation failed
+        except OSError:
+            return  # not empty: another download is writing into it
+
+
+def _fetch_first(file: DataFile, target: Path) -> Path:
+    """Fetch ``file`` from its first URL that sends the right bytes: verified, then renamed."""
     failures: list[str] = []
     for url in file.urls:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{file.name}.")

@@ -117,6 +117,19 @@ def test_quick_preset_uses_the_paper_datasets_when_available(
     assert notes == []
 
 
+def test_synthetic_fallback_note_says_what_runs_and_how_to_give_the_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
+    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    _, (note,) = preset_config("quick", data_dir=str(tmp_path / "empty"))
+    assert note.startswith("none of the paper's datasets was found here or could be downloaded")
+    assert "runs the synthetic datasets (synthetic, synthetic_regression) instead" in note
+    assert "to run the paper's datasets, point --data-dir DIR or $FAIRCOCCO_DATA at" in note
+    assert note.endswith("('faircocco datasets --data-dir DIR' lists the ones it finds)")
+
+
 def test_paper_preset_is_the_paper_protocol() -> None:
     config, _ = preset_config("paper", datasets=PAPER_DATASETS)
     assert config.datasets == PAPER_DATASETS

@@ -28,6 +28,7 @@ from faircocco_plugins.datasets import (
     DatasetSource,
     DatasetUnavailableError,
     LoadedTable,
+    _files,
     _registry,
     list_datasets,
     load_dataset,
@@ -312,7 +313,54 @@ def test_failed_download_raises_and_leaves_nothing(
     with pytest.raises(DatasetUnavailableError, match="download failed") as caught:
         load_dataset("tiny", download=True)
     assert wrong.as_uri() in str(caught.value) and missing.as_uri() in str(caught.value)
-    assert os.listdir(dataset_offline / "tiny") == []
+    assert not dataset_offline.exists()
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (TimeoutError("timed out"), DatasetUnavailableError),
+        (KeyboardInterrupt(), KeyboardInterrupt),
+    ],
+    ids=["network error", "interrupted"],
+)
+@pytest.mark.parametrize("existing", ["nothing", "cache", "dataset folder"])
+def test_failed_download_removes_the_folders_it_created(
+    error: BaseException,
+    raised: type[BaseException],
+    existing: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    dataset_registry: _registry.Registry,
+    dataset_offline: Path,
+) -> None:
+    """A download that fails half-way (or is interrupted) leaves the cache as it found it."""
+    if existing != "nothing":
+        (dataset_offline / "other").mkdir(parents=True)
+    if existing == "dataset folder":
+        (dataset_offline / "tiny").mkdir()
+    written: list[Path] = []
+
+    def fail_half_way(url: str, out: Any, *, limit: int) -> str:
+        out.write(TINY[:10])
+        out.flush()
+        written.extend((dataset_offline / "tiny").iterdir())
+        raise error
+
+    monkeypatch.setattr(_files, "_fetch", fail_half_way)
+    dataset_registry.add(
+        file_source(tmp_path, TINY, urls=("https://example.org/tiny.csv",)), overwrite=False
+    )
+    with pytest.raises(raised):
+        load_dataset("tiny", download=True)
+    assert len(written) == 1 and not written[0].exists()  # the partial file is gone
+    if existing == "nothing":
+        assert not dataset_offline.exists()
+    elif existing == "cache":
+        assert os.listdir(dataset_offline) == ["other"]
+    else:
+        assert sorted(os.listdir(dataset_offline)) == ["other", "tiny"]
+        assert os.listdir(dataset_offline / "tiny") == []
 
 
 def test_list_datasets_availability_without_loading(

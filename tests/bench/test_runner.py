@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from faircocco_plugins.bench import (
 )
 from faircocco_plugins.bench._runner import _parts
 from faircocco_plugins.bench._study import DatasetProfile
+from faircocco_plugins.datasets import DataFile, DatasetSource, LoadedTable, _registry
 
 NOTIONS = ("dp", "eo")
 
@@ -116,6 +118,71 @@ def test_rerunning_skips_completed_cells(
         retry_failed=True,
     )
     assert (retry.done, retry.failed) == (0, 12)
+
+
+def _file_dataset(folder: Path) -> DatasetSource:
+    """A one-file dataset ``filed`` (``<dir>/filed/filed.csv``), its file written to ``folder``."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"x": rng.normal(size=100), "group": rng.choice(["a", "b"], 100)})
+    table["y"] = (table["x"] > 0).astype(int)
+    content = table.to_csv(index=False).encode()
+    (folder / "filed").mkdir(parents=True)
+    (folder / "filed" / "filed.csv").write_bytes(content)
+    raw = DataFile(
+        "filed", "filed.csv", sha256=hashlib.sha256(content).hexdigest(), size=len(content)
+    )
+
+    def load(paths: Any) -> LoadedTable:
+        frame = pd.read_csv(paths["filed.csv"])
+        return LoadedTable(frame[["x"]], frame["y"], frame[["group"]])
+
+    return DatasetSource("filed", "classification", {"group": "binary"}, load, files=(raw,))
+
+
+@pytest.mark.parametrize("source", ["data_dir", "$FAIRCOCCO_DATA", "cache"])
+def test_the_study_records_where_its_data_came_from(
+    source: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    bench_methods: dict[str, MethodSpec],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
+    monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    folder = {"data_dir": "given", "$FAIRCOCCO_DATA": "shared", "cache": "cache"}[source]
+    registry = _registry.Registry([*_registry.SYNTHETIC_SOURCES, _file_dataset(Path(folder))])
+    monkeypatch.setattr(_registry, "_REGISTRY", registry)
+    monkeypatch.setattr(_registry.metadata, "entry_points", lambda group: [])
+    if source == "$FAIRCOCCO_DATA":
+        monkeypatch.setenv("FAIRCOCCO_DATA", folder)
+    config = StudyConfig(
+        name="sourced",
+        datasets=("filed", "synthetic"),
+        notions=("dp",),
+        seeds=(0,),
+        # a relative directory, as typed on the command line
+        data_dir=folder if source == "data_dir" else None,
+    )
+    summary = run_study(config, "runs.sqlite", methods={"linear": bench_methods["linear"]})
+    assert summary.done == 4
+    recorded = ResultsStore("runs.sqlite").studies().loc[0, "config"]
+    assert recorded["data_dir"] == config.data_dir
+    assert recorded["data_sources"] == {
+        "filed": {"source": source, "directory": str((tmp_path / folder).resolve())},
+        "synthetic": {"source": "synthetic", "directory": None},
+    }
+
+
+def test_a_study_with_its_own_loader_records_that_loader_as_the_source(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    _run(tmp_path, {"linear": bench_methods["linear"]}, bench_loader, seeds=(0,))
+    recorded = ResultsStore(tmp_path / "runs.sqlite").studies().loc[0, "config"]
+    assert recorded["data_sources"] == {
+        "tiny": {"source": "loader", "directory": None},
+        "tiny_regression": {"source": "loader", "directory": None},
+    }
 
 
 def test_features_are_standardised_with_training_statistics(bench_loader: Any) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_score, make_synthetic
+from faircocco_plugins import faircocco_report, faircocco_score, make_synthetic
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
@@ -34,6 +35,19 @@ def test_dask_dataframe_gives_the_streaming_score(notion, adjusted):
     got = faircocco_score("y_pred", data=ddf, adjusted=adjusted, **columns)
     assert 0 < expected < 1
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_dask_dataframe_gives_the_streaming_report(notion):
+    frame = people(6000)
+    columns = {"sensitive_features": ["age", "sex", "region"], "notion": notion}
+    columns["y_true"] = None if notion == "dp" else "y_true"
+    expected = faircocco_report("y_pred", data=chunks(frame, 1500), **columns)
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    got = faircocco_report("y_pred", data=ddf, **columns)
+    assert list(got.index) == ["joint", "age", "sex", "region"]
+    numbers = ["score", "adjusted", "null_mean", "statistic"]
+    assert np.allclose(got[numbers], expected[numbers], rtol=1e-9, atol=1e-12)
 
 
 def test_dask_dataframe_on_a_local_cluster_of_worker_processes():

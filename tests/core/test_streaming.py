@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_score, faircocco_statistic
+from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
 
 TILE = 250
 COPIES = 4
@@ -57,6 +57,24 @@ def test_stream_of_copies_equals_in_memory_lowrank(chunk, notion, y_true, kernel
     assert statistic == pytest.approx(
         faircocco_statistic("y_pred", columns, data=full, method="lowrank", **options), rel=1e-6
     )
+
+
+@pytest.mark.parametrize(("notion", "y_true"), [("dp", None), ("eo", "y_true"), ("cal", "y_true")])
+def test_report_of_a_stream_equals_the_in_memory_lowrank_report(chunk, notion, y_true):
+    columns = ["age", "sex", "band"]
+    options = {"y_true": y_true, "notion": notion, "bandwidth": 1.0}
+    full = pd.concat(list(copies(chunk)), ignore_index=True)
+    expected = faircocco_report("y_pred", columns, data=full, method="lowrank", **options)
+    streamed = faircocco_report("y_pred", columns, data=copies(chunk), **options)
+    assert list(streamed.index) == ["joint", *columns]
+    numbers = ["score", "adjusted", "null_mean"]
+    assert np.allclose(streamed[numbers], expected[numbers], rtol=0, atol=1e-6)
+    assert np.allclose(streamed["statistic"], expected["statistic"], rtol=1e-6)
+    assert (streamed[["method", "n"]] == expected[["method", "n"]]).all(axis=None)
+    # each attribute's row is the stream's score of that attribute alone
+    for name in columns:
+        alone = faircocco_score("y_pred", [name], data=copies(chunk), **options)
+        assert streamed.loc[name, "score"] == pytest.approx(alone, abs=1e-12)
 
 
 def test_adjusted_dp_score_of_a_stream(chunk):
