@@ -7,10 +7,13 @@ execution uses joblib (local processes), Dask or Ray, imported only when used.
 """
 
 from ._capability_table import capability_table
+from ._degenerate_table import degenerate_table
 from ._metrics import (
     CLASSIFICATION_METRICS,
     REGRESSION_METRICS,
+    SPREAD_THRESHOLD,
     attribute_groups,
+    degenerate_runs,
     disparate_impact,
     equal_opportunity_gap,
     evaluate_predictions,
@@ -58,6 +61,7 @@ __all__ = [
     "PRESETS",
     "REGRESSION_METRICS",
     "RUN_COLUMNS",
+    "SPREAD_THRESHOLD",
     "STATUSES",
     "SYNTHETIC_DATASETS",
     "TASKS",
@@ -88,6 +92,8 @@ __all__ = [
     "available_methods",
     "capability_table",
     "default_progress",
+    "degenerate_runs",
+    "degenerate_table",
     "disparate_impact",
     "equal_opportunity_gap",
     "evaluate_predictions",

@@ -6,7 +6,8 @@ Every metric is computed on the whole part, so every method is judged on the sam
   without it or with one class in ``y_true``), ``base_rate`` (share of positive outcomes),
   ``positive_rate`` (share of positive predictions) and ``single_class`` (1.0 when every
   prediction is the same class: such a model is trivially "fair").
-* Regression: ``mse``.
+* Regression: ``mse`` and ``prediction_spread``, the standard deviation of the predictions
+  over that of the true outcome (NaN when the outcome is constant on the part).
 * Both: for each notion ``n`` in ``dp``, ``eo``, ``cal``: ``faircocco_<n>`` (all attributes
   jointly), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
   ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
@@ -27,6 +28,9 @@ prediction); ``di`` is the smallest ``di[<attribute>]``.
 For regression, DEO and DI are computed the same way after binarising the outcome and the
 prediction at the median of the true outcome on the evaluated part: "positive" means above the
 median outcome.
+
+A run is *degenerate* on a part (:func:`degenerate_runs`) when it predicts a single class there,
+or, for regression, when its ``prediction_spread`` is below :data:`SPREAD_THRESHOLD`.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import pandas as pd
 
 from .._api import faircocco_report
 from ._protocol import NOTIONS, TASKS, attribute_kind
+from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).
 CLASSIFICATION_METRICS: tuple[str, ...] = (
@@ -51,7 +56,11 @@ CLASSIFICATION_METRICS: tuple[str, ...] = (
     "single_class",
 )
 #: Metrics of regression runs (besides the fairness ones).
-REGRESSION_METRICS: tuple[str, ...] = ("mse",)
+REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread")
+#: A regression run whose predictions' standard deviation is below this share of the outcome's
+#: is degenerate: its error is that of a constant, and its fairness scores (which do not depend
+#: on the predictions' scale) measure noise.
+SPREAD_THRESHOLD = 1e-3
 
 
 def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
@@ -71,7 +80,7 @@ def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
     --------
     >>> from faircocco_plugins.bench import metric_names
     >>> metric_names("regression", ["age"])[:4]
-    ['mse', 'faircocco_dp', 'faircocco_dp_adjusted', 'faircocco_dp[age]']
+    ['mse', 'prediction_spread', 'faircocco_dp', 'faircocco_dp_adjusted']
     """
     if task not in TASKS:
         raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
@@ -152,6 +161,8 @@ def evaluate_predictions(
         truth_f = truth.astype(float)
         pred_f = pred.astype(float)
         metrics["mse"] = float(np.mean((truth_f - pred_f) ** 2))
+        spread = float(np.std(truth_f))
+        metrics["prediction_spread"] = float(np.std(pred_f)) / spread if spread > 0 else math.nan
         median = float(np.median(truth_f))
         truth_b, pred_b = truth_f > median, pred_f > median
         score_pred, score_true = pred_f, truth_f
@@ -164,6 +175,53 @@ def evaluate_predictions(
     metrics["di"] = _nan_extreme(list(di.values()), min)
     metrics.update({f"di[{a}]": value for a, value in di.items()})
     return metrics
+
+
+def degenerate_runs(runs: pd.DataFrame, part: str = "test") -> pd.Series:
+    """Which runs are degenerate on an evaluated part: one class, or an almost constant value.
+
+    A classification run is degenerate when every prediction on the part is the same class
+    (``<part>.single_class`` is 1): it scores as perfectly fair and, on imbalanced data, as
+    accurate as the majority rate. A regression run is degenerate when its
+    ``<part>.prediction_spread`` is below :data:`SPREAD_THRESHOLD`. A run without these values
+    (failed, or stored before ``prediction_spread`` was recorded) is not degenerate.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs`.
+    part : {"validation", "test"}
+        The evaluated part judged.
+
+    Returns
+    -------
+    pandas.Series of bool
+        Indexed like ``runs``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import degenerate_runs
+    >>> runs = pd.DataFrame({
+    ...     "test.single_class": [1.0, 0.0, None, None],
+    ...     "test.prediction_spread": [None, None, 2e-4, 0.8],
+    ... })
+    >>> degenerate_runs(runs).tolist()
+    [True, False, True, False]
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    if part not in EVALUATED_PARTS:
+        raise ValueError(f"part={part!r} is not valid; expected one of {list(EVALUATED_PARTS)}.")
+
+    def column(metric: str) -> pd.Series:
+        name = f"{part}.{metric}"
+        if name not in runs.columns:
+            return pd.Series(math.nan, index=runs.index)
+        return runs[name].astype(float)
+
+    # comparisons with NaN are false: an unknown value is not degenerate
+    return (column("single_class") == 1.0) | (column("prediction_spread") < SPREAD_THRESHOLD)
 
 
 def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:

@@ -4,7 +4,9 @@ For every dataset and notion, each method contributes the points of its sweep: f
 of its sweep parameter (``lam``, ``bound``), the setting of the other hyper-parameters with the
 best mean validation performance, drawn at the mean test fairness and performance over seeds,
 with their standard deviations as error bars and the points joined in sweep order. Points that
-no other point of the figure beats on both axes form the non-dominated front.
+no other point of the figure beats on both axes form the non-dominated front. A point whose
+setting is degenerate on the test part for some seed (:func:`degenerate_runs`) is drawn as a
+cross instead of a dot; the front does not depend on it.
 
 matplotlib is imported only when a figure is drawn, and draws through its Agg canvas directly,
 so the process-wide backend is never changed.
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._metrics import degenerate_runs
 from ._selection import params_key
 
 #: File formats of each figure.
@@ -36,8 +39,11 @@ POINT_COLUMNS: tuple[str, ...] = (
     "fairness_std",
     "performance_mean",
     "performance_std",
+    "degenerate_seeds",
     "on_front",
 )
+#: Marker of the points of degenerate settings (the others are dots).
+DEGENERATE_MARKER = "x"
 _NOTION_NAMES = {"dp": "demographic parity", "eo": "equalised odds", "cal": "calibration"}
 
 
@@ -115,8 +121,10 @@ def pareto_points(
     pandas.DataFrame
         The columns of :data:`POINT_COLUMNS`, methods in order of appearance in ``runs`` and
         each method's points in sweep order; ``seeds`` is the number of runs averaged, the
-        standard deviations use ``ddof=1`` (NaN for one seed), and ``on_front`` marks the
-        non-dominated points (:func:`non_dominated`) of the whole figure.
+        standard deviations use ``ddof=1`` (NaN for one seed), ``degenerate_seeds`` counts the
+        averaged runs that are degenerate on the test part (:func:`degenerate_runs`), and
+        ``on_front`` marks the non-dominated points (:func:`non_dominated`) of the whole
+        figure, degenerate or not.
 
     Examples
     --------
@@ -275,6 +283,17 @@ def plot_pareto(
         of_method = points[points["method"] == method]
         if not of_method.empty:
             _draw_method(axes, method, of_method, palette(index % palette.N))
+    if (points["degenerate_seeds"] > 0).any():
+        # one legend entry for the crosses of every method
+        axes.plot(
+            [],
+            [],
+            linestyle="none",
+            marker=DEGENERATE_MARKER,
+            markersize=7,
+            color="0.2",
+            label="degenerate on some seed (one class or constant)",
+        )
     front = points[points["on_front"]].sort_values("fairness_mean")
     if not front.empty:
         # the boundary of the region the front dominates: a staircase through its points
@@ -433,6 +452,7 @@ def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: boo
                 if validation in runs.columns
                 else np.full(len(runs), math.nan)
             ),
+            "degenerate": degenerate_runs(runs, "test").to_numpy(dtype=int),
         }
     )
     grouped = frame.groupby("key", sort=True)
@@ -443,6 +463,7 @@ def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: boo
             "fairness_std": grouped["fairness"].std(ddof=1),
             "performance_mean": grouped["performance"].mean(),
             "performance_std": grouped["performance"].std(ddof=1),
+            "degenerate_seeds": grouped["degenerate"].sum(),
             # "higher is better" for choosing; a setting without validation values loses
             "validation": (1 if maximise else -1) * grouped["validation"].mean(),
         }
@@ -491,6 +512,7 @@ def _sweep(
                 "fairness_std": float(best["fairness_std"]),
                 "performance_mean": float(best["performance_mean"]),
                 "performance_std": float(best["performance_std"]),
+                "degenerate_seeds": int(best["degenerate_seeds"]),
             }
         )
     return rows
@@ -509,12 +531,14 @@ def _sort_key(value: Any) -> tuple[int, float, str]:
 def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> None:
     sweep = points["sweep_param"].iloc[0]
     label = method if sweep is None else f"{method} (sweep: {sweep})"
+    degenerate = (points["degenerate_seeds"] > 0).to_numpy()
     axes.errorbar(
         points["fairness_mean"],
         points["performance_mean"],
         xerr=points["fairness_std"].fillna(0.0),
         yerr=points["performance_std"].fillna(0.0),
         fmt="-o",
+        markevery=np.flatnonzero(~degenerate).tolist(),
         color=colour,
         markersize=5,
         linewidth=1.2,
@@ -522,6 +546,16 @@ def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> N
         capsize=2,
         label=label,
         zorder=3,
+    )
+    axes.plot(
+        points.loc[degenerate, "fairness_mean"],
+        points.loc[degenerate, "performance_mean"],
+        linestyle="none",
+        marker=DEGENERATE_MARKER,
+        markersize=8,
+        markeredgewidth=1.8,
+        color=colour,
+        zorder=5,
     )
     if sweep is None:
         return

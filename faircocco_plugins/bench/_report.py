@@ -17,9 +17,12 @@ from typing import Any
 import pandas as pd
 
 from ._capability_table import LEGEND, capability_table
+from ._degenerate_table import degenerate_table
+from ._metrics import SPREAD_THRESHOLD
 from ._plots import plot_pareto_fronts
 from ._protocol import NOTIONS, MethodSpec, available_methods
 from ._results_tables import (
+    DEGENERATE_MARK,
     GROUP_COLUMNS,
     REPORT_FORMATS,
     ResultsTable,
@@ -56,7 +59,8 @@ def write_report(
     * ``selected-runs.csv``: the run selected for each dataset, notion, method and seed,
       with its hyper-parameters;
     * ``README.md`` / ``index.html``: links to all of these, the runs' counts by status, the
-      selection rule, the study's configuration, the library versions and git revisions.
+      selection rule, :func:`degenerate_table` (how many of each method's runs are
+      degenerate), the study's configuration, the library versions and git revisions.
 
     A store with several studies (and ``study=None``) gets one such folder per study, named
     after it, and an index linking them.
@@ -206,13 +210,16 @@ def _write_study(
     _write_capabilities(folder, known, [m for m in study_methods if m not in registered], formats)
     selected = select_runs(runs, tolerance=options["tolerance"], adjusted=options["adjusted"])
     _selected_csv(selected).to_csv(folder / "selected-runs.csv", index=False)
+    degenerate = degenerate_table(
+        runs, tolerance=options["tolerance"], adjusted=options["adjusted"]
+    )
     figures: dict[tuple[str, str], list[Path]] = {}
     if options["plots"]:
         sweeps = {m: spec.sweep_param for m, spec in known.items()}
         figures = plot_pareto_fronts(
             runs, folder / "pareto", sweep_params=sweeps, methods=study_methods
         )
-    index = _Index(name, runs, studies, tables, figures, folder, options)
+    index = _Index(name, runs, studies, tables, degenerate, figures, folder, options)
     if "md" in formats:
         (folder / "README.md").write_text(index.markdown(), encoding="utf-8")
     if "html" in formats:
@@ -263,7 +270,17 @@ def _write_capabilities(
 def _selected_csv(selected: pd.DataFrame) -> pd.DataFrame:
     front = [
         c
-        for c in (*GROUP_COLUMNS, "seed", "status", "selected_by", "n_settings", "params", "run_id")
+        for c in (
+            *GROUP_COLUMNS,
+            "seed",
+            "status",
+            "selected_by",
+            "ranked_by",
+            "n_settings",
+            "n_degenerate",
+            "params",
+            "run_id",
+        )
         if c in selected.columns
     ]
     metrics = [c for c in selected.columns if str(c).startswith(("validation.", "test."))]
@@ -281,6 +298,7 @@ class _Index:
     runs: pd.DataFrame
     studies: pd.DataFrame | None
     tables: Sequence[ResultsTable]
+    degenerate: pd.DataFrame
     figures: Mapping[tuple[str, str], Sequence[Path]]
     folder: Path
     options: Mapping[str, Any]
@@ -308,11 +326,39 @@ class _Index:
         score = "chance-adjusted " if self.options["adjusted"] else ""
         return (
             "Hyper-parameters are selected per dataset, notion, method and seed on the "
-            "validation part only: the best validation accuracy (lowest validation MSE) among "
+            "validation part only. Settings whose model is degenerate on the validation part "
+            "(a single predicted class, or regression predictions with almost no spread) are "
+            "set aside unless every setting is: such a model scores as perfectly fair and, on "
+            "imbalanced data, as accurate as the majority rate. Among the others, the rule "
+            "takes the best validation balanced accuracy (0.5 for any constant predictor; "
+            "accuracy where it is undefined; the lowest validation MSE for regression) among "
             f"the settings whose validation {score}FairCOCCO score under the notion is at most "
-            f"{self.options['tolerance']:g}; when none is, the fairest setting. Tables report "
+            f"{self.options['tolerance']:g}; when none is, the fairest setting. Balanced "
+            "accuracy judges the predicted labels, as the fairness scores do. Tables report "
             "the test metrics of the selected runs; selected-runs.csv lists them."
         )
+
+    def degenerate_text(self) -> str:
+        return (
+            "A model is degenerate on a part when it predicts a single class there, or, for "
+            "regression, when its predictions' standard deviation there is below "
+            f"{SPREAD_THRESHOLD:g} of the outcome's. Such a model is trivially fair. The counts "
+            f"are on the test part, which the tables report: there its cells are marked "
+            f"{DEGENERATE_MARK} and never bold, and its points in the Pareto figures are "
+            "crosses. The middle column counts the selected runs whose every setting was "
+            "degenerate on the validation part, where the selection had no other choice."
+        )
+
+    def degenerate_rows(self) -> list[list[str]]:
+        return [
+            [
+                str(method),
+                f"{row['selected_degenerate']} of {row['selected']}",
+                f"{row['no_alternative']} of {row['selected']}",
+                f"{row['runs_degenerate']} of {row['runs']}",
+            ]
+            for method, row in self.degenerate.iterrows()
+        ]
 
     def pareto(self) -> str:
         return (
@@ -321,6 +367,7 @@ class _Index:
             "points follow its sweep parameter (penalty weight or bound), joined in sweep "
             "order; each point is the setting with the best mean validation performance at "
             "that sweep value, drawn at its mean over seeds with standard-deviation bars. "
+            "Crosses are settings degenerate on the test part for some seed. "
             "Circled points, joined by the dashed staircase, are non-dominated: no other point "
             "is both fairer and better."
         )
@@ -361,6 +408,8 @@ class _Index:
             "- [Method capabilities](capabilities.md)",
             "- [Selected runs](selected-runs.csv)",
         ]
+        lines += ["", "## Degenerate models", "", self.degenerate_text(), ""]
+        lines += _md_table(DEGENERATE_HEADER, self.degenerate_rows(), ["---", *["---:"] * 3])
         if self.figures:
             lines += ["", "## Pareto fronts", "", self.pareto(), ""]
             for dataset, notion, files in self.figure_list():
@@ -408,6 +457,9 @@ class _Index:
             '<li><a href="capabilities.html">Method capabilities</a></li>',
             '<li><a href="selected-runs.csv">Selected runs</a></li>',
             "</ul>",
+            "<h2>Degenerate models</h2>",
+            f"<p>{html.escape(self.degenerate_text())}</p>",
+            _html_table(DEGENERATE_HEADER, self.degenerate_rows(), css="degenerate"),
         ]
         if self.figures:
             parts += ["<h2>Pareto fronts</h2>", f"<p>{html.escape(self.pareto())}</p>"]
@@ -444,6 +496,15 @@ class _Index:
                 "of runs.</p>"
             )
         return "\n".join(parts) + "\n"
+
+
+#: Columns of the index page's table of degenerate models.
+DEGENERATE_HEADER = (
+    "method",
+    "selected runs degenerate",
+    "selected with every setting degenerate",
+    "all runs degenerate",
+)
 
 
 def _write_studies_index(
@@ -498,6 +559,8 @@ table.capabilities td { text-align: center; }
 table.capabilities td:last-child { text-align: left; white-space: normal; }
 tr.block th { background: #efefef; font-style: italic; }
 td.na { color: #777; }
+span.degenerate { color: #b00; font-weight: bold; }
+span.facts { font-weight: normal; font-style: normal; font-size: 0.9em; }
 ol.notes { font-size: 0.9em; color: #444; }
 figure { display: inline-block; margin: 0.5em; }
 figure img { width: 32em; max-width: 100%; }

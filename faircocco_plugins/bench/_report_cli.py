@@ -36,8 +36,10 @@ def register(commands: Any) -> None:
         help="write the tables and Pareto figures of a results store",
         description="Write a study's report into a folder: one results table per notion "
         "(mean ± std over seeds of the test metrics of the hyper-parameters selected on "
-        "validation data, best in bold), Pareto figures of fairness against accuracy or MSE "
-        "(PNG and SVG), the capability table of the methods, and an index page with the "
+        "validation data; degenerate models, which predict one class or an almost constant "
+        "value, marked † and never in bold; the best other value in bold), Pareto figures of "
+        "fairness against accuracy or MSE (PNG and SVG), the capability table of the methods, "
+        "and an index page with the selection rule, the count of degenerate models, the "
         "study's configuration, versions and git revision.",
     )
     report.add_argument("store", metavar="STORE", help="the SQLite results store")

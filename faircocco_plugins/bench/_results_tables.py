@@ -3,12 +3,16 @@
 The tables follow the paper's layout: one table per notion, a block of rows per dataset
 (performance, the joint FairCOCCO score, its chance-adjusted value, DEO, DI under DP, then each
 attribute's FairCOCCO score and DEO when there are several attributes), one column per method.
-Each cell is the mean ± standard deviation over seeds of the test metric of the setting
-:func:`select_runs` chose on validation data. The best cell of a row is in bold.
+Each block also states the dataset's label, its base rate and the number of test rows the
+scores are computed on. Each cell is the mean ± standard deviation over seeds of the test metric
+of the setting :func:`select_runs` chose on validation data. Cells of degenerate models
+(:func:`degenerate_runs`) carry :data:`DEGENERATE_MARK` and are never bold; the best other cell
+of a row is in bold.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import re
@@ -18,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._metrics import degenerate_runs
 from ._presets import PAPER_DATASETS
 from ._protocol import NOTIONS
 from ._selection import DEFAULT_TOLERANCE, select_runs
@@ -38,15 +43,25 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "seeds",
     "seeds_ok",
     "seeds_fairest",
+    "seeds_degenerate",
+    "seeds_all_degenerate",
+    "n_rows",
     "status",
     "reason",
 )
+#: Appended to the cells of methods whose selected model is degenerate on some seed.
+DEGENERATE_MARK = "†"
 NOTION_TITLES = {
     "dp": "demographic parity (DP)",
     "eo": "equalised odds (EO)",
     "cal": "calibration (CAL)",
 }
 GROUP_COLUMNS = ["study", "dataset", "notion", "method"]
+#: What a degenerate model does, by task, for the footnotes.
+_DEGENERATE_WHAT = {
+    "classification": "predicts a single class",
+    "regression": "predicts an almost constant value",
+}
 
 
 def summarise_runs(
@@ -77,7 +92,12 @@ def summarise_runs(
           whose selected run succeeded and has a value;
         * ``seeds``: seeds with runs; ``seeds_ok``: seeds whose selected run succeeded;
           ``seeds_fairest``: seeds where no setting met the tolerance on validation, so the
-          fairest one was selected;
+          fairest one was selected; ``seeds_degenerate``: seeds whose selected run is
+          degenerate on the test part (:func:`degenerate_runs`); ``seeds_all_degenerate``:
+          seeds where every setting was degenerate on the validation part, so a degenerate
+          one was selected;
+        * ``n_rows``: test rows the metrics are computed on (``n_test``), mean over the seeds
+          whose selected run succeeded (NaN when not recorded);
         * ``status``: ``"ok"`` when some seed succeeded, else ``"not_applicable"`` when every
           run is not applicable, else ``"failed"``;
         * ``reason``: the distinct reasons of the seeds without a successful run, joined by
@@ -132,8 +152,9 @@ def summarise_runs(
                     }
                 )
     summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
-    for name in ("count", "seeds", "seeds_ok", "seeds_fairest"):
-        summary[name] = summary[name].astype(int)
+    for name in SUMMARY_COLUMNS:
+        if name == "count" or name.startswith("seeds"):
+            summary[name] = summary[name].astype(int)
     return summary
 
 
@@ -160,10 +181,21 @@ def _group_facts(group: pd.DataFrame) -> dict[str, Any]:
         fairest = group["selected_by"] == "fairest"
     else:
         fairest = pd.Series(False, index=group.index)
+    if "n_degenerate" in group.columns:
+        no_alternative = group["n_degenerate"] == group["n_settings"]
+    else:
+        no_alternative = pd.Series(False, index=group.index)
+    degenerate = degenerate_runs(group, "test")
+    rows = group.loc[ok, "n_test"] if "n_test" in group.columns else pd.Series(dtype=float)
+    # selected rows hold the store's nullable integers as objects
+    rows = pd.to_numeric(rows, errors="coerce").astype(float)
     return {
         "seeds": int(group["seed"].nunique()),
         "seeds_ok": int(group.loc[ok, "seed"].nunique()),
         "seeds_fairest": int(group.loc[ok & fairest, "seed"].nunique()),
+        "seeds_degenerate": int(group.loc[ok & degenerate, "seed"].nunique()),
+        "seeds_all_degenerate": int(group.loc[ok & no_alternative, "seed"].nunique()),
+        "n_rows": float(rows.mean()) if rows.notna().any() else math.nan,
         "status": status,
         "reason": " / ".join(dict.fromkeys(" ".join(r.split()) for r in reasons)),
     }
@@ -184,17 +216,21 @@ class TableCell:
         Whether it is the best of its row.
     notes : tuple of int
         Numbers of the table's footnotes the cell refers to.
+    degenerate : bool
+        Whether the method's selected model is degenerate on the test part on some seed;
+        rendered with :data:`DEGENERATE_MARK` after the text.
 
     Examples
     --------
     >>> from faircocco_plugins.bench import TableCell
     >>> TableCell("n/a", notes=(1,))
-    TableCell(text='n/a', bold=False, notes=(1,))
+    TableCell(text='n/a', bold=False, notes=(1,), degenerate=False)
     """
 
     text: str
     bold: bool = False
     notes: tuple[int, ...] = ()
+    degenerate: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,17 +269,21 @@ class TableBlock:
     task : str
         ``"classification"``, ``"regression"`` or ``""`` when no run of the dataset succeeded.
     rows : tuple of TableRow
+    facts : tuple of str
+        What the numbers are about, such as ``("label: good credit risk", "base rate
+        0.700", "N = 200 test rows")``.
 
     Examples
     --------
     >>> from faircocco_plugins.bench import TableBlock
-    >>> TableBlock("german", "classification", ()).dataset
-    'german'
+    >>> TableBlock("german", "classification", (), ("base rate 0.700",)).facts
+    ('base rate 0.700',)
     """
 
     dataset: str
     task: str
     rows: tuple[TableRow, ...]
+    facts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -337,8 +377,8 @@ class ResultsTable:
             "|---|---|" + "---:|" * len(self.methods),
         ]
         for block in self.blocks:
-            for index, row in enumerate(block.rows):
-                first = f"**{md_escape(block.dataset)}**" if index == 0 else ""
+            side = _side_column(block)
+            for first, row in zip(side, block.rows, strict=True):
                 cells = [_md_cell(c, self.notion) for c in row.cells]
                 lines.append("| " + " | ".join([first, md_escape(row.label), *cells]) + " |")
         if self.footnotes:
@@ -374,9 +414,11 @@ class ResultsTable:
         ]
         for block in self.blocks:
             kind = f" ({block.task})" if block.task else ""
+            facts = "; ".join(block.facts)
+            facts = f'<br><span class="facts">{html.escape(facts)}</span>' if facts else ""
             parts.append(
                 f'<tr class="block"><th colspan="{width}">'
-                f"{html.escape(block.dataset)}{html.escape(kind)}</th></tr>"
+                f"{html.escape(block.dataset)}{html.escape(kind)}{facts}</th></tr>"
             )
             for row in block.rows:
                 cells = "".join(_html_cell(c, self.notion) for c in row.cells)
@@ -392,20 +434,29 @@ class ResultsTable:
 
 
 def results_tables(
-    summary: pd.DataFrame, *, methods: Sequence[str] | None = None, digits: int = 3
+    summary: pd.DataFrame,
+    *,
+    methods: Sequence[str] | None = None,
+    digits: int = 3,
+    labels: Mapping[str, str] | None = None,
 ) -> list[ResultsTable]:
     """One :class:`ResultsTable` per notion of a study's summary.
 
-    Rows of each dataset block: the performance (``ACC``, best highest, or ``MSE``, best
-    lowest), ``FairCOCCO`` (the joint score under the table's notion), ``FairCOCCO
-    (adjusted)``, ``DEO``, ``DI`` under DP only (best highest), then, for datasets with
-    several sensitive attributes, each attribute's FairCOCCO score and DEO; the fairness rows
-    are best when lowest. The last row counts the seeds.
+    Rows of each dataset block: the performance (for classification ``ACC``, ``BACC`` and
+    ``AUC``, best highest; for regression ``MSE``, best lowest), ``FairCOCCO`` (the joint
+    score under the table's notion), ``FairCOCCO (adjusted)``, ``DEO``, ``DI`` under DP only
+    (best highest), then, for datasets with several sensitive attributes, each attribute's
+    FairCOCCO score and DEO; the fairness rows are best when lowest. The last row counts the
+    seeds. Each block's :attr:`TableBlock.facts` give the dataset's label, its base rate on
+    the test part (classification) and the number of test rows.
 
-    Bold marks every method whose mean, rounded to ``digits``, equals the best rounded mean
-    of its row, when at least two methods have a value. A method that does not apply shows
-    ``n/a``, one that failed on every seed ``failed``, each with a footnote giving the reason;
-    a seed count below the number of seeds has a footnote with the failures.
+    A method whose selected model is degenerate on the test part on some seed
+    (:func:`degenerate_runs`) has every cell marked (:attr:`TableCell.degenerate`), and its
+    seed count a footnote saying on how many seeds. Bold marks every other method whose mean,
+    rounded to ``digits``, equals the best such rounded mean of its row, when at least two
+    such methods have a value. A method that does not apply shows ``n/a``, one that failed on
+    every seed ``failed``, each with a footnote giving the reason; a seed count below the
+    number of seeds has a footnote with the failures.
 
     Parameters
     ----------
@@ -416,6 +467,9 @@ def results_tables(
         the ``faircocco`` methods last, as in the paper.
     digits : int
         Decimals shown.
+    labels : mapping of str to str, optional
+        What each dataset's outcome is; default: the ``label`` column of
+        :func:`~faircocco_plugins.datasets.list_datasets`. A dataset without one shows none.
 
     Returns
     -------
@@ -435,9 +489,11 @@ def results_tables(
     ... })
     >>> table = results_tables(summarise_runs(runs))[0]
     >>> table.cell("german", "accuracy", "nn")
-    TableCell(text='0.750 ± 0.014', bold=True, notes=())
+    TableCell(text='0.750 ± 0.014', bold=True, notes=(), degenerate=False)
     >>> table.cell("german", "faircocco_eo", "faircocco").bold
     True
+    >>> table.blocks[0].facts
+    ('label: good credit risk (german.data label 1; 0: bad risk)',)
     """
     if not isinstance(summary, pd.DataFrame):
         raise TypeError(f"summary must be a pandas DataFrame; got {type(summary).__name__}.")
@@ -449,15 +505,27 @@ def results_tables(
         raise ValueError(f"summary holds several studies {studies}; pass one study's rows.")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 10:
         raise ValueError(f"digits={digits!r} is not valid; expected an integer in [0, 10].")
+    if labels is None:
+        labels = _registered_labels()
+    elif not isinstance(labels, Mapping):
+        raise TypeError(f"labels must be a mapping of str to str; got {type(labels).__name__}.")
     columns = tuple(methods) if methods is not None else method_order(summary["method"])
     tables = []
     for notion in [n for n in NOTIONS if n in set(summary["notion"])]:
         of_notion = summary[summary["notion"] == notion]
         builder = _TableBuilder(notion, columns, digits)
         for dataset in dataset_order(of_notion["dataset"]):
-            builder.add_block(str(dataset), of_notion[of_notion["dataset"] == dataset])
+            rows = of_notion[of_notion["dataset"] == dataset]
+            builder.add_block(str(dataset), rows, str(labels.get(str(dataset), "")))
         tables.append(builder.build(str(studies[0]) if studies else ""))
     return tables
+
+
+def _registered_labels() -> dict[str, str]:
+    from ..datasets import list_datasets
+
+    table = list_datasets()
+    return {str(name): str(label) for name, label in table["label"].items() if label}
 
 
 def method_order(methods: Iterable[str]) -> tuple[str, ...]:
@@ -522,7 +590,7 @@ class _TableBuilder:
             self.footnotes.append(text)
         return self.footnotes.index(text) + 1
 
-    def add_block(self, dataset: str, rows: pd.DataFrame) -> None:
+    def add_block(self, dataset: str, rows: pd.DataFrame, label: str) -> None:
         task = str(rows["task"].iloc[0])
         by_method = {str(m): group for m, group in rows.groupby("method", sort=False)}
         available = set(rows.loc[rows["count"] > 0, "metric"])
@@ -530,42 +598,55 @@ class _TableBuilder:
         table_rows = [
             self._metric_row(spec, by_method, first=i == 0) for i, spec in enumerate(specs)
         ]
-        table_rows.append(self._seed_row(by_method, first=not specs))
-        self.blocks.append(TableBlock(dataset, task, tuple(table_rows)))
+        table_rows.append(self._seed_row(by_method, task, first=not specs))
+        facts = [f"label: {label}"] if label else []
+        ok = rows[(rows["status"] == "ok") & (rows["count"] > 0)]
+        if task == "classification":
+            base_rates = ok.loc[ok["metric"] == "base_rate", "mean"]
+            if len(base_rates):
+                facts.append(f"base rate {_span(base_rates, self.digits)}")
+        n_rows = ok.drop_duplicates("method")["n_rows"].dropna()
+        if len(n_rows):
+            facts.append(f"N = {_span(n_rows, 0)} test rows")
+        self.blocks.append(TableBlock(dataset, task, tuple(table_rows), tuple(facts)))
 
     def _metric_row(
         self, spec: tuple[str, str, bool], by_method: Mapping[str, pd.DataFrame], *, first: bool
     ) -> TableRow:
         metric, label, higher = spec
-        values: list[tuple[float, float, int] | None] = []
+        # degenerate models take no part in the ranking: they would win the fairness rows
+        ranked: list[tuple[float, float, int] | None] = []
         cells: list[TableCell] = []
         for method in self.methods:
             group = by_method.get(method)
             if group is None:
-                values.append(None)
+                ranked.append(None)
                 cells.append(TableCell("—"))
                 continue
             status = str(group["status"].iloc[0])
             if status != "ok":
-                values.append(None)
+                ranked.append(None)
                 notes = (self.note(_status_note(group)),) if first else ()
                 cells.append(
                     TableCell("n/a" if status == "not_applicable" else "failed", False, notes)
                 )
                 continue
+            degenerate = int(group["seeds_degenerate"].iloc[0]) > 0
             match = group[group["metric"] == metric]
             if match.empty or int(match["count"].iloc[0]) == 0:
-                values.append(None)
-                cells.append(TableCell("—"))
+                ranked.append(None)
+                cells.append(TableCell("—", degenerate=degenerate))
                 continue
             mean, std = float(match["mean"].iloc[0]), float(match["std"].iloc[0])
-            values.append((mean, std, int(match["count"].iloc[0])))
-            cells.append(TableCell(self._format(mean, std)))
-        best = _best(values, higher, self.digits)
-        cells = [TableCell(c.text, i in best, c.notes) for i, c in enumerate(cells)]
+            ranked.append(None if degenerate else (mean, std, int(match["count"].iloc[0])))
+            cells.append(TableCell(self._format(mean, std), degenerate=degenerate))
+        best = _best(ranked, higher, self.digits)
+        cells = [dataclasses.replace(c, bold=i in best) for i, c in enumerate(cells)]
         return TableRow(label, metric, tuple(cells))
 
-    def _seed_row(self, by_method: Mapping[str, pd.DataFrame], *, first: bool) -> TableRow:
+    def _seed_row(
+        self, by_method: Mapping[str, pd.DataFrame], task: str, *, first: bool
+    ) -> TableRow:
         cells = []
         for method in self.methods:
             group = by_method.get(method)
@@ -590,8 +671,25 @@ class _TableBuilder:
                         f"FairCOCCO score within the tolerance; the fairest setting was selected."
                     )
                 )
+            degenerate = int(facts["seeds_degenerate"])
+            if degenerate:
+                notes_list.append(
+                    self.note(
+                        f"{method} {DEGENERATE_MARK}: on {degenerate} of {good} seeds the "
+                        f"selected model {_DEGENERATE_WHAT.get(task, 'is degenerate')} on the "
+                        "test part."
+                    )
+                )
+            alone = int(facts["seeds_all_degenerate"])
+            if alone:
+                notes_list.append(
+                    self.note(
+                        f"{method}: on {alone} of {good} seeds every setting was degenerate on "
+                        "the validation part, so a degenerate one was selected."
+                    )
+                )
             text = str(good) if good == seeds else f"{good} of {seeds}"
-            cells.append(TableCell(text, False, tuple(notes_list)))
+            cells.append(TableCell(text, False, tuple(notes_list), degenerate > 0))
         return TableRow("seeds", "seeds", tuple(cells))
 
     def _format(self, mean: float, std: float) -> str:
@@ -605,11 +703,18 @@ class _TableBuilder:
         caption = (
             f"Test metrics under {NOTION_TITLES.get(self.notion, self.notion)}: mean ± standard "
             "deviation (ddof=1) over seeds of each seed's selected setting, chosen on the "
-            "validation part only. Bold: best of the row (highest ACC and DI; lowest MSE, "
-            "FairCOCCO score and DEO). FairCOCCO: joint score over all sensitive attributes; "
-            "adjusted: chance-adjusted score (0 at independence); DEO: largest gap in "
-            "true-positive rates between groups; DI: lowest over highest positive rate. "
-            "n/a: the method does not support the dataset or notion."
+            "validation part only. "
+            f"{DEGENERATE_MARK}: a degenerate model on some seed (a single predicted class, or "
+            "an almost constant regression), which is trivially fair; the seeds row's footnote "
+            "says on how many seeds. Bold: best of the row among the other methods (highest "
+            "ACC, BACC, AUC and DI; lowest MSE, FairCOCCO score and DEO). ACC: accuracy; BACC: "
+            "balanced accuracy (mean of the true-positive and true-negative rates, 0.5 for a "
+            "constant predictor); AUC: area under the ROC curve of the predicted probabilities. "
+            "FairCOCCO: joint score over all sensitive attributes; adjusted: chance-adjusted "
+            "score (0 at independence); DEO: largest gap in true-positive rates between groups; "
+            "DI: lowest over highest positive rate. Under each dataset: its label, its base "
+            "rate (share of positive labels in the test part) and N, the test rows every metric "
+            "is computed on. n/a: the method does not support the dataset or notion."
         )
         return ResultsTable(
             study=study,
@@ -623,7 +728,14 @@ class _TableBuilder:
 
 def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, str, bool]]:
     """(metric, label, higher is better) of the rows of a dataset block."""
-    specs = [("accuracy", "ACC", True)] if task == "classification" else [("mse", "MSE", False)]
+    if task == "classification":
+        specs = [
+            ("accuracy", "ACC", True),
+            ("balanced_accuracy", "BACC", True),
+            ("auc", "AUC", True),
+        ]
+    else:
+        specs = [("mse", "MSE", False)]
     specs += [
         (f"faircocco_{notion}", "FairCOCCO", False),
         (f"faircocco_{notion}_adjusted", "FairCOCCO (adjusted)", False),
@@ -641,6 +753,22 @@ def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, s
             specs.append((f"faircocco_{notion}[{attribute}]", f"FairCOCCO: {attribute}", False))
             specs.append((f"deo[{attribute}]", f"DEO: {attribute}", False))
     return specs
+
+
+def _side_column(block: TableBlock) -> list[str]:
+    """The Markdown dataset column of a block: its name, then one fact per row."""
+    texts = [f"**{md_escape(block.dataset)}**", *(md_escape(f) for f in block.facts)]
+    size = len(block.rows)
+    if len(texts) > size:
+        texts = [*texts[: size - 1], "; ".join(texts[size - 1 :])]
+    return texts + [""] * (size - len(texts))
+
+
+def _span(values: Iterable[float], digits: int) -> str:
+    """``"0.112"``, or ``"0.111–0.113"`` when the values differ at the shown precision."""
+    shown = sorted({round(float(v), digits) + 0.0 for v in values})
+    texts = [f"{v:.{digits}f}" for v in (shown[0], shown[-1])]
+    return texts[0] if len(shown) == 1 else "–".join(texts)
 
 
 def _best(values: Sequence[tuple[float, float, int] | None], higher: bool, digits: int) -> set[int]:
@@ -672,6 +800,8 @@ def _md_cell(cell: TableCell, notion: str) -> str:
     text = md_escape(cell.text)
     if cell.bold:
         text = f"**{text}**"
+    if cell.degenerate:
+        text += f" {DEGENERATE_MARK}"
     return text + "".join(f"[^{_note_id(notion, n)}]" for n in cell.notes)
 
 
@@ -679,6 +809,8 @@ def _html_cell(cell: TableCell, notion: str) -> str:
     text = html.escape(cell.text)
     if cell.bold:
         text = f"<strong>{text}</strong>"
+    if cell.degenerate:
+        text += f' <span class="degenerate" title="degenerate model">{DEGENERATE_MARK}</span>'
     for number in cell.notes:
         note = _note_id(notion, number)
         text += f'<sup><a href="#{note}">{number}</a></sup>'

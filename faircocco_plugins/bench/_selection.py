@@ -7,6 +7,8 @@ import math
 
 import pandas as pd
 
+from ._metrics import degenerate_runs
+
 #: Default largest acceptable validation FairCOCCO score of a selected setting.
 DEFAULT_TOLERANCE = 0.05
 #: The groups within which one setting is selected.
@@ -20,18 +22,30 @@ def select_runs(
 
     The rule reads validation columns only, so the test part never influences the choice:
 
-    1. Candidates are the runs with status ``"ok"``. Their fairness is the validation
-       FairCOCCO score under the run's notion, ``validation.faircocco_<notion>`` (the
-       ``_adjusted`` column with ``adjusted=True``).
-    2. Among candidates whose fairness is at most ``tolerance``, the one with the best
-       validation performance is selected: the highest ``validation.accuracy`` for
-       classification, the lowest ``validation.mse`` for regression. Ties go to the fairer
-       run, then to the smaller ``run_id``.
-    3. When no candidate is within the tolerance, the fairest one is selected (ties: better
+    1. Candidates are the runs with status ``"ok"``. Those degenerate on the validation part
+       (:func:`degenerate_runs`: a single predicted class, or regression predictions with
+       almost no spread) are set aside whenever some candidate is not: a constant predictor
+       scores as perfectly fair and, on imbalanced data, as accurate as the majority rate, so
+       it would otherwise win on both counts.
+    2. Performance is the validation balanced accuracy for classification, the mean of the
+       true-positive and true-negative rates, which is 0.5 for every constant predictor
+       whatever the base rate. It judges the predicted labels, the same ones the fairness
+       scores judge; AUC would judge probabilities, which not every method gives and which can
+       rank well while every label is the same class. Where the group has no balanced accuracy
+       (a validation part with one class, or runs stored without it), the validation accuracy
+       is used. Regression uses the validation MSE (lower is better).
+    3. Fairness is the validation FairCOCCO score under the run's notion,
+       ``validation.faircocco_<notion>`` (the ``_adjusted`` column with ``adjusted=True``).
+       Among the remaining candidates whose fairness is at most ``tolerance``, the one with
+       the best performance is selected. Ties go to the fairer run, then to the smaller
+       ``run_id``.
+    4. When none is within the tolerance, the fairest one is selected (ties: better
        performance, then ``run_id``).
 
-    A group without candidates (every run not applicable or failed) keeps one of its runs, so
-    the result still says why the method has no result there.
+    So a degenerate run is selected only when every candidate of its group is degenerate on
+    the validation part (``n_degenerate == n_settings``). A group without candidates (every
+    run not applicable or failed) keeps one of its runs, so the result still says why the
+    method has no result there.
 
     Parameters
     ----------
@@ -47,20 +61,28 @@ def select_runs(
     -------
     pandas.DataFrame
         The selected rows with all their columns, plus ``selected_by``: ``"tolerance"``
-        (rule 2), ``"fairest"`` (rule 3) or ``"none"`` (no candidate), and ``n_settings``,
-        the number of candidates. Sorted by the group columns.
+        (rule 3), ``"fairest"`` (rule 4) or ``"none"`` (no candidate); ``ranked_by``: the
+        validation metric that ranked performance (``"balanced_accuracy"``, ``"accuracy"``,
+        ``"mse"``, or ``""`` without candidates); ``n_settings``, the number of candidates;
+        and ``n_degenerate``, how many of them are degenerate on the validation part. Sorted
+        by the group columns.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.bench import select_runs
     >>> runs = pd.DataFrame({
-    ...     "run_id": ["a", "b"], "study": "s", "dataset": "german", "method": "faircocco",
-    ...     "notion": "eo", "seed": 0, "params": [{"lam": 0.5}, {"lam": 5.0}], "status": "ok",
-    ...     "validation.accuracy": [0.75, 0.70], "validation.faircocco_eo": [0.09, 0.03],
+    ...     "run_id": ["a", "b", "c"], "study": "s", "dataset": "compas",
+    ...     "method": "faircocco", "notion": "eo", "seed": 0,
+    ...     "params": [{"lam": 0.5}, {"lam": 2.0}, {"lam": 5.0}], "status": "ok",
+    ...     "validation.accuracy": [0.86, 0.87, 0.89],
+    ...     "validation.balanced_accuracy": [0.66, 0.63, 0.50],
+    ...     "validation.single_class": [0.0, 0.0, 1.0],
+    ...     "validation.faircocco_eo": [0.09, 0.03, 0.0],
     ... })
-    >>> select_runs(runs, tolerance=0.05)["params"].tolist()
-    [{'lam': 5.0}]
+    >>> chosen = select_runs(runs, tolerance=0.05)
+    >>> chosen[["params", "selected_by", "ranked_by", "n_degenerate"]].values.tolist()
+    [[{'lam': 2.0}, 'tolerance', 'balanced_accuracy', 1]]
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
@@ -75,7 +97,12 @@ def select_runs(
     for _, group in runs.groupby(list(GROUP_COLUMNS), sort=True, dropna=False):
         chosen.append(_select(group, tolerance, adjusted))
     if not chosen:
-        return runs.iloc[:0].assign(selected_by=pd.Series(dtype=object), n_settings=0)
+        return runs.iloc[:0].assign(
+            selected_by=pd.Series(dtype=object),
+            ranked_by=pd.Series(dtype=object),
+            n_settings=0,
+            n_degenerate=0,
+        )
     return pd.DataFrame(chosen).reset_index(drop=True)
 
 
@@ -83,45 +110,52 @@ def _select(group: pd.DataFrame, tolerance: float, adjusted: bool) -> pd.Series:
     candidates = group[group["status"] == "ok"]
     if candidates.empty:
         row = group.sort_values("run_id").iloc[0].copy()
-        row["selected_by"], row["n_settings"] = "none", 0
+        row["selected_by"], row["ranked_by"] = "none", ""
+        row["n_settings"], row["n_degenerate"] = 0, 0
         return row
     notion = str(group["notion"].iloc[0])
     fairness_column = f"validation.faircocco_{notion}" + ("_adjusted" if adjusted else "")
     if fairness_column not in candidates.columns:
         raise ValueError(f"runs has no column {fairness_column!r} to select by.")
-    fairness = candidates[fairness_column].astype(float)
-    # performance as "higher is better"
-    if "validation.accuracy" in candidates and candidates["validation.accuracy"].notna().any():
-        performance = candidates["validation.accuracy"].astype(float)
-    elif "validation.mse" in candidates and candidates["validation.mse"].notna().any():
-        performance = -candidates["validation.mse"].astype(float)
-    else:
-        raise ValueError(
-            "runs has neither validation.accuracy nor validation.mse values to select by."
-        )
+    ranked_by, performance = _performance(candidates)
+    degenerate = degenerate_runs(candidates, "validation")
     frame = pd.DataFrame(
         {
             # NaN scores count as unfair and NaN performance as worst, so they lose every tie
-            "fairness": fairness.fillna(math.inf),
+            "fairness": candidates[fairness_column].astype(float).fillna(math.inf),
             "performance": performance.fillna(-math.inf),
             "run_id": candidates["run_id"].astype(str),
         },
         index=candidates.index,
     )
-    within = frame[frame["fairness"] <= tolerance]
+    pool = frame[~degenerate] if not degenerate.all() else frame
+    within = pool[pool["fairness"] <= tolerance]
     if not within.empty:
         order = within.sort_values(
             ["performance", "fairness", "run_id"], ascending=[False, True, True]
         )
         selected_by = "tolerance"
     else:
-        order = frame.sort_values(
+        order = pool.sort_values(
             ["fairness", "performance", "run_id"], ascending=[True, False, True]
         )
         selected_by = "fairest"
     row = candidates.loc[order.index[0]].copy()
-    row["selected_by"], row["n_settings"] = selected_by, len(candidates)
+    row["selected_by"], row["ranked_by"] = selected_by, ranked_by
+    row["n_settings"], row["n_degenerate"] = len(candidates), int(degenerate.sum())
     return row
+
+
+def _performance(candidates: pd.DataFrame) -> tuple[str, pd.Series]:
+    """The validation metric that ranks a group, as "higher is better" values."""
+    for metric, sign in (("balanced_accuracy", 1.0), ("accuracy", 1.0), ("mse", -1.0)):
+        column = f"validation.{metric}"
+        if column in candidates.columns and candidates[column].notna().any():
+            return metric, sign * candidates[column].astype(float)
+    raise ValueError(
+        "runs has no validation.balanced_accuracy, validation.accuracy or validation.mse "
+        "values to select by."
+    )
 
 
 def params_key(params: object) -> str:

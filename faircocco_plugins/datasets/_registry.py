@@ -202,8 +202,10 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
         ``"sex:binary, age:continuous"``), ``rows`` (of the loaded table), ``paper_rows`` (as
         reported in the FairCOCCO paper), ``available``, ``downloadable`` (every missing file
         can be downloaded), ``origin`` (``"paper"``, ``"synthetic"``, ``"user"`` or the entry
-        point), ``location`` (directory holding the first file, empty if none) and
-        ``description``.
+        point), ``location`` (directory holding the first file, empty if none), ``found_in``
+        (how that directory was chosen: ``"data_dir"``, ``"$FAIRCOCCO_DATA"`` or ``"cache"``;
+        empty if none), ``description`` and ``label`` (what the outcome is; empty when not
+        declared).
 
     Examples
     --------
@@ -215,7 +217,8 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
     rows = []
     for source in _REGISTRY.all():
         found = [(file, locate(file, data_dir)) for file in source.files]
-        present = [path is not None and path.stat().st_size == file.size for file, path in found]
+        present = [at is not None and at[1].stat().st_size == file.size for file, at in found]
+        first = next((at for _, at in found if at is not None), None)
         rows.append(
             {
                 "name": source.name,
@@ -228,10 +231,10 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
                     ok or bool(file.urls) for ok, (file, _) in zip(present, found, strict=True)
                 ),
                 "origin": source.origin,
-                "location": next(
-                    (str(path.parent.parent) for _, path in found if path is not None), ""
-                ),
+                "location": "" if first is None else str(first[1].parent.parent),
+                "found_in": "" if first is None else first[0],
                 "description": source.description,
+                "label": source.label,
             }
         )
     table = pd.DataFrame(rows).set_index("name")
@@ -245,6 +248,7 @@ def register_dataset(
     task: Task,
     attributes: Mapping[str, AttributeKind],
     description: str = "",
+    label: str = "",
     overwrite: bool = False,
 ) -> DatasetSource:
     """Add your own dataset to the registry, for :func:`load_dataset` and the benchmark.
@@ -270,6 +274,9 @@ def register_dataset(
         The columns of ``sensitive`` and their kinds.
     description : str
         One line shown by :func:`list_datasets`.
+    label : str
+        What the outcome is, in a few words (for classification, what 1 means); shown by
+        :func:`list_datasets` and in the harness's results tables.
     overwrite : bool
         Replace a dataset of the same name instead of raising.
 
@@ -317,6 +324,7 @@ def register_dataset(
         load=load,
         description=description,
         origin="user",
+        label=label,
     )
     _REGISTRY.add(source, overwrite=overwrite)
     return source

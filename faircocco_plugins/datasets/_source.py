@@ -113,6 +113,10 @@ class DatasetSource:
     test_label : str
         Where the loader's fixed test rows come from, such as ``"official test file
         adult.test"``; shown in :attr:`Split.source`. Unused without a test mask.
+    label : str
+        What the outcome ``y`` is, in a few words (for classification, what the positive
+        class 1 means), such as ``"income above $50K"``; shown by :func:`list_datasets` and
+        in the harness's results tables.
 
     Examples
     --------
@@ -139,6 +143,7 @@ class DatasetSource:
     paper_rows: int | None = None
     origin: str = ""
     test_label: str = "fixed test rows"
+    label: str = ""
 
     def __post_init__(self) -> None:
         check_name(self.name, "name")

@@ -180,6 +180,13 @@ def _description(task: Task, n: int, label: float, feature: float) -> str:
     )
 
 
+#: What the outcome of each registered synthetic dataset is.
+_LABELS = {
+    "classification": "1 with probability sigmoid(signal of latent factors, sex and age)",
+    "regression": "signal of latent factors, sex and age, plus N(0, 0.5²) noise",
+}
+
+
 def _registered(task: Task) -> DatasetSource:
     def load(paths: object) -> LoadedTable:
         return synthetic_table(
@@ -199,6 +206,7 @@ def _registered(task: Task) -> DatasetSource:
         + f"; one fixed table (generator seed {TABLE_SEED}), the seed picks the split",
         rows=REGISTERED_ROWS,
         origin="synthetic",
+        label=_LABELS[task],
     )
 
 

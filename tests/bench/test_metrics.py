@@ -10,7 +10,9 @@ import pytest
 
 from faircocco_plugins import faircocco_report, faircocco_score
 from faircocco_plugins.bench import (
+    SPREAD_THRESHOLD,
     attribute_groups,
+    degenerate_runs,
     disparate_impact,
     equal_opportunity_gap,
     evaluate_predictions,
@@ -138,12 +140,45 @@ def test_regression_metrics_by_hand() -> None:
     y_hat = np.array([1.5, 2.0, 3.0, 4.0, 1.0, 2.0, 2.0, 4.0])
     metrics = evaluate_predictions("regression", y, y_hat, SEX)
     assert metrics["mse"] == pytest.approx((0.25 + 1.0) / 8)
+    # variances (ddof=0): y 1.25; y_hat, mean 2.4375, sum of squared deviations 8.71875 over 8
+    assert metrics["prediction_spread"] == pytest.approx(math.sqrt(8.71875 / 8 / 1.25))
     assert "accuracy" not in metrics
     # above the median outcome (2.5): f rows 2, 3 predicted above: 2/2; m rows 6, 7: 1/2
     assert metrics["deo"] == pytest.approx(0.5)
     # positive rates: f 2/4, m 1/4
     assert metrics["di"] == pytest.approx(0.5)
     assert list(metrics) == metric_names("regression", ["sex"])
+
+
+def test_prediction_spread_of_constant_predictions_and_outcomes() -> None:
+    y = np.array([1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0])
+    flat = evaluate_predictions("regression", y, np.full(8, 2.5), SEX)
+    assert flat["prediction_spread"] == 0.0
+    # a constant outcome has no spread to compare with
+    assert math.isnan(evaluate_predictions("regression", np.ones(8), y, SEX)["prediction_spread"])
+
+
+def test_degenerate_runs_on_each_part() -> None:
+    runs = pd.DataFrame(
+        {
+            "validation.single_class": [1.0, 0.0, 0.0, np.nan, np.nan, np.nan, np.nan],
+            "test.single_class": [0.0, 1.0, 0.0, np.nan, np.nan, np.nan, np.nan],
+            "validation.prediction_spread": [np.nan] * 3 + [0.0, 0.99e-3, 1e-3, np.nan],
+            "test.prediction_spread": [np.nan] * 3 + [0.5, 0.99e-3, 1e-3, np.nan],
+        },
+        index=[10, 11, 12, 13, 14, 15, 16],
+    )
+    assert SPREAD_THRESHOLD == 1e-3
+    validation = degenerate_runs(runs, "validation")
+    assert validation.index.tolist() == runs.index.tolist()
+    assert validation.tolist() == [True, False, False, True, True, False, False]
+    assert degenerate_runs(runs).tolist() == [False, True, False, False, True, False, False]
+    # a store without these metrics has no degenerate run
+    assert not degenerate_runs(runs.drop(columns=list(runs.columns))).any()
+    with pytest.raises(ValueError, match="part='train'"):
+        degenerate_runs(runs, "train")
+    with pytest.raises(TypeError, match="runs must be a pandas DataFrame"):
+        degenerate_runs(runs.to_numpy())  # type: ignore[arg-type]
 
 
 def test_bad_inputs_name_the_argument() -> None:

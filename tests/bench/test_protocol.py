@@ -139,7 +139,7 @@ def test_torch_methods_are_found_through_entry_points() -> None:
         assert set(spec.param_grid["batch_size"]) == {64, 128, 256}
         assert spec.training_settings == ("epochs", "warmup_epochs")
     assert methods["nn"].sweep_param is None
-    assert methods["faircocco"].param_grid["lam"] == (0.0, 0.5, 1.0, 2.0, 5.0)
+    assert methods["faircocco"].param_grid["lam"] == (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
     assert methods["faircocco_constraint"].sweep_param == "bound"
     # capabilities come from the penalty classes: one implementation
     from faircocco_torch import FACLPenalty, LinearLossPenalty, PenaltyCapabilities

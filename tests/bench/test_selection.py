@@ -1,4 +1,5 @@
-"""The selection rule: validation columns only, tolerance first, else the fairest setting."""
+"""The selection rule: validation columns only, degenerate models set aside, balanced accuracy
+within the tolerance first, else the fairest setting."""
 
 from __future__ import annotations
 
@@ -26,36 +27,38 @@ def _grid(seed: int, rng: np.random.Generator) -> list[dict[str, Any]]:
                 "params": {"lam": lam},
                 "status": "ok",
                 "validation.accuracy": rng.uniform(0.6, 0.9),
+                "validation.balanced_accuracy": rng.uniform(0.5, 0.8),
+                "validation.single_class": float(rng.uniform() < 0.3),
                 "validation.faircocco_eo": rng.uniform(0.0, 0.1),
                 "validation.faircocco_eo_adjusted": rng.uniform(0.0, 0.05),
                 "test.accuracy": rng.uniform(0.6, 0.9),
+                "test.balanced_accuracy": rng.uniform(0.5, 0.8),
+                "test.single_class": float(rng.uniform() < 0.3),
                 "test.faircocco_eo": rng.uniform(0.0, 0.1),
             }
         )
     return rows
 
 
-def test_best_accuracy_within_tolerance() -> None:
+def _row(
+    run_id: str, accuracy: float, balanced: float, fairness: float, single: float = 0.0
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "status": "ok",
+        "validation.accuracy": accuracy,
+        "validation.balanced_accuracy": balanced,
+        "validation.single_class": single,
+        "validation.faircocco_eo": fairness,
+    }
+
+
+def test_best_balanced_accuracy_within_tolerance() -> None:
     runs = _runs(
         [
-            {
-                "run_id": "a",
-                "status": "ok",
-                "validation.accuracy": 0.90,
-                "validation.faircocco_eo": 0.20,
-            },
-            {
-                "run_id": "b",
-                "status": "ok",
-                "validation.accuracy": 0.80,
-                "validation.faircocco_eo": 0.04,
-            },
-            {
-                "run_id": "c",
-                "status": "ok",
-                "validation.accuracy": 0.85,
-                "validation.faircocco_eo": 0.05,
-            },
+            _row("a", 0.90, 0.80, 0.20),
+            _row("b", 0.80, 0.70, 0.04),
+            _row("c", 0.85, 0.75, 0.05),
             {
                 "run_id": "d",
                 "status": "failed",
@@ -67,7 +70,83 @@ def test_best_accuracy_within_tolerance() -> None:
     chosen = select_runs(runs, tolerance=0.05)
     assert chosen["run_id"].tolist() == ["c"]
     assert chosen["selected_by"].tolist() == ["tolerance"]
+    assert chosen["ranked_by"].tolist() == ["balanced_accuracy"]
     assert chosen["n_settings"].tolist() == [3]
+    assert chosen["n_degenerate"].tolist() == [0]
+
+
+def test_balanced_accuracy_ranks_not_accuracy() -> None:
+    """On imbalanced data the more accurate setting can be the one that ignores the minority."""
+    runs = _runs([_row("a", 0.89, 0.52, 0.01), _row("b", 0.84, 0.68, 0.02)])
+    assert select_runs(runs, tolerance=0.05)["run_id"].tolist() == ["b"]
+
+
+def test_accuracy_ranks_when_balanced_accuracy_is_missing() -> None:
+    # a validation part with one class has no balanced accuracy; older stores have no column
+    rows = [_row("a", 0.80, np.nan, 0.01), _row("b", 0.85, np.nan, 0.02)]
+    for runs in (_runs(rows), _runs(rows).drop(columns="validation.balanced_accuracy")):
+        chosen = select_runs(runs, tolerance=0.05)
+        assert chosen["run_id"].tolist() == ["b"]
+        assert chosen["ranked_by"].tolist() == ["accuracy"]
+
+
+def test_a_degenerate_setting_loses_even_when_most_accurate_and_fairest() -> None:
+    runs = _runs(
+        [
+            # predicts the majority class: accuracy = 1 - base rate, balanced accuracy 0.5
+            _row("constant", 0.89, 0.50, 0.0, single=1.0),
+            _row("b", 0.86, 0.66, 0.03),
+            _row("c", 0.84, 0.70, 0.09),
+        ]
+    )
+    chosen = select_runs(runs, tolerance=0.05)
+    assert chosen["run_id"].tolist() == ["b"]
+    assert chosen["selected_by"].tolist() == ["tolerance"]
+    assert chosen["n_degenerate"].tolist() == [1]
+    # it loses on accuracy too: with the balanced accuracy column gone, accuracy ranks
+    without = runs.drop(columns="validation.balanced_accuracy")
+    assert select_runs(without, tolerance=0.05)["run_id"].tolist() == ["b"]
+
+
+def test_the_fairest_non_degenerate_setting_when_none_is_within_tolerance() -> None:
+    runs = _runs(
+        [
+            _row("constant", 0.89, 0.50, 0.0, single=1.0),
+            _row("b", 0.86, 0.66, 0.12),
+            _row("c", 0.84, 0.70, 0.09),
+        ]
+    )
+    chosen = select_runs(runs, tolerance=0.05)
+    assert chosen["run_id"].tolist() == ["c"]
+    assert chosen["selected_by"].tolist() == ["fairest"]
+
+
+def test_a_group_of_degenerate_settings_still_selects_one() -> None:
+    runs = _runs(
+        [
+            _row("a", 0.89, 0.50, 0.0, single=1.0),
+            _row("b", 0.11, 0.50, 0.0, single=1.0),
+            _row("c", 0.89, 0.50, 0.08, single=1.0),
+        ]
+    )
+    chosen = select_runs(runs, tolerance=0.05)
+    # same balanced accuracy and fairness: the tie goes to the smaller run_id
+    assert chosen["run_id"].tolist() == ["a"]
+    assert chosen["n_degenerate"].tolist() == chosen["n_settings"].tolist() == [3]
+
+
+def test_an_almost_constant_regression_is_set_aside() -> None:
+    rows = [
+        {"run_id": "flat", "validation.mse": 0.20, "validation.prediction_spread": 5e-4},
+        {"run_id": "b", "validation.mse": 0.30, "validation.prediction_spread": 0.8},
+        # exactly at the threshold is not degenerate
+        {"run_id": "c", "validation.mse": 0.25, "validation.prediction_spread": 1e-3},
+    ]
+    runs = _runs([{**row, "status": "ok", "validation.faircocco_eo": 0.01} for row in rows])
+    chosen = select_runs(runs, tolerance=0.05)
+    assert chosen["run_id"].tolist() == ["c"]
+    assert chosen["ranked_by"].tolist() == ["mse"]
+    assert chosen["n_degenerate"].tolist() == [1]
 
 
 def test_fairest_when_none_is_within_tolerance() -> None:
@@ -100,6 +179,7 @@ def test_regression_selects_the_lowest_mse() -> None:
                 "status": "ok",
                 "validation.mse": 0.5,
                 "validation.accuracy": np.nan,
+                "validation.balanced_accuracy": np.nan,
                 "validation.faircocco_eo": 0.01,
             },
             {
@@ -107,6 +187,7 @@ def test_regression_selects_the_lowest_mse() -> None:
                 "status": "ok",
                 "validation.mse": 0.3,
                 "validation.accuracy": np.nan,
+                "validation.balanced_accuracy": np.nan,
                 "validation.faircocco_eo": 0.02,
             },
         ]
@@ -123,9 +204,11 @@ def test_the_test_part_never_influences_the_choice() -> None:
         shuffled = runs.copy()
         for column in test_columns:
             shuffled[column] = rng.permutation(shuffled[column].to_numpy())
-        # also extreme values: a perfect test score must not attract the choice
+        # also extreme values: a perfect test score must not attract the choice, and a model
+        # degenerate on the test part only must not repel it
         shuffled.loc[trial, "test.accuracy"] = 1.0
         shuffled.loc[trial, "test.faircocco_eo"] = 0.0
+        shuffled["test.single_class"] = 1.0 - shuffled["test.single_class"]
         assert select_runs(shuffled, tolerance=0.05)["run_id"].tolist() == chosen
     # and without the test columns at all
     assert select_runs(runs.drop(columns=test_columns), tolerance=0.05)["run_id"].tolist() == (
@@ -133,8 +216,11 @@ def test_the_test_part_never_influences_the_choice() -> None:
     )
     # whereas changing a validation column does change it
     changed = runs.copy()
-    changed["validation.accuracy"] = -changed["validation.accuracy"]
+    changed["validation.balanced_accuracy"] = -changed["validation.balanced_accuracy"]
     assert select_runs(changed, tolerance=0.05)["run_id"].tolist() != chosen
+    flagged = runs.copy()
+    flagged["validation.single_class"] = 1.0 - flagged["validation.single_class"]
+    assert select_runs(flagged, tolerance=0.05)["run_id"].tolist() != chosen
 
 
 def test_one_row_per_group_even_without_candidates() -> None:
@@ -198,3 +284,5 @@ def test_bad_arguments() -> None:
         select_runs(runs.drop(columns="seed"))
     with pytest.raises(ValueError, match=r"no column 'validation\.faircocco_eo'"):
         select_runs(runs)
+    with pytest.raises(ValueError, match=r"no validation\.balanced_accuracy, validation\.acc"):
+        select_runs(runs.assign(**{"validation.faircocco_eo": 0.01}))

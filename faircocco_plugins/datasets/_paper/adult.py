@@ -73,5 +73,6 @@ SOURCE = DatasetSource(
     rows=45222,
     paper_rows=45222,
     origin="paper",
+    label="income above $50K a year",
     test_label="official test file adult.test",
 )

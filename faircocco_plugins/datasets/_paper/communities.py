@@ -54,4 +54,5 @@ SOURCE = DatasetSource(
     rows=1993,
     paper_rows=1994,
     origin="paper",
+    label="violent crimes per 100K people (ViolentCrimesPerPop, normalised to [0, 1])",
 )

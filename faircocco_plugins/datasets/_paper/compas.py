@@ -72,4 +72,5 @@ SOURCE = DatasetSource(
     rows=6172,
     paper_rows=6172,
     origin="paper",
+    label="violent re-offence (is_violent_recid: any time in the follow-up, not only 2 years)",
 )

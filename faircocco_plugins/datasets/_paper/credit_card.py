@@ -55,4 +55,5 @@ SOURCE = DatasetSource(
     rows=30000,
     paper_rows=30000,
     origin="paper",
+    label="default payment next month",
 )

@@ -87,4 +87,5 @@ SOURCE = DatasetSource(
     rows=1877,
     paper_rows=1885,
     origin="paper",
+    label="heroin ever used (answers CL1-CL6; 0: never, CL0)",
 )

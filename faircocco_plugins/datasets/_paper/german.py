@@ -62,4 +62,5 @@ SOURCE = DatasetSource(
     rows=1000,
     paper_rows=1700,
     origin="paper",
+    label="good credit risk (german.data label 1; 0: bad risk)",
 )

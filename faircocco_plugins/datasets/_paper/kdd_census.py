@@ -111,5 +111,6 @@ SOURCE = DatasetSource(
     rows=299285,
     paper_rows=299285,
     origin="paper",
+    label="income above $50,000 (label 50000+.)",
     test_label="official test file census-income.test",
 )

@@ -39,4 +39,5 @@ SOURCE = DatasetSource(
     rows=649,
     paper_rows=649,
     origin="paper",
+    label="final grade G3 (0-20) of the Portuguese course",
 )
