@@ -77,7 +77,12 @@ def settings(methods: Sequence[str]) -> list[Setting]:
 
 
 def train_and_score(
-    name: str, notion: str, setting: Setting, seed: int, max_train_rows: int | None
+    name: str,
+    notion: str,
+    setting: Setting,
+    seed: int,
+    max_train_rows: int | None,
+    min_steps: int = MIN_STEPS,
 ) -> dict[str, float | str]:
     """Train one setting on ``name``'s training part and score it on the test part."""
     data = load_dataset(name, random_state=seed)
@@ -86,7 +91,7 @@ def train_and_score(
         rows = np.random.default_rng(seed).choice(len(train.X), max_train_rows, replace=False)
         train = type(train)(train.X.iloc[rows], train.y.iloc[rows], train.sensitive.iloc[rows])
     batches = math.ceil(len(train.X) / BATCH_SIZE)
-    epochs = min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(MIN_STEPS / batches)))
+    epochs = min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(min_steps / batches)))
     penalty: object = None
     if setting.method == "faircocco_constraint":
         penalty = FairCOCCOConstraint(notion=notion, bound=setting.strength)
@@ -241,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--max-train-rows", type=int, default=None, help="subsample larger training parts"
     )
+    parser.add_argument("--min-steps", type=int, default=MIN_STEPS, help="optimiser steps")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--out", default=None, help="write every run to this CSV file")
     args = parser.parse_args(argv)
@@ -253,12 +259,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         for setting in settings(methods)
     ]
     print(f"faircocco_torch.tradeoff: {len(cells)} trainings; batch {BATCH_SIZE}, Adam "
-          f"{LEARNING_RATE}, at least {MIN_STEPS} steps; machine {platform.machine()}, "
+          f"{LEARNING_RATE}, at least {args.min_steps} steps; machine {platform.machine()}, "
           f"torch {torch.__version__}, {args.threads} thread(s)")  # fmt: skip
     records = []
     for name, notion, setting in tqdm(cells, desc="tradeoff"):
         try:
-            records.append(train_and_score(name, notion, setting, args.seed, args.max_train_rows))
+            records.append(
+                train_and_score(
+                    name, notion, setting, args.seed, args.max_train_rows, args.min_steps
+                )
+            )
         except ValueError as error:  # a penalty that does not support this data
             tqdm.write(f"{name} {notion} {setting.method}: not run: {error}")
     runs = pd.DataFrame(records)
@@ -287,6 +297,7 @@ def report(runs: pd.DataFrame) -> None:
     pd.set_option("display.max_columns", 20)
     summaries = []
     for (name, notion), group in runs.groupby(["dataset", "notion"], sort=False):
+        name, notion = str(name), str(notion)
         group = group.assign(degenerate=mark_degenerate(group))
         shown = [c for c in _SHOWN if c in group]
         table = group[shown].copy()
