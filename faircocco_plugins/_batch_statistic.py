@@ -44,7 +44,10 @@ from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
+from ._strata import Strata
 
+#: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
+_STRATUM = "stratum"
 #: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
 #: numpy's BLAS to one thread: narrower products run on one thread anyway.
 _NARROW_SIDE = 32
@@ -66,6 +69,20 @@ class BatchStatistic:
         nothing can be fitted ahead; use :func:`faircocco_statistic` for it.
     rank, eps, conditioning_eps, attribute_kernel, bandwidth, random_state
         As for :func:`faircocco_statistic`.
+    chance_adjusted : bool
+        Subtract from each batch's statistic its expected value when the attribute rows are
+        permuted (within strata of the outcome under EO, as for the chance-adjusted score), so
+        that predictions independent of the attributes score 0 on average at any batch size
+        and the penalty has no finite-sample floor to lower (see Notes).
+
+    Notes
+    -----
+    With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with ``M_e = P R_e P`` (``P = I −
+    R_c``; ``P = I`` for DP) becomes ``Tr[R_u (M_e − P Ω P)]``. Here ``Ω = U C Uᵀ + diag(δ)``
+    is the matrix for which ``Tr[P R_u P Ω]`` is the permutation null of
+    :func:`._terms.expected_permuted_trace`: ``U`` holds the stratum indicators and ``C``,
+    ``δ`` come from the per-stratum block sums and diagonal sums of ``R_e``. The null is linear
+    in ``R_u``, so its gradient follows the same chain rule as the statistic's.
 
     Examples
     --------
@@ -90,7 +107,13 @@ class BatchStatistic:
         attribute_kernel: str = "product",
         bandwidth: str | float = "median",
         random_state: int | None = None,
+        chance_adjusted: bool = False,
     ) -> None:
+        if not isinstance(chance_adjusted, bool):
+            raise TypeError(
+                f"chance_adjusted must be True or False; got {type(chance_adjusted).__name__}."
+            )
+        self.chance_adjusted = chance_adjusted
         self.options = Options.check(
             notion=notion,
             method="lowrank",
@@ -146,11 +169,14 @@ class BatchStatistic:
         if truth is not None:
             scalings["truth"] = fit_scaling("truth", truth, self.options, rows)
         maps = {}
+        roles = self._roles(sensitive, truth, scalings)
         with single_blas_thread():
-            for role, k in self._roles(sensitive, truth, scalings).items():
+            for role, k in roles.items():
                 maps[role] = FeatureMap(self.options.rank)
                 maps[role].fit_transform(k, np.zeros(()))
         self._scalings, self._maps = scalings, maps
+        # the strata the null permutes within: the outcome's levels or quantile bins under EO
+        self._strata = Strata(roles["c"]) if "c" in roles else None
         width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
         self._wide_side = width > _NARROW_SIDE
         self._host_rows = HostRows(sensitive, truth)
@@ -265,9 +291,12 @@ class BatchStatistic:
 
         return value_and_gradient
 
-    def _attribute_side(self, rows: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
+    def _attribute_side(
+        self, rows: np.ndarray, shift: float
+    ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray] | None]:
         """``P = (I − R_c) Ē`` and ``L`` with ``L Lᵀ = ĒᵀĒ + εN I`` for a batch's host ``rows``
-        (``shift`` is ``εN`` of ``u`` and ``e``; ``R_c`` has the conditioning ridge).
+        (``shift`` is ``εN`` of ``u`` and ``e``; ``R_c`` has the conditioning ridge), and with
+        ``chance_adjusted`` the map ``K ↦ (I − R_c) Ω (I − R_c) K`` of the null (see Notes).
 
         ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps
         and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: ``F = P L⁻ᵀ`` holds everything of the statistic
@@ -294,12 +323,25 @@ class BatchStatistic:
         step = gram.shape[0] + 1
         gram.flat[: e_width * step : step] += shift
         e = centred[:, :e_width]
+        conditioning = None
         if e_width < centred.shape[1]:
             gram.flat[e_width * step :: step] += self.options.ridge.shift("c", n)
-            ridge, cross = gram[e_width:, e_width:], gram[e_width:, :e_width]
-            e = e - centred[:, e_width:] @ PsdSolver(ridge).solve(cross)
+            conditioning = PsdSolver(gram[e_width:, e_width:])
+            e = e - centred[:, e_width:] @ conditioning.solve(gram[e_width:, :e_width])
         lower = host_cholesky(gram[:e_width, :e_width])
-        return (e if slots is None else take_rows(e, slots)), lower
+
+        def of_rows(table: np.ndarray) -> np.ndarray:
+            return table if slots is None else take_rows(table, slots)
+
+        null = None
+        if self.chance_adjusted:
+            # R_e = G Gᵀ with G = Ē L⁻ᵀ, summed per stratum over the (weighted) rows
+            g = divide_by_lower_transposed(centred[:, :e_width], lower)
+            c_rows = None if conditioning is None else of_rows(centred[:, e_width:])
+            null = _permutation_null(
+                features[_STRATUM], weights, g, of_rows(features[_STRATUM]), conditioning, c_rows
+            )
+        return of_rows(e), lower, null
 
     def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
         """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
@@ -324,8 +366,15 @@ class BatchStatistic:
         assert self._scalings is not None
         sensitive, truth = self._host_rows.variables(rows)
         features = {}
-        for role, k in self._roles(sensitive, truth, self._scalings).items():
+        roles = self._roles(sensitive, truth, self._scalings)
+        for role, k in roles.items():
             features[role], features[f"{role}:"] = self._maps[role].transform(k, np.zeros(()))
+        if self.chance_adjusted:
+            n = rows.shape[0]
+            strata = self._strata
+            features[_STRATUM] = (
+                np.zeros(n, dtype=np.int64) if strata is None else strata.assign(roles["c"])
+            )
         return features
 
     def _roles(
@@ -480,7 +529,11 @@ def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
 
 
 def _statistic_of_predictions(
-    pivots: np.ndarray, projected: np.ndarray, lower: np.ndarray, shift: float
+    pivots: np.ndarray,
+    projected: np.ndarray,
+    lower: np.ndarray,
+    null: Callable[[np.ndarray], np.ndarray] | None,
+    shift: float,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """The low-rank statistic as a function of the scaled predictions ``z``, with its gradient.
 
@@ -492,6 +545,10 @@ def _statistic_of_predictions(
     ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)`` and ``∂T/∂K_ll = −εN G Gᵀ``.
     ``K_ll`` is the pivots' rows of ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel
     carries them to ``z`` (the landmarks are rows of ``z`` too).
+
+    ``null`` (chance adjustment) maps ``K`` to ``Z = W K`` for a fixed symmetric ``W``; the
+    null ``T₀ = Tr[S⁻¹ KᵀZ]`` is subtracted, with ``∂T₀/∂K = 2 Z S⁻¹ − 2 K M`` and
+    ``∂T₀/∂K_ll = −εN M``, where ``M = S⁻¹ KᵀZ S⁻¹``.
     """
 
     def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
@@ -500,20 +557,75 @@ def _statistic_of_predictions(
         kernel = raw - _column_means(raw)
         cross = divide_by_lower_transposed(kernel.T @ projected, lower)
         landmark_kernel = raw[pivots]  # K_ll: the landmarks are rows of z
-        solved = PsdSolver(kernel.T @ kernel + shift * landmark_kernel).solve(cross)
+        solver = PsdSolver(kernel.T @ kernel + shift * landmark_kernel)
+        solved = solver.solve(cross)
+        value = float(np.vdot(solved, cross))
+        if null is not None:
+            weighted = null(kernel)
+            null_solved = solver.solve(kernel.T @ weighted)  # S⁻¹ KᵀZ
+            value -= float(np.trace(null_solved))
 
         def gradient() -> np.ndarray:
             outer = solved @ solved.T
             d_raw = 2.0 * (projected @ host_divide_by_lower(solved, lower).T - kernel @ outer)
+            if null is not None:
+                null_outer = solver.solve(null_solved.T)  # M = S⁻¹ KᵀZ S⁻¹ (symmetric)
+                d_raw -= 2.0 * (solver.solve(weighted.T).T - kernel @ null_outer)
+                outer = outer - null_outer
             d_raw -= _column_means(d_raw)
             d_raw[pivots] -= shift * outer  # through K_ll = raw[pivots]
             d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
             d_z[pivots] += d_landmarks
             return d_z
 
-        return float(np.vdot(solved, cross)), gradient
+        return value, gradient
 
     return value_and_gradient
+
+
+def _permutation_null(
+    table_strata: np.ndarray,
+    weights: np.ndarray,
+    g: np.ndarray,
+    row_strata: np.ndarray,
+    conditioning: PsdSolver | None,
+    c_rows: np.ndarray | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """``K ↦ P Ω P K`` with ``Tr[P R_u P Ω]`` the expected statistic under permutations of the
+    attribute rows within strata (:func:`._terms.expected_permuted_trace`).
+
+    ``table_strata``, ``weights`` and ``g`` describe the distinct rows (stratum, count in the
+    batch, row of ``G`` with ``R_e = G Gᵀ``), ``row_strata`` the batch's rows; ``P = I − R_c``
+    with ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ`` from ``conditioning`` and the batch's ``c_rows``.
+    """
+    present, table_codes = np.unique(table_strata, return_inverse=True)
+    k = present.size
+    counts = np.bincount(table_codes, weights, minlength=k)
+    sums = np.zeros((k, g.shape[1]))
+    np.add.at(sums, table_codes, weights[:, None] * g)
+    diagonal = np.bincount(table_codes, weights * np.einsum("ij,ij->i", g, g), minlength=k)
+    blocks = sums @ sums.T
+    occupied = counts > 0
+    scale = np.where(occupied, counts, 1.0)
+    coefficients = np.where(np.outer(occupied, occupied), blocks / np.outer(scale, scale), 0.0)
+    pairs = counts * (counts - 1.0)
+    within = np.where(pairs > 0, (np.diag(blocks) - diagonal) / np.maximum(pairs, 1.0), 0.0)
+    np.fill_diagonal(coefficients, within)
+    delta = np.where(occupied, diagonal / scale, 0.0) - within
+    codes = np.searchsorted(present, row_strata)
+    indicators = (codes[:, None] == np.arange(k)).astype(np.float64)
+    row_delta = delta[codes][:, None]
+
+    def project(x: np.ndarray) -> np.ndarray:
+        if conditioning is None or c_rows is None:
+            return x
+        return x - c_rows @ conditioning.solve(c_rows.T @ x)
+
+    def apply(kernel: np.ndarray) -> np.ndarray:
+        y = project(kernel)
+        return project(indicators @ (coefficients @ (indicators.T @ y)) + row_delta * y)
+
+    return apply
 
 
 def _gaussian_gradients(

@@ -161,21 +161,35 @@ def test_faircocco_penalty_is_lam_times_the_core_statistic() -> None:
     batch = _batch()
     p = torch.sigmoid(batch["logits"])
     sensitive = torch.stack([batch["sex"], batch["age"]], dim=1)
-    value = FairCOCCOPenalty(notion="eo", lam=2.5)(p, sensitive, batch["y"])
+    plain = FairCOCCOPenalty(notion="eo", lam=2.5, chance_adjusted=False)
     # on the batch that fits the attribute and outcome kernels, the batch path is the
     # core's low-rank statistic
     expected = faircocco_statistic(
         p, sensitive, y_true=batch["y"], notion="eo", method="lowrank", eps=0.3,
         conditioning_eps=1e-4,
     )  # fmt: skip
-    assert value.item() == pytest.approx(2.5 * expected.item(), rel=1e-6)
+    assert plain(p, sensitive, batch["y"]).item() == pytest.approx(2.5 * expected.item(), rel=1e-6)
+    # by default, minus its permutation null (checked against the core in tests/core)
+    adjusted = FairCOCCOPenalty(notion="eo", lam=2.5)(p, sensitive, batch["y"]).item()
+    assert 0 < adjusted < 2.5 * expected.item()
+
+
+def test_chance_adjustment_is_on_for_dp_and_eo_and_refused_where_unsupported() -> None:
+    assert FairCOCCOPenalty(notion="dp").chance_adjusted
+    assert FairCOCCOPenalty(notion="eo").chance_adjusted
+    assert not FairCOCCOPenalty(notion="cal").chance_adjusted
+    assert not FairCOCCOPenalty(notion="eo", method="exact").chance_adjusted
+    with pytest.raises(ValueError, match=r"chance_adjusted=True needs notion 'dp' or 'eo'"):
+        FairCOCCOPenalty(notion="cal", chance_adjusted=True)
+    with pytest.raises(ValueError, match="method='exact'"):
+        FairCOCCOPenalty(notion="dp", method="exact", chance_adjusted=True)
 
 
 def test_faircocco_penalty_keeps_the_kernels_fitted_on_training_data() -> None:
     train, batch = _batch(seed=1, n=1000), _batch(seed=2)
     sensitive = torch.stack([train["sex"], train["age"]], dim=1)
     # the paper's ridge, at which kernels fitted on other rows visibly change the value
-    paper = {"eps": 1e-4, "conditioning_eps": None}
+    paper = {"eps": 1e-4, "conditioning_eps": None, "chance_adjusted": False}
     penalty = FairCOCCOPenalty(notion="eo", **paper).fit(sensitive, train["y"])
     p = torch.sigmoid(batch["logits"])
     batch_sensitive = torch.stack([batch["sex"], batch["age"]], dim=1)

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("faircocco_torch")
 
-from faircocco_torch.tradeoff import hypervolume, mark_degenerate, summary  # noqa: E402
+from faircocco_torch.tradeoff import hypervolume, mark_degenerate, summary
 
 
 def _grid_hypervolume(performance: list[float], unfairness: list[float], cells: int) -> float:

@@ -47,7 +47,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
         Initial multiplier ``μ_0``.
     multiplier_max : float, optional
         Cap ``μ_max`` on the multiplier (default: none).
-    method, rank, eps, attribute_kernel, conditioning_eps, bandwidth, schema
+    method, rank, eps, attribute_kernel, conditioning_eps, chance_adjusted, bandwidth, schema
         As for :class:`FairCOCCOPenalty`.
 
     Attributes
@@ -85,6 +85,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
         attribute_kernel: str = "product",
         *,
         conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
+        chance_adjusted: bool | None = None,
         bandwidth: str | float = "median",
         schema: SensitiveSchema | None = None,
     ) -> None:
@@ -96,6 +97,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
             eps,
             attribute_kernel,
             conditioning_eps=conditioning_eps,
+            chance_adjusted=chance_adjusted,
             bandwidth=bandwidth,
             schema=schema,
         )

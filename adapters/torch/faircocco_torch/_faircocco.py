@@ -73,6 +73,12 @@ class FairCOCCOPenalty(FairnessPenalty):
     conditioning_eps : float or None
         ``ε`` of the outcome's operator under EO (of the predictions' under CAL); ``None``
         means ``eps``. The default 1e-4 conditions almost exactly on the outcome.
+    chance_adjusted : bool or None
+        Penalise ``I_F`` minus its expected value when the attribute rows are permuted (within
+        the outcome's strata under EO; see :class:`faircocco_plugins.BatchStatistic`), so that
+        the finite-sample floor, whose gradient rewards clumped predictions, is not penalised.
+        ``None`` (default) means on for DP and EO, off for CAL and ``method="exact"``, which
+        do not support it.
     attribute_kernel : {"product", "joint"}
         Product of per-attribute kernels, or the paper's single Gaussian on the whole vector.
     bandwidth : "median" or float
@@ -130,10 +136,19 @@ class FairCOCCOPenalty(FairnessPenalty):
         attribute_kernel: str = "product",
         *,
         conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
+        chance_adjusted: bool | None = None,
         bandwidth: str | float = "median",
         schema: SensitiveSchema | None = None,
     ) -> None:
         super().__init__(notion=notion, lam=lam, schema=schema)
+        batched = notion != "cal" and method != "exact"
+        if chance_adjusted and not batched:
+            raise ValueError(
+                "chance_adjusted=True needs notion 'dp' or 'eo' with method 'auto' or "
+                f"'lowrank' (got notion={notion!r}, method={method!r}); pass "
+                "chance_adjusted=False or None."
+            )
+        self.chance_adjusted = batched if chance_adjusted is None else chance_adjusted
         self.method = method
         self.rank = rank
         self.eps = eps
@@ -143,7 +158,7 @@ class FairCOCCOPenalty(FairnessPenalty):
         #: attribute and outcome kernels fitted once (DP and EO); CAL and ``method="exact"``
         #: refit every kernel on every batch
         self._batches: BatchStatistic | None = None
-        if notion != "cal" and method != "exact":
+        if batched:
             self._batches = BatchStatistic(
                 notion,
                 rank=rank,
@@ -151,6 +166,7 @@ class FairCOCCOPenalty(FairnessPenalty):
                 conditioning_eps=conditioning_eps,
                 attribute_kernel=attribute_kernel,
                 bandwidth=bandwidth,
+                chance_adjusted=self.chance_adjusted,
             )
         #: class labels of integer outcomes, fitted with the kernels
         self._classes: torch.Tensor | None = None

@@ -83,10 +83,21 @@ def train_and_score(
     seed: int,
     max_train_rows: int | None,
     min_steps: int = MIN_STEPS,
+    attributes: Sequence[str] | None = None,
 ) -> dict[str, float | str]:
-    """Train one setting on ``name``'s training part and score it on the test part."""
+    """Train one setting on ``name``'s training part and score it on the test part, protecting
+    ``attributes`` (default: all of the dataset's sensitive attributes)."""
     data = load_dataset(name, random_state=seed)
     train, test = data.part("train"), data.part("test")
+    if attributes is not None:
+        chosen = [c for c in train.sensitive.columns if c in attributes]
+        if not chosen:
+            raise ValueError(
+                f"{name} has none of the attributes {list(attributes)}; its sensitive "
+                f"attributes are {list(train.sensitive.columns)}."
+            )
+        train = type(train)(train.X, train.y, train.sensitive[chosen])
+        test = type(test)(test.X, test.y, test.sensitive[chosen])
     if max_train_rows is not None and len(train.X) > max_train_rows:
         rows = np.random.default_rng(seed).choice(len(train.X), max_train_rows, replace=False)
         train = type(train)(train.X.iloc[rows], train.y.iloc[rows], train.sensitive.iloc[rows])
@@ -118,6 +129,7 @@ def train_and_score(
     )
     record: dict[str, float | str] = {
         "dataset": name,
+        "attributes": ",".join(train.sensitive.columns),
         "notion": notion,
         "method": setting.method,
         "strength": setting.strength,
@@ -247,11 +259,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--max-train-rows", type=int, default=None, help="subsample larger training parts"
     )
     parser.add_argument("--min-steps", type=int, default=MIN_STEPS, help="optimiser steps")
+    parser.add_argument(
+        "--attributes", default=None, help="protect only these attributes (comma-separated)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--out", default=None, help="write every run to this CSV file")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     methods = args.methods.split(",")
+    attributes = None if args.attributes is None else args.attributes.split(",")
     cells = [
         (name, notion, setting)
         for name in args.datasets.split(",")
@@ -266,7 +282,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             records.append(
                 train_and_score(
-                    name, notion, setting, args.seed, args.max_train_rows, args.min_steps
+                    name,
+                    notion,
+                    setting,
+                    args.seed,
+                    args.max_train_rows,
+                    args.min_steps,
+                    attributes,
                 )
             )
         except ValueError as error:  # a penalty that does not support this data
@@ -304,8 +326,9 @@ def report(runs: pd.DataFrame) -> None:
         table["flag"] = np.where(group["degenerate"], "DEGENERATE", "")
         first = group.iloc[0]
         print(
-            f"\n== {name} {notion.upper()} ({first['train_rows']} training rows, "
-            f"{first['epochs']} epochs, scored on {first['test_rows']} test rows)"
+            f"\n== {name} {notion.upper()}, attributes {first['attributes']} "
+            f"({first['train_rows']} training rows, {first['epochs']} epochs, scored on "
+            f"{first['test_rows']} test rows)"
         )
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         summaries.append(summary(group).assign(dataset=name, notion=notion))
