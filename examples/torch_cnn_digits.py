@@ -26,7 +26,7 @@ from torch import nn
 from faircocco_plugins import faircocco_score
 from faircocco_torch import FairCOCCOPenalty, fit_fair
 
-LAMBDAS = (0.0, 0.25, 0.5, 1.0)
+LAMBDAS = (0.0, 2.0, 5.0, 10.0)
 
 
 def tinted_digits(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -30,7 +30,7 @@ from faircocco_plugins import faircocco_score
 from faircocco_torch import FairCOCCOPenalty, fit_fair
 
 STEPS = 10
-LAMBDAS = (0.0, 0.5, 1.0, 2.0)
+LAMBDAS = (0.0, 2.0, 5.0, 10.0)
 
 
 def patient_trajectories(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -68,7 +68,7 @@ def main() -> None:
     loader = DataLoader(
         data, batch_size=256, shuffle=True, generator=torch.Generator().manual_seed(0)
     )
-    for lam in (0.0, 1.0):
+    for lam in (0.0, 5.0):
         model = train(lam, loader, x_train.shape[1])
         with torch.no_grad():
             probability = torch.sigmoid(model(torch.tensor(x_test))).numpy()

@@ -29,7 +29,8 @@ class FairCOCCOPenalty(FairnessPenalty):
     ``I_F`` is the unnormalised FairCOCCO statistic of the batch: the squared Hilbert–Schmidt
     norm of the normalised (conditional) cross-covariance operator between the predictions and
     the sensitive attributes (given the true outcome for EO; with the roles of predictions and
-    outcomes swapped for CAL). For DP and EO it is computed by
+    outcomes swapped for CAL), by default minus its expected value when the attribute rows are
+    permuted (``chance_adjusted``, DP and EO). For DP and EO it is computed by
     :class:`faircocco_plugins.BatchStatistic`: the kernels of the attributes and outcomes
     (bandwidths, level sets, pivots) are fitted once, by :meth:`fit` on the training data or on
     the first batch, and only the predictions' kernel is refitted per batch. For CAL, or with
