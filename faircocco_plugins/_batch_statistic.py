@@ -600,10 +600,11 @@ def _permutation_null(
     """
     present, table_codes = np.unique(table_strata, return_inverse=True)
     k = present.size
-    counts = np.bincount(table_codes, weights, minlength=k)
-    sums = np.zeros((k, g.shape[1]))
-    np.add.at(sums, table_codes, weights[:, None] * g)
-    diagonal = np.bincount(table_codes, weights * np.einsum("ij,ij->i", g, g), minlength=k)
+    # each distinct row's count in its stratum's column: per-stratum sums are products
+    weighted = (table_codes[:, None] == np.arange(k)) * weights[:, None]
+    counts = _ones(weights.shape[0]) @ weighted
+    sums = weighted.T @ g
+    diagonal = weighted.T @ np.einsum("ij,ij->i", g, g)
     blocks = sums @ sums.T
     occupied = counts > 0
     scale = np.where(occupied, counts, 1.0)
