@@ -8,6 +8,8 @@ execution uses joblib (local processes), Dask or Ray, imported only when used.
 
 from ._capability_table import capability_table
 from ._degenerate_table import degenerate_table
+from ._fronts import hypervolume, non_dominated
+from ._hypervolume_table import hypervolume_table
 from ._metrics import (
     CLASSIFICATION_METRICS,
     REGRESSION_METRICS,
@@ -19,7 +21,7 @@ from ._metrics import (
     evaluate_predictions,
     metric_names,
 )
-from ._plots import non_dominated, pareto_points, plot_pareto, plot_pareto_fronts
+from ._plots import pareto_points, plot_pareto, plot_pareto_fronts
 from ._presets import PAPER_DATASETS, PRESETS, SYNTHETIC_DATASETS, Preset, preset_config
 from ._progress import PlainProgress, Progress, RichProgress, default_progress, format_duration
 from ._protocol import (
@@ -99,6 +101,8 @@ __all__ = [
     "evaluate_predictions",
     "execute_cell",
     "format_duration",
+    "hypervolume",
+    "hypervolume_table",
     "metric_names",
     "non_dominated",
     "outcome_kind",

@@ -6,8 +6,10 @@ Every metric is computed on the whole part, so every method is judged on the sam
   without it or with one class in ``y_true``), ``base_rate`` (share of positive outcomes),
   ``positive_rate`` (share of positive predictions) and ``single_class`` (1.0 when every
   prediction is the same class: such a model is trivially "fair").
-* Regression: ``mse`` and ``prediction_spread``, the standard deviation of the predictions
-  over that of the true outcome (NaN when the outcome is constant on the part).
+* Regression: ``mse``, ``prediction_spread``, the standard deviation of the predictions
+  over that of the true outcome (NaN when the outcome is constant on the part), and
+  ``outcome_variance``, the variance of the true outcome on the part: the MSE of predicting
+  its mean, so ``1 − mse / outcome_variance`` is the part's R².
 * Both: for each notion ``n`` in ``dp``, ``eo``, ``cal``: ``faircocco_<n>`` (all attributes
   jointly), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
   ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
@@ -56,7 +58,7 @@ CLASSIFICATION_METRICS: tuple[str, ...] = (
     "single_class",
 )
 #: Metrics of regression runs (besides the fairness ones).
-REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread")
+REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread", "outcome_variance")
 #: A regression run whose predictions' standard deviation is below this share of the outcome's
 #: is degenerate: its error is that of a constant, and its fairness scores (which do not depend
 #: on the predictions' scale) measure noise.
@@ -80,7 +82,7 @@ def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
     --------
     >>> from faircocco_plugins.bench import metric_names
     >>> metric_names("regression", ["age"])[:4]
-    ['mse', 'prediction_spread', 'faircocco_dp', 'faircocco_dp_adjusted']
+    ['mse', 'prediction_spread', 'outcome_variance', 'faircocco_dp']
     """
     if task not in TASKS:
         raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
@@ -163,6 +165,7 @@ def evaluate_predictions(
         metrics["mse"] = float(np.mean((truth_f - pred_f) ** 2))
         spread = float(np.std(truth_f))
         metrics["prediction_spread"] = float(np.std(pred_f)) / spread if spread > 0 else math.nan
+        metrics["outcome_variance"] = float(np.var(truth_f))
         median = float(np.median(truth_f))
         truth_b, pred_b = truth_f > median, pred_f > median
         score_pred, score_true = pred_f, truth_f

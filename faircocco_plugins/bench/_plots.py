@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._fronts import non_dominated
 from ._metrics import degenerate_runs
 from ._selection import params_key
 
@@ -45,47 +46,6 @@ POINT_COLUMNS: tuple[str, ...] = (
 #: Marker of the points of degenerate settings (the others are dots).
 DEGENERATE_MARKER = "x"
 _NOTION_NAMES = {"dp": "demographic parity", "eo": "equalised odds", "cal": "calibration"}
-
-
-def non_dominated(x: Any, y: Any, *, maximise_y: bool) -> np.ndarray:
-    """Which points are on the non-dominated (Pareto) front: lower ``x``, better ``y``.
-
-    A point is dominated when another point is at least as good on both axes and strictly
-    better on one; ``x`` (unfairness) is better when lower, ``y`` when higher
-    (``maximise_y=True``, accuracy) or lower (``maximise_y=False``, MSE). Points with a NaN
-    coordinate are never on the front and dominate nothing. Identical points are all kept.
-
-    Parameters
-    ----------
-    x, y : array-like of shape (n,)
-        Coordinates of the points.
-    maximise_y : bool
-        Whether a higher ``y`` is better.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n,)
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import non_dominated
-    >>> non_dominated([0.1, 0.2, 0.3, 0.2], [0.70, 0.80, 0.75, 0.60], maximise_y=True).tolist()
-    [True, True, False, False]
-    """
-    xs = _coordinates(x, "x")
-    ys = _coordinates(y, "y")
-    if xs.shape != ys.shape:
-        raise ValueError(f"x and y must have the same length; got {xs.size} and {ys.size}.")
-    if not isinstance(maximise_y, bool):
-        raise TypeError(f"maximise_y must be a bool; got {type(maximise_y).__name__}.")
-    cost = -ys if maximise_y else ys
-    valid = np.isfinite(xs) & np.isfinite(cost)
-    front = np.zeros(xs.size, dtype=bool)
-    for i in np.flatnonzero(valid):
-        at_least_as_good = valid & (xs <= xs[i]) & (cost <= cost[i])
-        strictly_better = (xs < xs[i]) | (cost < cost[i])
-        front[i] = not np.any(at_least_as_good & strictly_better)
-    return front
 
 
 def pareto_points(
@@ -427,16 +387,6 @@ def figure_name(dataset: str, notion: str) -> str:
     'kdd_census-eo'
     """
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"{dataset}-{notion}")
-
-
-def _coordinates(values: Any, name: str) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of numbers.") from None
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got shape {array.shape}.")
-    return array
 
 
 def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: bool) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The report of a study: results tables, Pareto figures and the capability table on pages.
+"""The report of a study: results tables, Pareto figures, hypervolumes and capabilities on pages.
 
 Markdown and HTML pages, one folder per study, with an index linking everything.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,6 +19,7 @@ import pandas as pd
 
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
+from ._hypervolume_table import hypervolume_table
 from ._metrics import SPREAD_THRESHOLD
 from ._plots import plot_pareto_fronts
 from ._protocol import NOTIONS, MethodSpec, available_methods
@@ -27,6 +29,7 @@ from ._results_tables import (
     REPORT_FORMATS,
     ResultsTable,
     dataset_order,
+    format_mean_std,
     md_escape,
     method_order,
     results_tables,
@@ -58,9 +61,12 @@ def write_report(
       are registered here;
     * ``selected-runs.csv``: the run selected for each dataset, notion, method and seed,
       with its hyper-parameters;
+    * ``hypervolumes.csv``: :func:`hypervolume_table`, the hypervolume of each method's front
+      of all its runs;
     * ``README.md`` / ``index.html``: links to all of these, the runs' counts by status, the
       selection rule, :func:`degenerate_table` (how many of each method's runs are
-      degenerate), the study's configuration, the library versions and git revisions.
+      degenerate), the hypervolume table, the study's configuration, the library versions
+      and git revisions.
 
     A store with several studies (and ``study=None``) gets one such folder per study, named
     after it, and an index linking them.
@@ -213,13 +219,15 @@ def _write_study(
     degenerate = degenerate_table(
         runs, tolerance=options["tolerance"], adjusted=options["adjusted"]
     )
+    hypervolumes = hypervolume_table(runs)
+    hypervolumes.to_csv(folder / "hypervolumes.csv", index=False)
     figures: dict[tuple[str, str], list[Path]] = {}
     if options["plots"]:
         sweeps = {m: spec.sweep_param for m, spec in known.items()}
         figures = plot_pareto_fronts(
             runs, folder / "pareto", sweep_params=sweeps, methods=study_methods
         )
-    index = _Index(name, runs, studies, tables, degenerate, figures, folder, options)
+    index = _Index(name, runs, studies, tables, degenerate, hypervolumes, figures, folder, options)
     if "md" in formats:
         (folder / "README.md").write_text(index.markdown(), encoding="utf-8")
     if "html" in formats:
@@ -299,6 +307,7 @@ class _Index:
     studies: pd.DataFrame | None
     tables: Sequence[ResultsTable]
     degenerate: pd.DataFrame
+    hypervolumes: pd.DataFrame
     figures: Mapping[tuple[str, str], Sequence[Path]]
     folder: Path
     options: Mapping[str, Any]
@@ -360,6 +369,43 @@ class _Index:
             for method, row in self.degenerate.iterrows()
         ]
 
+    def hypervolume_text(self) -> str:
+        return (
+            "The share of the unit box that each method's runs dominate on the test part, "
+            "from 0 (no better than chance, at the largest unfairness) to 1 (a perfect, fair "
+            "model); higher is better. It takes every successful run of the method, each "
+            "setting of its sweep, so it does not depend on the selection rule. In the first "
+            "plane performance is 2 (AUC − 0.5) (2 (balanced accuracy − 0.5) for a run "
+            "without an AUC) and unfairness the chance-adjusted FairCOCCO score under the "
+            "notion; in the second, accuracy above the majority rate m, (accuracy − m) / "
+            "(1 − m), and DEO. For regression both planes use the test R², 1 − MSE / variance "
+            "of the outcome. Unfairness is divided by its largest value over the runs of the "
+            "dataset and notion, so the methods of a dataset and notion share one box: compare "
+            "them within it, and expect the values to change when the study gains a method. "
+            "Runs degenerate on the test part are left out ('runs used' counts the others). "
+            "Each cell is the mean ± standard deviation over seeds of the hypervolume of the "
+            "seed's front; hypervolumes.csv holds the same numbers."
+        )
+
+    def hypervolume_rows(self) -> list[list[str]]:
+        digits = self.options["digits"]
+
+        def cell(row: pd.Series, front: str) -> str:
+            mean, std = float(row[f"{front}_mean"]), float(row[f"{front}_std"])
+            return "—" if math.isnan(mean) else format_mean_std(mean, std, digits)
+
+        return [
+            [
+                str(row["dataset"]),
+                str(row["notion"]).upper(),
+                str(row["method"]),
+                f"{row['runs'] - row['runs_degenerate']} of {row['runs']}",
+                cell(row, "adjusted"),
+                cell(row, "deo"),
+            ]
+            for _, row in self.hypervolumes.iterrows()
+        ]
+
     def pareto(self) -> str:
         return (
             "Pareto figures: x is the test FairCOCCO score under the notion (lower is fairer), "
@@ -407,9 +453,15 @@ class _Index:
         lines += [
             "- [Method capabilities](capabilities.md)",
             "- [Selected runs](selected-runs.csv)",
+            "- [Hypervolumes](hypervolumes.csv)",
         ]
         lines += ["", "## Degenerate models", "", self.degenerate_text(), ""]
         lines += _md_table(DEGENERATE_HEADER, self.degenerate_rows(), ["---", *["---:"] * 3])
+        if not self.hypervolumes.empty:
+            lines += ["", f"## {HYPERVOLUME_TITLE}", "", self.hypervolume_text(), ""]
+            lines += _md_table(
+                HYPERVOLUME_HEADER, self.hypervolume_rows(), [*["---"] * 3, *["---:"] * 3]
+            )
         if self.figures:
             lines += ["", "## Pareto fronts", "", self.pareto(), ""]
             for dataset, notion, files in self.figure_list():
@@ -456,11 +508,18 @@ class _Index:
         parts += [
             '<li><a href="capabilities.html">Method capabilities</a></li>',
             '<li><a href="selected-runs.csv">Selected runs</a></li>',
+            '<li><a href="hypervolumes.csv">Hypervolumes</a></li>',
             "</ul>",
             "<h2>Degenerate models</h2>",
             f"<p>{html.escape(self.degenerate_text())}</p>",
             _html_table(DEGENERATE_HEADER, self.degenerate_rows(), css="degenerate"),
         ]
+        if not self.hypervolumes.empty:
+            parts += [
+                f"<h2>{html.escape(HYPERVOLUME_TITLE)}</h2>",
+                f"<p>{html.escape(self.hypervolume_text())}</p>",
+                _html_table(HYPERVOLUME_HEADER, self.hypervolume_rows(), css="hypervolumes"),
+            ]
         if self.figures:
             parts += ["<h2>Pareto fronts</h2>", f"<p>{html.escape(self.pareto())}</p>"]
             for dataset, notion, files in self.figure_list():
@@ -504,6 +563,18 @@ DEGENERATE_HEADER = (
     "selected runs degenerate",
     "selected with every setting degenerate",
     "all runs degenerate",
+)
+
+#: Heading of the index page's hypervolume table.
+HYPERVOLUME_TITLE = "Hypervolume of each method's front"
+#: Columns of the index page's hypervolume table.
+HYPERVOLUME_HEADER = (
+    "dataset",
+    "notion",
+    "method",
+    "runs used",
+    "AUC or R², adjusted score",
+    "accuracy or R², DEO",
 )
 
 
@@ -557,6 +628,7 @@ td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap;
 th { text-align: left; }
 table.capabilities td { text-align: center; }
 table.capabilities td:last-child { text-align: left; white-space: normal; }
+table.hypervolumes td:nth-child(-n+3) { text-align: left; }
 tr.block th { background: #efefef; font-style: italic; }
 td.na { color: #777; }
 span.degenerate { color: #b00; font-weight: bold; }

@@ -639,7 +639,7 @@ class _TableBuilder:
                 continue
             mean, std = float(match["mean"].iloc[0]), float(match["std"].iloc[0])
             ranked.append(None if degenerate else (mean, std, int(match["count"].iloc[0])))
-            cells.append(TableCell(self._format(mean, std), degenerate=degenerate))
+            cells.append(TableCell(format_mean_std(mean, std, self.digits), degenerate=degenerate))
         best = _best(ranked, higher, self.digits)
         cells = [dataclasses.replace(c, bold=i in best) for i, c in enumerate(cells)]
         return TableRow(label, metric, tuple(cells))
@@ -691,13 +691,6 @@ class _TableBuilder:
             text = str(good) if good == seeds else f"{good} of {seeds}"
             cells.append(TableCell(text, False, tuple(notes_list), degenerate > 0))
         return TableRow("seeds", "seeds", tuple(cells))
-
-    def _format(self, mean: float, std: float) -> str:
-        # + 0.0 turns a mean that rounds to -0 into 0, so no cell reads "-0.000"
-        shown = f"{round(mean, self.digits) + 0.0:.{self.digits}f}"
-        if math.isnan(std):
-            return shown
-        return f"{shown} ± {std:.{self.digits}f}"
 
     def build(self, study: str) -> ResultsTable:
         caption = (
@@ -762,6 +755,15 @@ def _side_column(block: TableBlock) -> list[str]:
     if len(texts) > size:
         texts = [*texts[: size - 1], "; ".join(texts[size - 1 :])]
     return texts + [""] * (size - len(texts))
+
+
+def format_mean_std(mean: float, std: float, digits: int) -> str:
+    """``"0.812 ± 0.004"``, or the mean alone when the standard deviation is NaN."""
+    # + 0.0 turns a mean that rounds to -0 into 0, so no cell reads "-0.000"
+    shown = f"{round(mean, digits) + 0.0:.{digits}f}"
+    if math.isnan(std):
+        return shown
+    return f"{shown} ± {std:.{digits}f}"
 
 
 def _span(values: Iterable[float], digits: int) -> str:

@@ -142,6 +142,7 @@ def test_regression_metrics_by_hand() -> None:
     assert metrics["mse"] == pytest.approx((0.25 + 1.0) / 8)
     # variances (ddof=0): y 1.25; y_hat, mean 2.4375, sum of squared deviations 8.71875 over 8
     assert metrics["prediction_spread"] == pytest.approx(math.sqrt(8.71875 / 8 / 1.25))
+    assert metrics["outcome_variance"] == pytest.approx(1.25)
     assert "accuracy" not in metrics
     # above the median outcome (2.5): f rows 2, 3 predicted above: 2/2; m rows 6, 7: 1/2
     assert metrics["deo"] == pytest.approx(0.5)

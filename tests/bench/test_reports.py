@@ -29,7 +29,8 @@ from faircocco_plugins.bench import (
     run_study,
 )
 from faircocco_plugins.bench._capability_table import capability_table
-from faircocco_plugins.bench._plots import non_dominated, pareto_points
+from faircocco_plugins.bench._fronts import non_dominated
+from faircocco_plugins.bench._plots import pareto_points
 from faircocco_plugins.bench._report import write_report
 from faircocco_plugins.bench._results_tables import ResultsTable, results_tables, summarise_runs
 from faircocco_plugins.cli import main
@@ -420,6 +421,10 @@ def test_report_of_a_real_study(
     )
     markdown = (out / "results-dp.md").read_text(encoding="utf-8")
     assert "narrow is not applicable: narrow does not support" in markdown
+    # the runner stores the outcome's variance, so regression fronts have a hypervolume
+    hypervolumes = pd.read_csv(out / "hypervolumes.csv").set_index(["dataset", "method"])
+    for dataset in ("tiny", "tiny_regression"):
+        assert 0.0 <= hypervolumes.loc[(dataset, "linear"), "adjusted_mean"] <= 1.0
 
 
 def test_bad_input_is_reported_clearly(

@@ -1,41 +1,14 @@
-"""The trade-off benchmark's front summaries: hypervolume, degenerate runs, halving λ."""
+"""The trade-off benchmark's front summaries: degenerate runs, halving λ, hypervolumes."""
 
 from __future__ import annotations
 
-import itertools
-
-import numpy as np
 import pandas as pd
 import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("faircocco_torch")
 
-from faircocco_torch.tradeoff import hypervolume, mark_degenerate, summary
-
-
-def _grid_hypervolume(performance: list[float], unfairness: list[float], cells: int) -> float:
-    """Share of a fine grid of the unit box dominated by some point (a literal check)."""
-    centres = (np.arange(cells) + 0.5) / cells
-    dominated = 0
-    for q, v in itertools.product(centres, centres):
-        dominated += any(p >= q and u <= v for p, u in zip(performance, unfairness, strict=True))
-    return dominated / cells**2
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_hypervolume_equals_the_dominated_share_of_a_grid(seed):
-    rng = np.random.default_rng(seed)
-    performance, unfairness = rng.random(6).tolist(), rng.random(6).tolist()
-    # a 400 x 400 grid misjudges at most the 2 x 400 cells the staircase front crosses
-    expected = _grid_hypervolume(performance, unfairness, 400)
-    assert hypervolume(performance, unfairness) == pytest.approx(expected, abs=2 / 400)
-
-
-def test_hypervolume_clips_to_the_box_and_ignores_missing_points():
-    assert hypervolume([1.5, float("nan")], [-0.2, 0.1]) == 1.0
-    assert hypervolume([-0.5], [0.0]) == 0.0
-    assert hypervolume([], []) == 0.0
+from faircocco_torch.tradeoff import mark_degenerate, summary
 
 
 def _runs() -> pd.DataFrame:
@@ -66,3 +39,12 @@ def test_summary_gives_the_smallest_halving_strength_and_its_auc_cost():
     assert table.loc["b", "halving"] == 1.0
     assert table.loc["b", "cost"] == pytest.approx(0.05)
     assert table.loc["b", "degenerate"] == "1/2"
+
+
+def test_summary_hypervolumes_include_the_unpenalised_network():
+    runs = _runs()
+    table = summary(runs.assign(degenerate=mark_degenerate(runs))).set_index("method")
+    # 2 (AUC - 0.5) against adjusted / 0.04: nn (0.8, 1), a (0.76, 0.75) and (0.4, 0.25)
+    assert table.loc["a", "HV AUC, score"] == pytest.approx(0.36 * 0.25 + 0.4 * 0.75)
+    # b (0.7, 0.5), and (-0.1, 0) clipped to (0, 0), which covers nothing
+    assert table.loc["b", "HV AUC, score"] == pytest.approx(0.7 * 0.5)

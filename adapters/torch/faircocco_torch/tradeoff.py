@@ -13,7 +13,7 @@ chance-adjusted FairCOCCO score, DEO; MSE for regression). It prints:
 * per method, the smallest λ that halves the unpenalised network's adjusted score, and the AUC
   (or MSE) it costs;
 * per method, the dominated hypervolume of its front in (AUC or −MSE, adjusted score) and in
-  (accuracy, DEO), on axes normalised per dataset and notion (see :func:`hypervolume`).
+  (accuracy, DEO), on axes normalised per dataset and notion (see :func:`normalised_axes`).
 
 ``--out FILE.csv`` also writes every run. This is a benchmark: it reports what it measures and
 asserts nothing.
@@ -25,7 +25,7 @@ import argparse
 import math
 import platform
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +33,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from faircocco_plugins.bench import evaluate_predictions
+from faircocco_plugins.bench import evaluate_predictions, hypervolume
 from faircocco_plugins.datasets import load_dataset
 
 from ._constraint import FairCOCCOConstraint
@@ -163,41 +163,13 @@ def mark_degenerate(runs: pd.DataFrame) -> pd.Series:
     return runs["mse"] > runs["mean_mse"]
 
 
-def hypervolume(performance: Iterable[float], unfairness: Iterable[float]) -> float:
-    """Area dominated by the points ``(performance, unfairness)`` within the unit box.
-
-    Performance is maximised and unfairness minimised, both normalised so that the reference
-    point is (0, 1): performance 0 is no better than trivial, unfairness 1 the largest of
-    interest. Points are clipped to the box. 1 is a perfect, fair model; 0 a front no better
-    than the reference.
-
-    Examples
-    --------
-    >>> hypervolume([0.5, 1.0], [0.0, 0.5])
-    0.75
-    """
-    points = sorted(
-        (min(max(p, 0.0), 1.0), min(max(u, 0.0), 1.0))
-        for p, u in zip(performance, unfairness, strict=True)
-        if math.isfinite(p) and math.isfinite(u)
-    )
-    area, fairest = 0.0, 1.0
-    # from the best performance down: each slab is dominated from the lowest unfairness of the
-    # points at least that good up to the reference
-    for i in range(len(points) - 1, -1, -1):
-        fairest = min(fairest, points[i][1])
-        lower = points[i - 1][0] if i > 0 else 0.0
-        area += (points[i][0] - lower) * (1.0 - fairest)
-    return area
-
-
 def normalised_axes(runs: pd.DataFrame) -> dict[str, tuple[pd.Series, pd.Series]]:
-    """The two fronts of one dataset and notion on the unit box of :func:`hypervolume`.
+    """The two fronts of one dataset and notion on the unit box of the hypervolume.
 
     Performance: ``2 (AUC − 0.5)``, accuracy above the majority rate as a share of what is left
     (``(acc − m) / (1 − m)``), or ``1 − MSE / MSE of the training mean``. Unfairness: the
     adjusted score and DEO divided by their largest value over every run of the dataset and
-    notion, so that all methods share one box.
+    notion, so that all methods share one box (see :func:`faircocco_plugins.bench.hypervolume`).
     """
 
     def share(column: str) -> pd.Series:

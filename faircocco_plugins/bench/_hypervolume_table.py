@@ -1,0 +1,179 @@
+"""The hypervolume of each method's front: all of its runs, on axes that every method shares."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._fronts import hypervolume
+from ._metrics import degenerate_runs
+from ._plots import performance_metric
+from ._protocol import NOTIONS
+from ._results_tables import dataset_order, method_order
+
+#: The two planes of :func:`hypervolume_table`, named after their unfairness axis.
+FRONTS: tuple[str, ...] = ("adjusted", "deo")
+#: Columns of :func:`hypervolume_table`.
+HYPERVOLUME_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "notion",
+    "method",
+    "task",
+    "seeds",
+    "runs",
+    "runs_degenerate",
+    *(f"{front}_{stat}" for front in FRONTS for stat in ("mean", "std")),
+)
+
+_Axes = dict[str, tuple[pd.Series, pd.Series]]
+
+
+def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, notion and method: the hypervolume of the front of all of its runs.
+
+    Every successful run of a method (each setting of its sweep, whatever the selection rule
+    would pick) is a point on the test part in two planes:
+
+    * ``adjusted``: performance against the chance-adjusted FairCOCCO score under the notion;
+    * ``deo``: accuracy (the same performance for regression) against DEO.
+
+    Both axes are normalised per dataset and notion so that the reference point of
+    :func:`hypervolume` is (0, 1):
+
+    * performance is ``2 (AUC − 0.5)``, or ``2 (balanced accuracy − 0.5)`` for a run without
+      an AUC (both 0 at chance); accuracy is the share of what the majority class leaves that
+      the model gains, ``(accuracy − m) / (1 − m)``, with ``m`` the larger of the test base
+      rate and one minus it; for regression both planes use ``1 − mse / outcome_variance``,
+      the test R² (0 for predicting the test mean), as the store holds no MSE of the training
+      mean;
+    * unfairness is the adjusted score, or DEO, divided by its largest value over the runs of
+      the dataset and notion, so that all methods share one box.
+
+    Runs degenerate on the test part (:func:`degenerate_runs`) are left out of the fronts and
+    of the largest values: a model that predicts one class scores 0 on both unfairness axes
+    while its AUC, from its probabilities, can be high, so it would cover most of the box
+    without trading anything. Each seed's runs make one front, so every point is a model
+    evaluated on one test part; the hypervolumes are then averaged over seeds.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs` (of one study).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset, notion and method with a successful run (datasets in the
+        paper's order, notions in the order of :data:`NOTIONS`, methods in the tables' column
+        order), with the columns ``dataset``, ``notion``, ``method``; ``task``
+        (``"classification"`` or ``"regression"``); ``seeds``, the seeds with a successful
+        run; ``runs``, the successful runs; ``runs_degenerate``, those of them degenerate on
+        the test part and left out; and ``adjusted_mean``, ``adjusted_std``, ``deo_mean``,
+        ``deo_std``: per plane, the mean and standard deviation (``ddof=1``, NaN for one seed)
+        over seeds of the hypervolume, in [0, 1]. A seed whose runs are all degenerate counts
+        as 0. A plane is NaN for every method of a dataset and notion when no run there has
+        both coordinates (for example a store written before ``outcome_variance`` was
+        recorded).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import hypervolume_table
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "compas", "notion": "eo", "method": "faircocco", "seed": 0,
+    ...     "status": "ok", "test.auc": [0.9, 0.8], "test.accuracy": [0.9, 0.88],
+    ...     "test.base_rate": 0.2, "test.faircocco_eo_adjusted": [0.04, 0.01],
+    ...     "test.deo": [0.4, 0.1],
+    ... })
+    >>> table = hypervolume_table(runs)
+    >>> table[["method", "adjusted_mean", "deo_mean"]].round(3).values.tolist()
+    [['faircocco', 0.45, 0.3]]
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    needed = ("dataset", "notion", "method", "seed", "status")
+    missing = [c for c in needed if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    ok = runs[runs["status"] == "ok"]
+    rows = []
+    for dataset in dataset_order(ok["dataset"]):
+        of_dataset = ok[ok["dataset"] == dataset]
+        performance, _ = performance_metric(of_dataset)
+        if performance is None:
+            continue
+        task = "classification" if performance == "accuracy" else "regression"
+        for notion in [n for n in NOTIONS if n in set(of_dataset["notion"])]:
+            cell = of_dataset[of_dataset["notion"] == notion]
+            degenerate = degenerate_runs(cell, "test")
+            axes = _normalised_axes(cell[~degenerate], notion, task)
+            for method in method_order(cell["method"]):
+                of_method = cell[cell["method"] == method]
+                seeds = sorted({int(s) for s in of_method["seed"]})
+                row: dict[str, object] = {
+                    "dataset": dataset,
+                    "notion": notion,
+                    "method": method,
+                    "task": task,
+                    "seeds": len(seeds),
+                    "runs": len(of_method),
+                    "runs_degenerate": int(degenerate[of_method.index].sum()),
+                }
+                for front in FRONTS:
+                    values = _per_seed(of_method, seeds, axes.get(front))
+                    row[f"{front}_mean"] = float(np.mean(values)) if values else math.nan
+                    row[f"{front}_std"] = (
+                        float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
+                    )
+                rows.append(row)
+    return pd.DataFrame(rows, columns=list(HYPERVOLUME_COLUMNS))
+
+
+def _normalised_axes(clean: pd.DataFrame, notion: str, task: str) -> _Axes:
+    """(performance, unfairness) of each plane with a point, on the unit box."""
+
+    def column(metric: str) -> pd.Series:
+        name = f"test.{metric}"
+        if name not in clean.columns:
+            return pd.Series(math.nan, index=clean.index)
+        return clean[name].astype(float)
+
+    def share(values: pd.Series) -> pd.Series:
+        largest = values.max()
+        return values / largest if largest > 0 else values * 0.0
+
+    if task == "classification":
+        above_chance = 2.0 * (column("auc").fillna(column("balanced_accuracy")) - 0.5)
+        majority = np.maximum(column("base_rate"), 1.0 - column("base_rate"))
+        above_majority = (column("accuracy") - majority) / (1.0 - majority)
+        performances = {"adjusted": above_chance, "deo": above_majority}
+    else:
+        r2 = 1.0 - column("mse") / column("outcome_variance")
+        performances = {"adjusted": r2, "deo": r2}
+    unfairness = {
+        "adjusted": share(column(f"faircocco_{notion}_adjusted")),
+        "deo": share(column("deo")),
+    }
+    axes = {}
+    for front in FRONTS:
+        perf, unfair = performances[front], unfairness[front]
+        if (np.isfinite(perf) & np.isfinite(unfair)).any():
+            axes[front] = (perf, unfair)
+    return axes
+
+
+def _per_seed(
+    of_method: pd.DataFrame, seeds: list[int], axes: tuple[pd.Series, pd.Series] | None
+) -> list[float]:
+    """The hypervolume of each seed's front (degenerate runs are not in ``axes``)."""
+    if axes is None:
+        return []
+    performance, unfairness = axes
+    values = []
+    for seed in seeds:
+        members = of_method.index[(of_method["seed"] == seed).to_numpy(dtype=bool)]
+        members = members.intersection(performance.index)
+        values.append(hypervolume(performance[members], unfairness[members]))
+    return values

@@ -1,0 +1,139 @@
+"""The hypervolume of each method's front over all its runs, and its place in the report.
+
+A hand-computable study on ``compas`` under EO, seeds 0 and 1, test base rate 0.2 (so the
+majority rate is 0.8). The largest adjusted score is 0.04 and the largest DEO 0.4, so the
+normalised points (2 (AUC − 0.5), adjusted / 0.04) and ((accuracy − 0.8) / 0.2, DEO / 0.4) are:
+
+* ``faircocco``: (0.8, 1) and (0.6, 0.25) on seed 0, (0.6, 0.5) on seed 1, in the first plane;
+  (0.5, 1) and (0.4, 0.25) or (0.4, 0.5) in the second. Hypervolumes 0.45 and 0.3, then 0.3
+  and 0.2.
+* ``facl``, dominated by ``faircocco`` on both seeds: (0.6, 1) and (0.4, 0.5), the latter from
+  its balanced accuracy as it has no AUC; (0.3, 1) and (0.2, 0.5). Hypervolumes 0.2 and 0.1.
+  Its third setting predicts one class: its AUC of 0.85 at an adjusted score of 0 would cover
+  0.7 of the box, but it is left out.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from faircocco_plugins.bench import ResultsStore, RunRecord, hypervolume_table, write_report
+
+#: (method, lam) -> test metrics of seed 0; seed 1 changes faircocco's lam=5 only.
+TEST: dict[tuple[str, float], dict[str, float]] = {
+    ("faircocco", 1.0): {"auc": 0.9, "accuracy": 0.9, "faircocco_eo_adjusted": 0.04, "deo": 0.4},
+    ("faircocco", 5.0): {"auc": 0.8, "accuracy": 0.88, "faircocco_eo_adjusted": 0.01, "deo": 0.1},
+    ("facl", 1.0): {"auc": 0.8, "accuracy": 0.86, "faircocco_eo_adjusted": 0.04, "deo": 0.4},
+    ("facl", 5.0): {"balanced_accuracy": 0.7, "accuracy": 0.84, "faircocco_eo_adjusted": 0.02},
+    ("facl", 20.0): {"auc": 0.85, "accuracy": 0.8, "faircocco_eo_adjusted": 0.0, "deo": 0.0},
+}
+
+
+def _test_metrics(method: str, lam: float, seed: int) -> dict[str, float]:
+    metrics = {"base_rate": 0.2, "single_class": float(lam == 20.0), **TEST[(method, lam)]}
+    if (method, lam) == ("facl", 5.0):
+        metrics["deo"] = 0.2
+    if (method, lam, seed) == ("faircocco", 5.0, 1):
+        metrics.update(faircocco_eo_adjusted=0.02, deo=0.2)
+    return metrics
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "results.sqlite"
+    records = []
+    for (method, lam), _ in TEST.items():
+        for seed in (0, 1):
+            metrics = {f"test.{k}": v for k, v in _test_metrics(method, lam, seed).items()}
+            metrics.update({"validation.balanced_accuracy": 0.7, "validation.faircocco_eo": 0.03})
+            records.append(
+                RunRecord(
+                    run_id=f"{method}-{lam}-{seed}",
+                    study="fronts",
+                    dataset="compas",
+                    method=method,
+                    notion="eo",
+                    seed=seed,
+                    params={"lam": lam},
+                    settings={},
+                    status="ok",
+                    metrics=metrics,
+                )
+            )
+    with ResultsStore(path) as results:
+        results.add_many(records)
+    return path
+
+
+def _runs(store: Path) -> pd.DataFrame:
+    with ResultsStore(store) as results:
+        return results.runs()
+
+
+def test_values_of_a_hand_computed_study(store: Path) -> None:
+    table = hypervolume_table(_runs(store)).set_index("method")
+    assert table.index.tolist() == ["facl", "faircocco"]
+    faircocco, facl = table.loc["faircocco"], table.loc["facl"]
+    assert faircocco["adjusted_mean"] == pytest.approx((0.45 + 0.3) / 2)
+    assert faircocco["adjusted_std"] == pytest.approx(0.15 / math.sqrt(2))
+    assert faircocco["deo_mean"] == pytest.approx((0.3 + 0.2) / 2)
+    assert faircocco["deo_std"] == pytest.approx(0.1 / math.sqrt(2))
+    assert facl["adjusted_mean"] == pytest.approx(0.2)
+    assert facl["deo_mean"] == pytest.approx(0.1)
+    assert facl["adjusted_std"] == pytest.approx(0.0, abs=1e-12)
+    assert (facl["seeds"], facl["runs"], facl["runs_degenerate"]) == (2, 6, 2)
+    assert (faircocco["runs"], faircocco["runs_degenerate"], faircocco["task"]) == (
+        4,
+        0,
+        "classification",
+    )
+
+
+def _regression_runs(**metrics: Any) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "dataset": "students",
+            "notion": "dp",
+            "method": "nn",
+            "seed": 0,
+            "status": "ok",
+            "test.mse": [0.5, 1.0],
+            "test.prediction_spread": 0.9,
+            "test.faircocco_dp_adjusted": [0.2, 0.1],
+            "test.deo": [0.3, 0.3],
+            **metrics,
+        }
+    )
+
+
+def test_regression_uses_the_test_r2_and_needs_the_outcome_variance() -> None:
+    table = hypervolume_table(_regression_runs(**{"test.outcome_variance": 2.0}))
+    # R² 0.75 at adjusted 1 (covers nothing) and 0.5 at 0.5; DEO is 1 for both
+    assert table.loc[0, "adjusted_mean"] == pytest.approx(0.5 * 0.5)
+    assert table.loc[0, "deo_mean"] == 0.0
+    assert table.loc[0, "task"] == "regression"
+    stale = hypervolume_table(_regression_runs())
+    assert math.isnan(stale.loc[0, "adjusted_mean"]) and math.isnan(stale.loc[0, "deo_mean"])
+
+
+def test_report_shows_the_table_and_writes_it_as_csv(store: Path, tmp_path: Path) -> None:
+    out = write_report(store, tmp_path / "report", plots=False)
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "## Hypervolume of each method's front" in readme
+    assert "| compas | EO | facl | 4 of 6 | 0.200 ± 0.000 | 0.100 ± 0.000 |" in readme
+    assert "| compas | EO | faircocco | 4 of 4 | 0.375 ± 0.106 | 0.250 ± 0.071 |" in readme
+    assert "[Hypervolumes](hypervolumes.csv)" in readme
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Hypervolume of each method&#x27;s front</h2>" in index
+    assert "<td>0.375 ± 0.106</td>" in index
+    written = pd.read_csv(out / "hypervolumes.csv")
+    expected = hypervolume_table(_runs(store))
+    pd.testing.assert_frame_equal(written, expected, check_dtype=False)
+    # every run counts, whichever setting the selection rule picks
+    strict = write_report(store, tmp_path / "strict", plots=False, tolerance=0.0)
+    assert (strict / "hypervolumes.csv").read_text() == (out / "hypervolumes.csv").read_text()
