@@ -75,7 +75,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
     def __init__(
         self,
         notion: str = "eo",
-        bound: float = 0.005,
+        bound: float = 0.001,
         multiplier_lr: float = 100.0,
         multiplier_init: float = 0.0,
         multiplier_max: float | None = None,

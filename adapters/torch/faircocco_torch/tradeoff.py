@@ -52,7 +52,7 @@ PAPER_DATASETS = (
 )
 PENALTIES = ("faircocco", "facl", "farmi", "hsic")
 LAMBDAS = (0.1, 0.3, 1.0, 3.0, 10.0)
-BOUNDS = (0.002, 0.005, 0.01)
+BOUNDS = (0.0005, 0.001, 0.002)
 #: Every run takes at least this many optimiser steps (small datasets get more epochs), with
 #: between ``MIN_EPOCHS`` and ``MAX_EPOCHS`` epochs.
 MIN_STEPS, MIN_EPOCHS, MAX_EPOCHS = 3000, 10, 200
