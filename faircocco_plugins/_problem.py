@@ -87,26 +87,14 @@ class Options:
             isinstance(rank, bool) or not isinstance(rank, int | np.integer) or rank < 1
         ):
             raise ValueError(f"rank={rank!r} is not valid; expected None or a positive integer.")
-        if (
-            isinstance(eps, bool)
-            or not isinstance(eps, int | float | np.floating)
-            or not (0 < eps < np.inf)
-        ):
+        if not _is_positive_number(eps):
             raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
-        if conditioning_eps is not None and (
-            isinstance(conditioning_eps, bool)
-            or not isinstance(conditioning_eps, int | float | np.floating)
-            or not (0 < conditioning_eps < np.inf)
-        ):
+        if conditioning_eps is not None and not _is_positive_number(conditioning_eps):
             raise ValueError(
                 f"conditioning_eps={conditioning_eps!r} is not valid; expected None or a "
                 "positive finite number."
             )
-        if bandwidth != "median" and (
-            isinstance(bandwidth, bool)
-            or not isinstance(bandwidth, int | float | np.floating)
-            or not 0 < bandwidth < np.inf
-        ):
+        if bandwidth != "median" and not _is_positive_number(bandwidth):
             raise ValueError(
                 f"bandwidth={bandwidth!r} is not valid; expected 'median' or a positive number."
             )
@@ -124,6 +112,15 @@ class Options:
             random_state,
             None if conditioning_eps is None else float(conditioning_eps),
         )
+
+
+def _is_positive_number(value: Any) -> bool:
+    """Whether ``value`` is a finite number above 0 (booleans are not numbers here)."""
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, int | float | np.floating)
+        and bool(0 < value < np.inf)
+    )
 
 
 @dataclass(frozen=True)
