@@ -8,7 +8,7 @@ execution uses joblib (local processes), Dask or Ray, imported only when used.
 
 from ._capability_table import capability_table
 from ._degenerate_table import degenerate_table
-from ._fronts import hypervolume, non_dominated
+from ._fronts import front_axes, hypervolume, non_dominated
 from ._hypervolume_table import hypervolume_table
 from ._metrics import (
     CLASSIFICATION_METRICS,
@@ -101,6 +101,7 @@ __all__ = [
     "evaluate_predictions",
     "execute_cell",
     "format_duration",
+    "front_axes",
     "hypervolume",
     "hypervolume_table",
     "metric_names",

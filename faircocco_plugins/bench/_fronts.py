@@ -1,14 +1,20 @@
 """Fronts of fairness against performance: which points are non-dominated, and what they cover.
 
 :func:`non_dominated` finds the Pareto front of a set of points; :func:`hypervolume` measures
-the area a set of points dominates on axes normalised to the unit box.
+the area a set of points dominates on axes normalised to the unit box, which
+:func:`front_axes` computes from a run's metrics.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
+
+#: The two planes of :func:`front_axes`, named after their unfairness axis.
+FRONTS: tuple[str, ...] = ("adjusted", "deo")
 
 
 def non_dominated(x: Any, y: Any, *, maximise_y: bool) -> np.ndarray:
@@ -111,3 +117,66 @@ def _coordinates(values: Any, name: str) -> np.ndarray:
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got shape {array.shape}.")
     return array
+
+
+def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, pd.Series]]:
+    """(performance, unfairness) of each run in the two planes of :data:`FRONTS`, on the unit
+    box of :func:`hypervolume` (reference point (0, 1)).
+
+    * ``adjusted``: performance is ``2 (AUC − 0.5)``, or ``2 (balanced accuracy − 0.5)`` for a
+      run without an AUC (both 0 at chance); unfairness the chance-adjusted FairCOCCO score.
+    * ``deo``: performance is the share of what the majority class leaves that the model
+      gains, ``(accuracy − m) / (1 − m)`` with ``m`` the larger of the base rate and one minus
+      it; unfairness DEO.
+
+    For regression both planes use ``1 − mse / outcome_variance``, the R² (0 for predicting
+    the mean). Unfairness is divided by its largest value over ``metrics``, so pass every run
+    that should share one box (for example all methods of a dataset and notion).
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        One row per run with any of the columns ``auc``, ``balanced_accuracy``, ``accuracy``,
+        ``base_rate``, ``mse``, ``outcome_variance``, ``adjusted`` and ``deo`` (a missing
+        column counts as NaN).
+    task : {"classification", "regression"}
+
+    Returns
+    -------
+    dict
+        Plane name to ``(performance, unfairness)`` Series indexed like ``metrics``; a plane
+        without a run that has both coordinates is left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench import front_axes, hypervolume
+    >>> runs = pd.DataFrame({"auc": [0.9, 0.8], "accuracy": [0.9, 0.88], "base_rate": 0.2,
+    ...                      "adjusted": [0.04, 0.01], "deo": [0.4, 0.1]})
+    >>> round(hypervolume(*front_axes(runs, "classification")["adjusted"]), 3)
+    0.45
+    """
+
+    def column(name: str) -> pd.Series:
+        if name not in metrics.columns:
+            return pd.Series(math.nan, index=metrics.index)
+        return metrics[name].astype(float)
+
+    def share(values: pd.Series) -> pd.Series:
+        largest = values.max()
+        return values / largest if largest > 0 else values * 0.0
+
+    if task == "classification":
+        above_chance = 2.0 * (column("auc").fillna(column("balanced_accuracy")) - 0.5)
+        majority = np.maximum(column("base_rate"), 1.0 - column("base_rate"))
+        above_majority = (column("accuracy") - majority) / (1.0 - majority)
+        performances = {"adjusted": above_chance, "deo": above_majority}
+    else:
+        r2 = 1.0 - column("mse") / column("outcome_variance")
+        performances = {"adjusted": r2, "deo": r2}
+    axes = {}
+    for front in FRONTS:
+        performance, unfairness = performances[front], share(column(front))
+        if (np.isfinite(performance) & np.isfinite(unfairness)).any():
+            axes[front] = (performance, unfairness)
+    return axes

@@ -7,14 +7,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from ._fronts import hypervolume
+from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
 from ._plots import performance_metric
 from ._protocol import NOTIONS
 from ._results_tables import dataset_order, method_order
 
-#: The two planes of :func:`hypervolume_table`, named after their unfairness axis.
-FRONTS: tuple[str, ...] = ("adjusted", "deo")
 #: Columns of :func:`hypervolume_table`.
 HYPERVOLUME_COLUMNS: tuple[str, ...] = (
     "dataset",
@@ -39,17 +37,11 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
     * ``adjusted``: performance against the chance-adjusted FairCOCCO score under the notion;
     * ``deo``: accuracy (the same performance for regression) against DEO.
 
-    Both axes are normalised per dataset and notion so that the reference point of
-    :func:`hypervolume` is (0, 1):
-
-    * performance is ``2 (AUC − 0.5)``, or ``2 (balanced accuracy − 0.5)`` for a run without
-      an AUC (both 0 at chance); accuracy is the share of what the majority class leaves that
-      the model gains, ``(accuracy − m) / (1 − m)``, with ``m`` the larger of the test base
-      rate and one minus it; for regression both planes use ``1 − mse / outcome_variance``,
-      the test R² (0 for predicting the test mean), as the store holds no MSE of the training
-      mean;
-    * unfairness is the adjusted score, or DEO, divided by its largest value over the runs of
-      the dataset and notion, so that all methods share one box.
+    Both axes are normalised per dataset and notion by :func:`front_axes`, on the test
+    metrics, so that all methods share one box with the reference point (0, 1) of
+    :func:`hypervolume`: performance above chance (AUC) or above the majority rate
+    (accuracy), or the test R² for regression, against the adjusted score or DEO divided by
+    its largest value over the runs of the dataset and notion.
 
     Runs degenerate on the test part (:func:`degenerate_runs`) are left out of the fronts and
     of the largest values: a model that predicts one class scores 0 on both unfairness axes
@@ -132,36 +124,10 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _normalised_axes(clean: pd.DataFrame, notion: str, task: str) -> _Axes:
-    """(performance, unfairness) of each plane with a point, on the unit box."""
-
-    def column(metric: str) -> pd.Series:
-        name = f"test.{metric}"
-        if name not in clean.columns:
-            return pd.Series(math.nan, index=clean.index)
-        return clean[name].astype(float)
-
-    def share(values: pd.Series) -> pd.Series:
-        largest = values.max()
-        return values / largest if largest > 0 else values * 0.0
-
-    if task == "classification":
-        above_chance = 2.0 * (column("auc").fillna(column("balanced_accuracy")) - 0.5)
-        majority = np.maximum(column("base_rate"), 1.0 - column("base_rate"))
-        above_majority = (column("accuracy") - majority) / (1.0 - majority)
-        performances = {"adjusted": above_chance, "deo": above_majority}
-    else:
-        r2 = 1.0 - column("mse") / column("outcome_variance")
-        performances = {"adjusted": r2, "deo": r2}
-    unfairness = {
-        "adjusted": share(column(f"faircocco_{notion}_adjusted")),
-        "deo": share(column("deo")),
-    }
-    axes = {}
-    for front in FRONTS:
-        perf, unfair = performances[front], unfairness[front]
-        if (np.isfinite(perf) & np.isfinite(unfair)).any():
-            axes[front] = (perf, unfair)
-    return axes
+    """:func:`front_axes` of the runs' test metrics."""
+    metrics = clean.filter(like="test.").rename(columns=lambda name: name.removeprefix("test."))
+    metrics = metrics.rename(columns={f"faircocco_{notion}_adjusted": "adjusted"})
+    return front_axes(metrics, task)
 
 
 def _per_seed(

@@ -45,6 +45,6 @@ def test_summary_hypervolumes_include_the_unpenalised_network():
     runs = _runs()
     table = summary(runs.assign(degenerate=mark_degenerate(runs))).set_index("method")
     # 2 (AUC - 0.5) against adjusted / 0.04: nn (0.8, 1), a (0.76, 0.75) and (0.4, 0.25)
-    assert table.loc["a", "HV AUC, score"] == pytest.approx(0.36 * 0.25 + 0.4 * 0.75)
+    assert table.loc["a", "HV perf/score"] == pytest.approx(0.36 * 0.25 + 0.4 * 0.75)
     # b (0.7, 0.5), and (-0.1, 0) clipped to (0, 0), which covers nothing
-    assert table.loc["b", "HV AUC, score"] == pytest.approx(0.7 * 0.5)
+    assert table.loc["b", "HV perf/score"] == pytest.approx(0.7 * 0.5)

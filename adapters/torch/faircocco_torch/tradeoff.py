@@ -13,7 +13,8 @@ chance-adjusted FairCOCCO score, DEO; MSE for regression). It prints:
 * per method, the smallest λ that halves the unpenalised network's adjusted score, and the AUC
   (or MSE) it costs;
 * per method, the dominated hypervolume of its front in (AUC or −MSE, adjusted score) and in
-  (accuracy, DEO), on axes normalised per dataset and notion (see :func:`normalised_axes`).
+  (accuracy, DEO), on axes normalised per dataset and notion by
+  :func:`faircocco_plugins.bench.front_axes`, with the unpenalised network on every front.
 
 ``--out FILE.csv`` also writes every run. This is a benchmark: it reports what it measures and
 asserts nothing.
@@ -33,8 +34,8 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from faircocco_plugins.bench import evaluate_predictions, hypervolume
-from faircocco_plugins.datasets import load_dataset
+from faircocco_plugins.bench import evaluate_predictions, front_axes, hypervolume
+from faircocco_plugins.datasets import Part, load_dataset
 
 from ._constraint import FairCOCCOConstraint
 from ._estimators import FairCOCCOClassifier, FairCOCCORegressor
@@ -76,17 +77,21 @@ def settings(methods: Sequence[str]) -> list[Setting]:
     return chosen
 
 
-def train_and_score(
-    name: str,
-    notion: str,
-    setting: Setting,
-    seed: int,
-    max_train_rows: int | None,
-    min_steps: int = MIN_STEPS,
-    attributes: Sequence[str] | None = None,
-) -> dict[str, float | str]:
-    """Train one setting on ``name``'s training part and score it on the test part, protecting
-    ``attributes`` (default: all of the dataset's sensitive attributes)."""
+@dataclass(frozen=True)
+class Parts:
+    """A dataset's task and its training and test parts, loaded once for all its settings."""
+
+    name: str
+    task: str
+    train: Part
+    test: Part
+
+
+def load_parts(
+    name: str, seed: int, max_train_rows: int | None, attributes: Sequence[str] | None = None
+) -> Parts:
+    """``name``'s split for ``seed``, protecting ``attributes`` (default: all of the dataset's
+    sensitive attributes), with at most ``max_train_rows`` training rows."""
     data = load_dataset(name, random_state=seed)
     train, test = data.part("train"), data.part("test")
     if attributes is not None:
@@ -101,6 +106,14 @@ def train_and_score(
     if max_train_rows is not None and len(train.X) > max_train_rows:
         rows = np.random.default_rng(seed).choice(len(train.X), max_train_rows, replace=False)
         train = type(train)(train.X.iloc[rows], train.y.iloc[rows], train.sensitive.iloc[rows])
+    return Parts(name, data.task, train, test)
+
+
+def train_and_score(
+    parts: Parts, notion: str, setting: Setting, seed: int, min_steps: int = MIN_STEPS
+) -> dict[str, float | str]:
+    """Train one setting on the training part and score it on the test part."""
+    task, train, test = parts.task, parts.train, parts.test
     batches = math.ceil(len(train.X) / BATCH_SIZE)
     epochs = min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(min_steps / batches)))
     penalty: object = None
@@ -108,7 +121,7 @@ def train_and_score(
         penalty = FairCOCCOConstraint(notion=notion, bound=setting.strength)
     elif setting.method != "nn":
         penalty = setting.method
-    estimator = FairCOCCOClassifier if data.task == "classification" else FairCOCCORegressor
+    estimator = FairCOCCOClassifier if task == "classification" else FairCOCCORegressor
     model = estimator(
         penalty=penalty,  # type: ignore[arg-type]
         notion=notion,
@@ -123,17 +136,17 @@ def train_and_score(
     model.fit(train.X.to_numpy(np.float32), train.y.to_numpy(), sensitive_features=sensitive)
     seconds = time.perf_counter() - started
     x_test = test.X.to_numpy(np.float32)
-    proba = model.predict_proba(x_test)[:, 1] if data.task == "classification" else None
+    proba = model.predict_proba(x_test)[:, 1] if task == "classification" else None
     metrics = evaluate_predictions(
-        data.task, test.y.to_numpy(), model.predict(x_test), test.sensitive, proba=proba
+        task, test.y.to_numpy(), model.predict(x_test), test.sensitive, proba=proba
     )
     record: dict[str, float | str] = {
-        "dataset": name,
+        "dataset": parts.name,
         "attributes": ",".join(train.sensitive.columns),
         "notion": notion,
         "method": setting.method,
         "strength": setting.strength,
-        "task": data.task,
+        "task": task,
         "train_rows": len(train.X),
         "test_rows": len(test.X),
         "epochs": epochs,
@@ -142,13 +155,13 @@ def train_and_score(
         "base_rate": metrics.get("base_rate", math.nan),
         "deo": metrics["deo"],
     }
-    if data.task == "classification":
+    if task == "classification":
         record.update(
             {k: metrics[k] for k in ("auc", "accuracy", "balanced_accuracy", "positive_rate")}
         )
         record["single_class"] = metrics["single_class"]
     else:
-        record["mse"] = metrics["mse"]
+        record["mse"], record["outcome_variance"] = metrics["mse"], metrics["outcome_variance"]
         record["mean_mse"] = float(np.mean((test.y.to_numpy() - train.y.mean()) ** 2))
     return record
 
@@ -163,30 +176,8 @@ def mark_degenerate(runs: pd.DataFrame) -> pd.Series:
     return runs["mse"] > runs["mean_mse"]
 
 
-def normalised_axes(runs: pd.DataFrame) -> dict[str, tuple[pd.Series, pd.Series]]:
-    """The two fronts of one dataset and notion on the unit box of the hypervolume.
-
-    Performance: ``2 (AUC − 0.5)``, accuracy above the majority rate as a share of what is left
-    (``(acc − m) / (1 − m)``), or ``1 − MSE / MSE of the training mean``. Unfairness: the
-    adjusted score and DEO divided by their largest value over every run of the dataset and
-    notion, so that all methods share one box (see :func:`faircocco_plugins.bench.hypervolume`).
-    """
-
-    def share(column: str) -> pd.Series:
-        largest = float(runs[column].max())
-        return runs[column] / largest if largest > 0 else runs[column] * 0.0
-
-    if runs["task"].iloc[0] == "classification":
-        majority = np.maximum(runs["base_rate"], 1.0 - runs["base_rate"])
-        return {
-            "AUC, score": (2.0 * (runs["auc"] - 0.5), share("adjusted")),
-            "accuracy, DEO": ((runs["accuracy"] - majority) / (1.0 - majority), share("deo")),
-        }
-    performance = 1.0 - runs["mse"] / runs["mean_mse"]
-    return {
-        "AUC, score": (performance, share("adjusted")),
-        "accuracy, DEO": (performance, share("deo")),
-    }
+#: Summary columns of the two planes of ``front_axes``.
+_HYPERVOLUME_LABELS = {"adjusted": "HV perf/score", "deo": "HV acc/DEO"}
 
 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -195,7 +186,7 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     classification = runs["task"].iloc[0] == "classification"
     performance = "auc" if classification else "mse"
     baseline = runs[runs["method"] == "nn"].iloc[0]
-    axes = normalised_axes(runs)
+    axes = front_axes(runs, str(runs["task"].iloc[0]))
     rows = []
     for method, group in runs.groupby("method", sort=False):
         if method == "nn":
@@ -213,8 +204,8 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
             ),
         }
         members = list(group.index) + list(runs.index[runs["method"] == "nn"])
-        for label, (perf, unfair) in axes.items():
-            row[f"HV {label}"] = hypervolume(perf[members], unfair[members])
+        for front, (perf, unfair) in axes.items():
+            row[_HYPERVOLUME_LABELS[front]] = hypervolume(perf[members], unfair[members])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -240,29 +231,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     methods = args.methods.split(",")
     attributes = None if args.attributes is None else args.attributes.split(",")
+    names, notions = args.datasets.split(","), args.notions.split(",")
     cells = [
         (name, notion, setting)
-        for name in args.datasets.split(",")
-        for notion in args.notions.split(",")
+        for name in names
+        for notion in notions
         for setting in settings(methods)
     ]
     print(f"faircocco_torch.tradeoff: {len(cells)} trainings; batch {BATCH_SIZE}, Adam "
           f"{LEARNING_RATE}, at least {args.min_steps} steps; machine {platform.machine()}, "
           f"torch {torch.__version__}, {args.threads} thread(s)")  # fmt: skip
     records = []
+    parts: Parts | None = None
     for name, notion, setting in tqdm(cells, desc="tradeoff"):
+        if parts is None or parts.name != name:
+            parts = load_parts(name, args.seed, args.max_train_rows, attributes)
         try:
-            records.append(
-                train_and_score(
-                    name,
-                    notion,
-                    setting,
-                    args.seed,
-                    args.max_train_rows,
-                    args.min_steps,
-                    attributes,
-                )
-            )
+            records.append(train_and_score(parts, notion, setting, args.seed, args.min_steps))
         except ValueError as error:  # a penalty that does not support this data
             tqdm.write(f"{name} {notion} {setting.method}: not run: {error}")
     runs = pd.DataFrame(records)
