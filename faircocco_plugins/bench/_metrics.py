@@ -11,7 +11,8 @@ Every metric is computed on the whole part, so every method is judged on the sam
   ``outcome_variance``, the variance of the true outcome on the part: the MSE of predicting
   its mean, so ``1 − mse / outcome_variance`` is the part's R².
 * Both: for each notion ``n`` in ``dp``, ``eo``, ``cal``: ``faircocco_<n>`` (all attributes
-  jointly), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
+  jointly; of the positive class's probabilities when ``proba`` is given, as the AUC, else of
+  the predictions), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
   ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
   ``deo[<attribute>]``; ``di`` and ``di[<attribute>]``.
 
@@ -119,7 +120,8 @@ def evaluate_predictions(
     sensitive : pandas.DataFrame
         Sensitive attributes with their raw types.
     proba : array-like of shape (n,) or (n, 2), optional
-        Predicted probability of the positive class (the last column when 2-D).
+        Predicted probability of the positive class (the last column when 2-D). The AUC and
+        the FairCOCCO scores are computed on it; without it the scores are of ``y_pred``.
     random_state : int, optional
         Seed of the FairCOCCO bandwidth sample.
 
@@ -157,8 +159,13 @@ def evaluate_predictions(
     if task == "classification":
         positive = _positive_label(truth, pred)
         truth_b, pred_b = truth == positive, pred == positive
-        metrics.update(_classification(truth_b, pred_b, proba))
-        score_pred, score_true = pred_b.astype(float), truth_b.astype(float)
+        scores = None if proba is None else _positive_scores(proba, truth.shape[0])
+        metrics.update(_classification(truth_b, pred_b, scores))
+        # the FairCOCCO scores judge what the AUC ranks, the probabilities, when they are
+        # given: the labels of a model that puts every row in one class score 0 whatever its
+        # probabilities do, which made such models look perfectly fair at a high AUC
+        score_pred = pred_b.astype(float) if scores is None else scores
+        score_true = truth_b.astype(float)
     else:
         truth_f = truth.astype(float)
         pred_f = pred.astype(float)
@@ -327,21 +334,27 @@ def disparate_impact(y_pred: Any, groups: Any) -> float:
     return 1.0 if highest == 0 else min(rates) / highest
 
 
-def _classification(truth: np.ndarray, pred: np.ndarray, proba: Any) -> dict[str, float]:
+def _positive_scores(proba: Any, n: int) -> np.ndarray:
+    """The positive class's probabilities from ``proba`` of shape (n,) or (n, 2)."""
+    scores = np.asarray(proba, dtype=float)
+    if scores.ndim == 2 and scores.shape[1] == 2:
+        scores = scores[:, 1]
+    if scores.shape != (n,):
+        raise ValueError(
+            f"proba must have shape (n,) or (n, 2) with n={n}; got {np.asarray(proba).shape}."
+        )
+    if not np.isfinite(scores).all():
+        raise ValueError("proba has NaN or infinite values; pass finite probabilities.")
+    return scores
+
+
+def _classification(
+    truth: np.ndarray, pred: np.ndarray, scores: np.ndarray | None
+) -> dict[str, float]:
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
     both = np.unique(truth).size == 2
-    auc = math.nan
-    if proba is not None and both:
-        scores = np.asarray(proba, dtype=float)
-        if scores.ndim == 2 and scores.shape[1] == 2:
-            scores = scores[:, 1]
-        if scores.shape != truth.shape:
-            raise ValueError(
-                f"proba must have shape (n,) or (n, 2) with n={truth.shape[0]}; got "
-                f"{np.asarray(proba).shape}."
-            )
-        auc = float(roc_auc_score(truth, scores))
+    auc = math.nan if scores is None or not both else float(roc_auc_score(truth, scores))
     return {
         "accuracy": float(np.mean(truth == pred)),
         # with one class in y_true, balanced accuracy is that class's recall

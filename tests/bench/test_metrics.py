@@ -95,6 +95,31 @@ def test_faircocco_metrics_come_from_the_core() -> None:
     assert metrics["faircocco_dp[sex]"] > 0.3 > metrics["faircocco_dp[age]"]
 
 
+def test_faircocco_metrics_score_the_probabilities_when_given() -> None:
+    # every row labelled 0, but the probabilities follow sex: the labels alone would score 0
+    rng = np.random.default_rng(1)
+    n = 400
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], n)})
+    y = rng.integers(0, 2, n)
+    proba = 0.1 + 0.2 * (sensitive["sex"] == "m").to_numpy() + 0.05 * rng.random(n)
+    labels = np.zeros(n, dtype=int)
+    metrics = evaluate_predictions("classification", y, labels, sensitive, proba=proba)
+    assert metrics["single_class"] == 1.0
+    for notion in ("dp", "eo", "cal"):
+        truth = None if notion == "dp" else y.astype(float)
+        expected = faircocco_score(proba, sensitive, y_true=truth, notion=notion, random_state=0)
+        assert metrics[f"faircocco_{notion}"] == pytest.approx(expected)
+    assert metrics["faircocco_dp"] > 0.5
+    without = evaluate_predictions("classification", y, labels, sensitive)
+    assert without["faircocco_dp"] == 0.0
+
+
+def test_non_finite_probabilities_are_rejected() -> None:
+    proba = np.array([0.9, 0.8, np.nan, 0.1, 0.6, 0.4, 0.3, 0.2])
+    with pytest.raises(ValueError, match="proba has NaN"):
+        evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba)
+
+
 def test_continuous_attributes_are_split_at_the_median() -> None:
     age = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 25.0, 35.0]})
     groups = attribute_groups(age)["age"].tolist()

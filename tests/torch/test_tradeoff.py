@@ -48,3 +48,13 @@ def test_summary_hypervolumes_include_the_unpenalised_network():
     assert table.loc["a", "HV perf/score"] == pytest.approx(0.36 * 0.25 + 0.4 * 0.75)
     # b (0.7, 0.5), and (-0.1, 0) clipped to (0, 0), which covers nothing
     assert table.loc["b", "HV perf/score"] == pytest.approx(0.7 * 0.5)
+
+
+def test_a_degenerate_run_never_counts_as_halving():
+    # b's only run that halves the score predicts one class: b halves nothing
+    runs = _runs()
+    runs.loc[3, "adjusted"] = 0.03
+    table = summary(runs.assign(degenerate=mark_degenerate(runs))).set_index("method")
+    assert pd.isna(table.loc["b", "halving"])
+    assert pd.isna(table.loc["b", "cost"])
+    assert table.loc["a", "halving"] == 10.0

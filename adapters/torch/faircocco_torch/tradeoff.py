@@ -10,8 +10,9 @@ chance-adjusted FairCOCCO score, DEO; MSE for regression). It prints:
 * every run, with ``DEGENERATE`` where a classifier predicts one class (while the unpenalised
   network predicts both), has a test AUC below 0.5, or a regressor does worse than predicting
   the training mean;
-* per method, the smallest λ that halves the unpenalised network's adjusted score, and the AUC
-  (or MSE) it costs;
+* per method, the smallest λ whose run is not degenerate and halves the unpenalised network's
+  adjusted score (of the predicted probabilities, for classification), and the AUC (or MSE)
+  it costs;
 * per method, the dominated hypervolume of its front in (AUC or −MSE, adjusted score) and in
   (accuracy, DEO), on axes normalised per dataset and notion by
   :func:`faircocco_plugins.bench.front_axes`, with the unpenalised network on every front.
@@ -191,7 +192,9 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     for method, group in runs.groupby("method", sort=False):
         if method == "nn":
             continue
-        halved = group[group["adjusted"] <= baseline["adjusted"] / 2].sort_values("strength")
+        # a degenerate run does not count as halving: its fairness is that of a constant
+        fair = (group["adjusted"] <= baseline["adjusted"] / 2) & ~group["degenerate"]
+        halved = group[fair].sort_values("strength")
         row: dict[str, object] = {
             "method": method,
             "degenerate": f"{int(group['degenerate'].sum())}/{len(group)}",
