@@ -343,8 +343,11 @@ class _Index:
             "accuracy where it is undefined; the lowest validation MSE for regression) among "
             f"the settings whose validation {score}FairCOCCO score under the notion is at most "
             f"{self.options['tolerance']:g}; when none is, the fairest setting. Balanced "
-            "accuracy judges the predicted labels, as the fairness scores do. Tables report "
-            "the test metrics of the selected runs; selected-runs.csv lists them."
+            "accuracy judges the predicted labels; the fairness scores judge the predicted "
+            "probabilities where the method gives them (its labels otherwise), so that a "
+            "model cannot look fair by putting every row in one class while its scores still "
+            "follow the attributes. Tables report the test metrics of the selected runs; "
+            "selected-runs.csv lists them."
         )
 
     def degenerate_text(self) -> str:

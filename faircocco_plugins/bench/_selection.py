@@ -29,14 +29,15 @@ def select_runs(
        it would otherwise win on both counts.
     2. Performance is the validation balanced accuracy for classification, the mean of the
        true-positive and true-negative rates, which is 0.5 for every constant predictor
-       whatever the base rate. It judges the predicted labels, the same ones the fairness
-       scores judge; AUC would judge probabilities, which not every method gives and which can
-       rank well while every label is the same class. Where the group has no balanced accuracy
+       whatever the base rate. It judges the predicted labels; AUC would judge probabilities,
+       which not every method gives and which can rank well while every label is the same
+       class. Where the group has no balanced accuracy
        (a validation part with one class, or runs stored without it), the validation accuracy
        is used. Regression uses the validation MSE (lower is better).
     3. Fairness is the validation FairCOCCO score under the run's notion,
-       ``validation.faircocco_<notion>`` (the ``_adjusted`` column with ``adjusted=True``).
-       Among the remaining candidates whose fairness is at most ``tolerance``, the one with
+       ``validation.faircocco_<notion>`` (the ``_adjusted`` column with ``adjusted=True``),
+       of the predicted probabilities where the method gives them (see
+       :func:`evaluate_predictions`). Among the remaining candidates whose fairness is at most ``tolerance``, the one with
        the best performance is selected. Ties go to the fairer run, then to the smaller
        ``run_id``.
     4. When none is within the tolerance, the fairest one is selected (ties: better
