@@ -98,6 +98,12 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     if frame.shape[1] == 0:
         raise ValueError(f"{argument} has no columns.")
+    duplicated = frame.columns[frame.columns.duplicated()]
+    if len(duplicated):
+        raise ValueError(
+            f"{argument} has duplicate column names {sorted(map(str, set(duplicated)))}; "
+            "rename or drop the copies so that each column has one name."
+        )
     numeric_cols: list[np.ndarray] = []
     numeric_names: list[str] = []
     codes: list[np.ndarray] = []
@@ -112,6 +118,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
                     f"{argument} column {label!r} contains missing values; "
                     "impute or drop those rows first."
                 )
+            _check_one_kind(column, argument, label)
             column_codes, column_levels = pd.factorize(column, sort=True)
             codes.append(column_codes.astype(np.int64))
             levels.append(np.asarray(column_levels))
@@ -175,6 +182,25 @@ def is_nominal(column: pd.Series) -> bool:
         or isinstance(dtype, pd.CategoricalDtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def _check_one_kind(column: pd.Series, argument: str, label: str) -> None:
+    """An object column that mixes strings with numbers (``"unknown"`` among ages, or ``"f"``,
+    ``"m"`` and ``1``) would silently become one level per value: refuse it."""
+    if pd.api.types.infer_dtype(column, skipna=False) not in ("mixed", "mixed-integer"):
+        return
+    is_text = column.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    if is_text.all() or not is_text.any():
+        return  # e.g. bools beside numbers, or tuples: hashable levels of one kind
+    text, other = column[is_text].unique(), column[~is_text].unique()
+    raise ValueError(
+        f"{argument} column {label!r} mixes strings ({len(text)} distinct, e.g. "
+        f"{[str(v) for v in text[:3]]}) with other values ({len(other)} distinct, e.g. "
+        f"{[v.item() if hasattr(v, 'item') else v for v in other[:3]]}); as it is, every value "
+        "would be a level of its own. Convert it to one type first: numbers with "
+        "pd.to_numeric(column, errors='coerce') and the rows that become NaN dropped or "
+        "imputed, or labels with column.astype(str)."
     )
 
 

@@ -6,6 +6,7 @@ level set is only known once every chunk has been seen, so codes are handed out 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -59,12 +60,18 @@ class LevelRegistry:
 
     def encode_rows(self, codes: np.ndarray) -> np.ndarray:
         """Codes of the rows of an ``(n, q)`` non-negative integer array (one per combination)."""
-        radix = codes.max(axis=0) + 1
-        key = np.zeros(codes.shape[0], dtype=np.int64)
-        for j in range(codes.shape[1]):
-            key = key * radix[j] + codes[:, j]
-        uniques, inverse = unique_inverse(key)
-        rows = np.stack(np.unravel_index(uniques, tuple(radix)), axis=1)
+        radix = (codes.max(axis=0) + 1).tolist()
+        if math.prod(radix) < 2**62:
+            # one mixed-radix int64 key per row: a linear-time unique
+            key = np.zeros(codes.shape[0], dtype=np.int64)
+            for j, size in enumerate(radix):
+                key = key * size + codes[:, j]
+            uniques, inverse = unique_inverse(key)
+            rows = np.empty((uniques.size, codes.shape[1]), dtype=np.int64)
+            rows[inverse] = codes  # rows with one key are equal: any of them will do
+        else:  # the key would overflow: sort the rows themselves
+            rows, inverse = np.unique(codes, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
         return self.codes_of([tuple(r) for r in rows.tolist()])[inverse]
 
 
@@ -188,9 +195,10 @@ def _combination_table(
     combinations: LevelRegistry, radices: tuple[int, ...]
 ) -> tuple[tuple[int, ...], np.ndarray] | None:
     """The code of every combination of column codes, by mixed-radix key (-1 if unseen)."""
-    if int(np.prod(radices)) > _TABLE_SIZE:
+    size = math.prod(radices)
+    if size > _TABLE_SIZE:
         return None
-    table = np.full(int(np.prod(radices)), -1, dtype=np.int64)
+    table = np.full(size, -1, dtype=np.int64)
     seen = np.asarray(combinations.values, dtype=np.int64).reshape(len(combinations), -1)
     table[np.ravel_multi_index(tuple(seen.T), radices)] = np.arange(len(combinations))
     return radices, table

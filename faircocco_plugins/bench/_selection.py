@@ -37,9 +37,9 @@ def select_runs(
     3. Fairness is the validation FairCOCCO score under the run's notion,
        ``validation.faircocco_<notion>`` (the ``_adjusted`` column with ``adjusted=True``),
        of the predicted probabilities where the method gives them (see
-       :func:`evaluate_predictions`). Among the remaining candidates whose fairness is at most ``tolerance``, the one with
-       the best performance is selected. Ties go to the fairer run, then to the smaller
-       ``run_id``.
+       :func:`evaluate_predictions`). Among the remaining candidates whose fairness is at
+       most ``tolerance``, the one with the best performance is selected. Ties go to the
+       fairer run, then to the smaller ``run_id``.
     4. When none is within the tolerance, the fairest one is selected (ties: better
        performance, then ``run_id``).
 

@@ -208,3 +208,17 @@ def test_entry_points_build_estimators() -> None:
     assert isinstance(constraint, FairCOCCOConstraint) and constraint.bound == 0.03
     with pytest.raises(ValueError, match="task='ranking' is not valid"):
         found["facl"].load().factory(task="ranking")
+
+
+def test_a_categorical_attribute_of_64_levels_trains_with_the_penalty():
+    # its 64 one-hot columns once exceeded numpy's 64 index dimensions in the level encoding
+    rng = np.random.default_rng(0)
+    level = rng.integers(0, 64, 600)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + (level % 2) + rng.normal(scale=0.5, size=600) > 0.5).astype(int)
+    sensitive = pd.DataFrame({"region": pd.Categorical(level)})
+    model = FairCOCCOClassifier(lam=1.0, epochs=2, random_state=0)
+    model.fit(X, y, sensitive_features=sensitive)
+    assert model.penalty_applied_
+    assert np.isfinite(model.history_.to_frame()["penalty"]).all()
+    assert (model.history_.to_frame()["penalty"] != 0).any()
