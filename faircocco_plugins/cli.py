@@ -18,7 +18,10 @@ import os
 import shlex
 import sys
 import time
+import warnings
+import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -314,14 +317,45 @@ def _columns_of(path: str) -> list[str]:
         raise CommandError(f"file {path} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path} is a directory, not a file")
-    try:
+    with _reading(path):
         if kind == "csv":
-            return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-        return list(_parquet().ParquetFile(path).schema_arrow.names)
-    except OSError as error:
-        raise CommandError(f"cannot read {path}: {error}") from None
+            # the header as written: pandas would rename a repeated name to "name.1"
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+            names = [str(c) for c in header.iloc[0]]
+        else:
+            names = list(_parquet().ParquetFile(path).schema_arrow.names)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise CommandError(
+            f"{path} has more than one column named {repeated}; rename the copies so that "
+            "each column has one name"
+        )
+    return names
+
+
+#: What reading a damaged file raises: a corrupted or truncated gzip stream (OSError,
+#: zlib.error, EOFError), bytes that are not text, a row with more fields than the header.
+_READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError)
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """Turn the errors of reading ``path`` into one-line :class:`CommandError` messages.
+
+    A first data row with more fields than the header, which pandas would silently drop
+    (with a ``ParserWarning``), is an error too.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            yield
     except pd.errors.EmptyDataError:
         raise CommandError(f"{path} is empty") from None
+    except (*_READ_ERRORS, pd.errors.ParserWarning) as error:
+        raise CommandError(
+            f"cannot read {path}: {error} (is the file truncated or corrupted, or does a row "
+            "have more fields than the header?)"
+        ) from None
 
 
 def _check_columns(path: str, available: list[str], args: argparse.Namespace) -> None:
@@ -337,29 +371,32 @@ def _check_columns(path: str, available: list[str], args: argparse.Namespace) ->
 
 
 def _read_table(path: str, columns: list[str]) -> pd.DataFrame:
-    unique = list(dict.fromkeys(columns))
-    try:
-        if _format(path) == "csv":
-            return pd.read_csv(path, usecols=unique)
+    if _format(path) == "csv":
+        return pd.concat(_read_chunks(path, columns, DEFAULT_CHUNK_ROWS), ignore_index=True)
+    with _reading(path):
+        unique = list(dict.fromkeys(columns))
         return _parquet().read_table(path, columns=unique).to_pandas()
-    except OSError as error:
-        raise CommandError(f"cannot read {path}: {error}") from None
 
 
 def _read_chunks(path: str, columns: list[str], chunksize: int | None) -> Iterator[pd.DataFrame]:
     """Chunks of the file: ``chunksize`` rows each, or Parquet row groups when it is ``None``."""
     unique = list(dict.fromkeys(columns))
-    if _format(path) == "csv":
-        with pd.read_csv(path, usecols=unique, chunksize=chunksize or DEFAULT_CHUNK_ROWS) as reader:
-            yield from reader
-        return
-    parquet_file = _parquet().ParquetFile(path)
-    if chunksize is None:
-        for group in range(parquet_file.num_row_groups):
-            yield parquet_file.read_row_group(group, columns=unique).to_pandas()
-        return
-    for batch in parquet_file.iter_batches(batch_size=chunksize, columns=unique):
-        yield batch.to_pandas()
+    with _reading(path):
+        if _format(path) == "csv":
+            # every column is parsed: with usecols pandas accepts rows with extra fields;
+            # index_col=False keeps a first row with an extra field from becoming an index
+            chunks = chunksize or DEFAULT_CHUNK_ROWS
+            with pd.read_csv(path, chunksize=chunks, index_col=False) as reader:
+                for chunk in reader:
+                    yield chunk[unique]
+            return
+        parquet_file = _parquet().ParquetFile(path)
+        if chunksize is None:
+            for group in range(parquet_file.num_row_groups):
+                yield parquet_file.read_row_group(group, columns=unique).to_pandas()
+            return
+        for batch in parquet_file.iter_batches(batch_size=chunksize, columns=unique):
+            yield batch.to_pandas()
 
 
 def _parquet() -> Any:

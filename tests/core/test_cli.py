@@ -319,6 +319,51 @@ def test_library_errors_are_one_clean_line(capsys, tmp_path, people):
     assert "'age'" in line and "NaN" in line
 
 
+@pytest.fixture
+def gzip_bytes(people: pd.DataFrame) -> bytes:
+    import gzip
+
+    return gzip.compress(pd.concat([people] * 20).to_csv(index=False).encode())
+
+
+@pytest.mark.parametrize("chunksize", [None, "1000"])
+@pytest.mark.parametrize("damage", ["truncated", "corrupted"])
+def test_damaged_gzip_is_one_clean_line(capsys, tmp_path, gzip_bytes, damage, chunksize):
+    half = len(gzip_bytes) // 2
+    if damage == "truncated":
+        data = gzip_bytes[:half]
+    else:
+        data = gzip_bytes[:half] + bytes(64) + gzip_bytes[half + 64 :]
+    path = tmp_path / "people.csv.gz"
+    path.write_bytes(data)
+    options = [] if chunksize is None else ["--chunksize", chunksize]
+    code, _, err = run_cli(
+        capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex", *options
+    )
+    assert code == 2
+    line = one_line_error(err)
+    assert f"cannot read {path}" in line and "truncated or corrupted" in line
+
+
+def test_duplicate_header_is_refused(capsys, tmp_path, people):
+    path = tmp_path / "twice.csv"
+    people.rename(columns={"age": "sex"}).to_csv(path, index=False)
+    code, _, err = run_cli(capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex")
+    assert code == 2
+    assert "more than one column named ['sex']" in one_line_error(err)
+
+
+@pytest.mark.parametrize("row", [0, 100])
+def test_row_with_an_extra_field_is_refused(capsys, tmp_path, people, row):
+    path = tmp_path / "extra.csv"
+    lines = people.to_csv(index=False).splitlines()
+    lines[row + 1] += ",7"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli(capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex")
+    assert code == 2
+    assert f"cannot read {path}" in one_line_error(err)
+
+
 def test_exact_method_cannot_stream(capsys, csv_file):
     code, _, err = run_cli(
         capsys,
