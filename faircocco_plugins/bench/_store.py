@@ -182,6 +182,8 @@ class ResultsStore:
         self.path = Path(path)
         if self.path.is_dir():
             raise ValueError(f"path={str(self.path)!r} is a directory; expected a file name.")
+        if self.path.exists():
+            _check_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection: sqlite3.Connection | None = sqlite3.connect(self.path, timeout=60.0)
         try:
@@ -192,6 +194,12 @@ class ResultsStore:
 
     def _setup(self) -> None:
         connection = self._db
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise ValueError(
+                f"{self.path} is damaged ({'; '.join(problems[:3])}); restore it from a copy, "
+                "or move it away to start a new store."
+            )
         # WAL: readers (a report) never block the writer, and a killed writer loses at most the
         # transaction it was in.
         connection.execute("PRAGMA journal_mode=WAL")
@@ -384,6 +392,36 @@ class ResultsStore:
             for name in names
         }
         return pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
+
+
+#: The header of every SQLite 3 file, and its length.
+_SQLITE_MAGIC, _SQLITE_HEADER = b"SQLite format 3\x00", 100
+
+
+def _check_file(path: Path) -> None:
+    """Refuse an existing file that is empty, not SQLite, or shorter than its header says.
+
+    SQLite's own checks read a file cut short inside its last page as intact (the missing bytes
+    read as zeros), so such a store would look complete while its last runs are garbage.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        raise ValueError(
+            f"{path} is empty (0 bytes), so it holds no results store: a store is never empty "
+            "once created. Restore it from a copy, or remove it to start a new store."
+        )
+    with path.open("rb") as file:
+        header = file.read(_SQLITE_HEADER)
+    if len(header) < _SQLITE_HEADER or not header.startswith(_SQLITE_MAGIC):
+        raise ValueError(f"{path} is not a results store (not an SQLite file).")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if size % page_size or size < pages * page_size:
+        raise ValueError(
+            f"{path} is truncated: {size:,} bytes where its header says {pages:,} pages of "
+            f"{page_size:,} bytes. Restore it from a copy, or move it away to start a new store."
+        )
 
 
 def utc_now() -> str:

@@ -132,3 +132,45 @@ def test_bad_paths_and_records(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(ValueError, match="is closed"):
         store.runs()
+
+
+def _full_store(path: Path) -> None:
+    with ResultsStore(path) as store:
+        store.add_many(_record(f"r{i}", settings={"note": "x" * 400}) for i in range(200))
+
+
+def test_a_store_cut_short_by_one_byte_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    _full_store(path)
+    data = path.read_bytes()
+    path.write_bytes(data[:-1])
+    with pytest.raises(ValueError, match=r"results.sqlite is truncated: .* Restore it"):
+        ResultsStore(path)
+    # the file is left as it was, for the user to restore
+    assert path.stat().st_size == len(data) - 1
+
+
+def test_an_emptied_store_is_not_taken_for_a_new_one(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    _full_store(path)
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"is empty \(0 bytes\)"):
+        ResultsStore(path)
+
+
+def test_a_damaged_page_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    _full_store(path)
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    data[page * 2 : page * 2 + 64] = bytes(range(64))  # scribble over an interior page
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="results.sqlite is damaged"):
+        ResultsStore(path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    path.write_text("run_id,status\nr1,ok\n")
+    with pytest.raises(ValueError, match="not a results store"):
+        ResultsStore(path)
