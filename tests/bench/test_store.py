@@ -165,7 +165,7 @@ def test_a_damaged_page_is_refused(tmp_path: Path) -> None:
     page = int.from_bytes(data[16:18], "big")
     data[page * 2 : page * 2 + 64] = bytes(range(64))  # scribble over an interior page
     path.write_bytes(bytes(data))
-    with pytest.raises(ValueError, match="results.sqlite is damaged"):
+    with pytest.raises(ValueError, match=r"results\.sqlite is damaged"):
         ResultsStore(path)
 
 
