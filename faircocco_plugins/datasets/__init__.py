@@ -8,7 +8,7 @@ names with their attributes and whether their raw files are available here. Add 
 """
 
 from ._dataset import Dataset, Part, Split
-from ._files import DatasetUnavailableError
+from ._files import DatasetLoadError, DatasetUnavailableError
 from ._registry import ENTRY_POINT_GROUP, list_datasets, load_dataset, register_dataset
 from ._source import DataFile, DatasetSource, LoadedTable
 from ._synthetic import make_fairness_dataset
@@ -17,6 +17,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "DataFile",
     "Dataset",
+    "DatasetLoadError",
     "DatasetSource",
     "DatasetUnavailableError",
     "LoadedTable",

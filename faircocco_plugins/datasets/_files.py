@@ -39,6 +39,25 @@ _CHUNK = 1 << 20
 _verified: set[tuple[str, int, int]] = set()
 
 
+class DatasetLoadError(ValueError):
+    """The loader of a dataset raised: the message names the dataset and the loader's error.
+
+    A :class:`ValueError`, so that the ``faircocco`` command reports it as one line; the
+    loader's own exception is its ``__cause__``.
+
+    Attributes
+    ----------
+    dataset : str
+        The dataset's registry name.
+    """
+
+    def __init__(self, dataset: str, error: BaseException) -> None:
+        self.dataset = dataset
+        super().__init__(
+            f"the loader of dataset {dataset!r} failed: {type(error).__name__}: {error}"
+        )
+
+
 class DatasetUnavailableError(FileNotFoundError, ValueError):
     """A raw file of a dataset is missing, or its content is not the expected one.
 

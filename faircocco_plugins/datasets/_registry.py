@@ -15,7 +15,7 @@ import pandas as pd
 
 from ._build import assemble
 from ._dataset import Dataset, Task
-from ._files import locate, resolve
+from ._files import DatasetLoadError, DatasetUnavailableError, locate, resolve
 from ._paper import PAPER_SOURCES
 from ._prepare import prepare
 from ._source import AttributeKind, DatasetSource, LoadedTable, check_name
@@ -179,7 +179,12 @@ def load_dataset(
 @functools.lru_cache(maxsize=16)
 def _prepared(source: DatasetSource, files: tuple[tuple[str, str, int, int], ...]) -> LoadedTable:
     """The typed, encoded table of ``source`` read from ``files`` (name, path, size, mtime)."""
-    table = source.load({file_name: Path(path) for file_name, path, _, _ in files})
+    try:
+        table = source.load({file_name: Path(path) for file_name, path, _, _ in files})
+    except DatasetUnavailableError:
+        raise  # already names the dataset's file and how to provide it
+    except Exception as error:
+        raise DatasetLoadError(source.name, error) from error
     return prepare(table, name=source.name, task=source.task, attributes=source.attributes)
 
 

@@ -25,6 +25,7 @@ from faircocco_plugins.cli import main
 from faircocco_plugins.datasets import (
     ENTRY_POINT_GROUP,
     DataFile,
+    DatasetLoadError,
     DatasetSource,
     DatasetUnavailableError,
     LoadedTable,
@@ -379,6 +380,21 @@ def test_list_datasets_availability_without_loading(
 
 
 # --- registration and entry points ----------------------------------------------------------
+
+
+def test_a_failing_loader_is_reported_with_the_dataset_name(
+    dataset_registry: _registry.Registry,
+) -> None:
+    def loader() -> tuple[Any, ...]:
+        raise KeyError("income")
+
+    register_dataset("broken", loader, task="classification", attributes={"gender": "binary"})
+    with pytest.raises(
+        DatasetLoadError, match="loader of dataset 'broken' failed: KeyError"
+    ) as info:
+        load_dataset("broken")
+    assert isinstance(info.value, ValueError) and info.value.dataset == "broken"
+    assert isinstance(info.value.__cause__, KeyError)
 
 
 def test_register_dataset_round_trip(dataset_registry: _registry.Registry) -> None:
