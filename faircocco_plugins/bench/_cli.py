@@ -134,6 +134,12 @@ def run(args: argparse.Namespace) -> int:
         0 when the study ran to its end (failed cells included: they are recorded), 130 when
         interrupted by Ctrl-C.
     """
+    from ._extras import missing_extra
+
+    missing = missing_extra()
+    if missing is not None:
+        print(f"faircocco bench: error: the harness {missing}", file=sys.stderr)
+        return 2
     from ._presets import preset_config
     from ._progress import default_progress, format_duration
     from ._protocol import BrokenMethodWarning, available_methods

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ._selection import DEFAULT_TOLERANCE
@@ -91,7 +92,15 @@ def _tolerance(text: str) -> float:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ._extras import missing_extra
     from ._report import write_report
+
+    missing = None if args.no_plots else missing_extra(("matplotlib",))
+    if missing is not None:
+        print(
+            f"faircocco report: error: the figures {missing} (or pass --no-plots)", file=sys.stderr
+        )
+        return 2
 
     # a missing store or study is a ValueError, printed by the command as one line
     folder = write_report(

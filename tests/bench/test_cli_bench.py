@@ -158,3 +158,35 @@ def test_quick_preset_runs_the_paper_datasets_it_finds(
     assert config.datasets == ("german",)
     assert "runs german only" in notes[0]
     assert "adult" in notes[0]
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == module else find_spec(name)
+    )
+
+
+def test_bench_without_the_plotting_library_stops_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without(monkeypatch, "matplotlib")
+    store = tmp_path / "results.sqlite"
+    status, _, err = _bench(capsys, "--datasets", "synthetic", "--store", str(store))
+    assert status == 2
+    assert "needs matplotlib" in err and 'pip install "faircocco-plugins[bench]"' in err
+    assert not store.exists()
+
+
+def test_report_without_the_plotting_library_names_the_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without(monkeypatch, "matplotlib")
+    out = tmp_path / "report"
+    status = main(["report", str(tmp_path / "results.sqlite"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "needs matplotlib" in err and "--no-plots" in err
+    assert not out.exists()
