@@ -20,6 +20,8 @@ from ._source import AttributeKind, LoadedTable
 
 #: dtype of the feature block: the precision models train in, half the memory of float64.
 FEATURE_DTYPE = np.float32
+#: Largest feature block built: beyond it, one-hot encoding is the wrong representation.
+MAX_FEATURE_BYTES = 2 * 2**30
 
 
 def prepare(
@@ -33,6 +35,7 @@ def prepare(
         )
     X, y, sensitive = table[0], table[1], table[2]
     test = table[3] if len(table) == 4 else None
+    _check_sensitive_outside(X, sensitive, name)
     features = encode_features(X, f"dataset {name!r}: X")
     n = len(features)
     outcome = _outcome(y, task, f"dataset {name!r}: y", n)
@@ -77,6 +80,24 @@ def encode_features(X: object, what: str) -> pd.DataFrame:
             )
     if len(set(names)) != len(names):
         raise ValueError(f"{what}: one-hot encoding gives duplicated column names.")
+    size = len(X) * len(names) * np.dtype(FEATURE_DTYPE).itemsize
+    if size > MAX_FEATURE_BYTES:
+        widest = max(
+            (c for c in X.columns if is_nominal(X[c]) and not pd.api.types.is_bool_dtype(X[c])),
+            key=lambda c: X[c].nunique(),
+            default=None,
+        )
+        culprit = (
+            ""
+            if widest is None
+            else f" (column {str(widest)!r} alone has {X[widest].nunique():,} levels)"
+        )
+        raise ValueError(
+            f"{what} would one-hot encode into {len(names):,} columns{culprit}, "
+            f"{size / 2**30:.1f} GiB for {len(X):,} rows, more than the "
+            f"{MAX_FEATURE_BYTES / 2**30:.0f} GiB allowed; merge rare levels or drop such "
+            "columns before registering."
+        )
     # Filled in place: one allocation, and the frame wraps the block without copying it.
     block = np.zeros((len(X), len(names)), dtype=FEATURE_DTYPE)
     rows = np.arange(len(X))
@@ -103,6 +124,11 @@ def _outcome(y: object, task: Task, what: str, n: int) -> pd.Series:
                 f"{what} must hold only 0 and 1 for a classification dataset; got values "
                 f"{sorted(set(np.unique(values).tolist()) - {0.0, 1.0})[:5]}."
             )
+        if np.unique(values).size < 2:
+            raise ValueError(
+                f"{what} holds only the class {int(values[0])}; a classification dataset needs "
+                "both classes."
+            )
         return pd.Series(values.astype(np.int64), name=name)
     return pd.Series(_numbers(series, what), name=name)
 
@@ -125,6 +151,11 @@ def _attributes(
     for label, kind in attributes.items():
         column = sensitive[label]
         _check_no_missing(column, what, label)
+        if column.nunique() < 2:
+            raise ValueError(
+                f"{what} column {label!r} has a single value ({column.iloc[0]!r}); an attribute "
+                "must vary to be protected: drop it from the attributes."
+            )
         if kind == "continuous":
             columns[label] = _numbers(column, f"{what} column {label!r}")
             continue
@@ -143,6 +174,20 @@ def _attributes(
             )
         columns[label] = categorical
     return pd.DataFrame(columns)
+
+
+def _check_sensitive_outside(X: object, sensitive: object, name: str) -> None:
+    """The registry keeps sensitive attributes out of the features (a model may still be given
+    them on purpose, by the user, after loading)."""
+    if not isinstance(X, pd.DataFrame) or not isinstance(sensitive, pd.DataFrame | pd.Series):
+        return  # the type checks below name the argument
+    names = [sensitive.name] if isinstance(sensitive, pd.Series) else list(sensitive.columns)
+    inside = [str(c) for c in names if c in X.columns]
+    if inside:
+        raise ValueError(
+            f"dataset {name!r}: X has the sensitive attribute columns {inside}; drop them from X "
+            "(the registry keeps sensitive attributes apart from the features)."
+        )
 
 
 def _test_mask(test: object, what: str, n: int) -> np.ndarray | None:

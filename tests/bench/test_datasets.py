@@ -397,6 +397,53 @@ def test_a_failing_loader_is_reported_with_the_dataset_name(
     assert isinstance(info.value.__cause__, KeyError)
 
 
+def _register_rows(X: pd.DataFrame, y: Any, sensitive: pd.DataFrame, kinds: dict[str, Any]) -> None:
+    register_dataset(
+        "rows", lambda: (X, y, sensitive), task="classification", attributes=kinds, overwrite=True
+    )
+
+
+def test_registration_refuses_sensitive_columns_inside_the_features(
+    dataset_registry: _registry.Registry,
+) -> None:
+    rng = np.random.default_rng(0)
+    sex = rng.choice(["f", "m"], 100)
+    X = pd.DataFrame({"income": rng.normal(size=100), "sex": sex})
+    _register_rows(X, rng.integers(0, 2, 100), pd.DataFrame({"sex": sex}), {"sex": "binary"})
+    with pytest.raises(ValueError, match=r"X has the sensitive attribute columns \['sex'\]"):
+        load_dataset("rows")
+
+
+def test_registration_refuses_a_one_class_outcome(dataset_registry: _registry.Registry) -> None:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.normal(size=100)})
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], 100)})
+    _register_rows(X, np.ones(100, dtype=int), sensitive, {"sex": "binary"})
+    with pytest.raises(ValueError, match="holds only the class 1"):
+        load_dataset("rows")
+
+
+def test_registration_refuses_a_one_level_attribute(dataset_registry: _registry.Registry) -> None:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.normal(size=100)})
+    sensitive = pd.DataFrame({"sex": ["f"] * 100})
+    _register_rows(X, rng.integers(0, 2, 100), sensitive, {"sex": "binary"})
+    with pytest.raises(ValueError, match="column 'sex' has a single value \\('f'\\)"):
+        load_dataset("rows")
+
+
+def test_registration_refuses_a_feature_too_wide_to_one_hot_encode(
+    dataset_registry: _registry.Registry,
+) -> None:
+    n = 50_000
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.normal(size=n), "id": np.arange(n).astype(str)})
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], n)})
+    _register_rows(X, rng.integers(0, 2, n), sensitive, {"sex": "binary"})
+    with pytest.raises(ValueError, match=r"column 'id' alone has 50,000 levels\), 9\.3 GiB"):
+        load_dataset("rows")
+
+
 def test_register_dataset_round_trip(dataset_registry: _registry.Registry) -> None:
     calls = []
 
