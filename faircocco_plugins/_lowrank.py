@@ -37,6 +37,7 @@ from ._backend import (
     take_rows,
     trace_of_product,
 )
+from ._exact import MAX_EXACT_ROWS
 from ._kernels import KernelInput, gaussian, to_host
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
@@ -137,7 +138,10 @@ class FeatureMap:
             raise ValueError(
                 f"the nominal columns of one variable have {self.levels.n_combinations} level "
                 f"combinations, more than the low-rank estimator factors exactly "
-                f"({MAX_COMBINATIONS}); merge rare levels or use method='exact'."
+                f"({MAX_COMBINATIONS}); merge rare levels first (for example keep the "
+                f"{MAX_COMBINATIONS - 1} most frequent and put the rest in one level 'other'), "
+                "or pass an ordered column as numbers. method='exact' takes any number of "
+                f"levels, but at most {MAX_EXACT_ROWS:,} rows."
             )
         n_numeric = 0 if z_host is None else z_host.shape[1]
         self._continuous = [j for j in range(n_numeric) if j not in discrete]

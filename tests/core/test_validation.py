@@ -423,3 +423,24 @@ def test_many_discrete_columns_whose_level_key_overflows():
     score = faircocco_score(y_pred, columns, method="lowrank")
     # the predictions' incomplete Cholesky factor: measured 5.0e-5
     assert score == pytest.approx(expected, rel=1e-4)
+
+
+def test_exact_method_refuses_more_rows_than_it_can_handle_before_any_work():
+    rng = np.random.default_rng(0)
+    n = 60_000  # n × n float64 would be 26.8 GiB
+    with pytest.raises(ValueError, match=r"method='exact' at 60,000 rows .* 26\.8 GiB each"):
+        faircocco_score(rng.normal(size=n), rng.integers(0, 2, n), method="exact")
+
+
+def test_too_many_levels_gives_advice_that_works():
+    rng = np.random.default_rng(0)
+    n = 2000
+    ids = rng.integers(0, 1000, n).astype(str)
+    y_pred = rng.normal(size=n)
+    with pytest.raises(ValueError, match=r"keep the 255 most frequent .* at most 10,000 rows"):
+        faircocco_score(y_pred, ids, method="lowrank")
+    # the advice: the exact method at this size, or rare levels merged
+    assert 0 <= faircocco_score(y_pred, ids, method="exact") <= 1
+    counts = pd.Series(ids).value_counts()
+    merged = np.where(pd.Series(ids).isin(counts.index[:255]), ids, "other")
+    assert 0 <= faircocco_score(y_pred, merged, method="lowrank") <= 1
