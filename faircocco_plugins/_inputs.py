@@ -209,6 +209,8 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
         return value
     if isinstance(value, pd.Series):
         return value.to_frame(name=value.name if value.name is not None else argument)
+    if isinstance(value, pd.api.extensions.ExtensionArray):  # e.g. a pandas Categorical
+        return pd.DataFrame({argument: value})
     if isinstance(value, np.ndarray | list | tuple):
         array = np.asarray(value)
         if array.ndim == 1:
@@ -228,8 +230,8 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
             return pd.DataFrame({name: array[:, j] for j, name in enumerate(names)})
         return pd.DataFrame(array, columns=names)
     raise TypeError(
-        f"{argument} must be a numpy array, a pandas Series or DataFrame, a list or a torch "
-        f"tensor; got {type(value).__name__}."
+        f"{argument} must be a numpy array, a pandas Series, DataFrame or Categorical, a list "
+        f"or a torch tensor; got {type(value).__name__}."
     )
 
 

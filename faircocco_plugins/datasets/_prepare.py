@@ -109,6 +109,24 @@ def encode_features(X: object, what: str) -> pd.DataFrame:
     return pd.DataFrame(block, columns=pd.Index(names), copy=False)
 
 
+def positive_outcome(y: object, pos_label: Any, name: str) -> pd.Series:
+    """``y == pos_label`` for a binary outcome of any label type."""
+    series = _as_series(y, f"dataset {name!r}: y")
+    labels = pd.unique(series.dropna())
+    if pos_label not in set(labels.tolist()):
+        raise ValueError(
+            f"dataset {name!r}: pos_label={pos_label!r} is not a label of y; its labels are "
+            f"{sorted(map(str, labels))[:10]}."
+        )
+    if len(labels) > 2:
+        raise ValueError(
+            f"dataset {name!r}: y has {len(labels)} labels; a classification dataset has two "
+            f"(e.g. {sorted(map(str, labels))[:5]})."
+        )
+    _check_no_missing(series, f"dataset {name!r}: y", str(series.name or "y"))
+    return series == pos_label
+
+
 def _outcome(y: object, task: Task, what: str, n: int) -> pd.Series:
     series = _as_series(y, what)
     if len(series) != n:
@@ -118,7 +136,15 @@ def _outcome(y: object, task: Task, what: str, n: int) -> pd.Series:
         if pd.api.types.is_bool_dtype(series.dtype):
             _check_no_missing(series, what, str(name))
             return pd.Series(series.to_numpy(dtype=np.int64), name=name)
+        if not pd.api.types.is_numeric_dtype(series.dtype):
+            labels = sorted(map(str, pd.unique(series.dropna())))
+            raise ValueError(
+                f"{what} has labels {labels[:5]}; pass pos_label= (the label that means 1) to "
+                "register_dataset, or give 0/1 numbers or bools."
+            )
         values = _numbers(series, what)
+        if set(np.unique(values).tolist()) == {-1.0, 1.0}:
+            values = (values == 1.0).astype(np.float64)  # -1/1 labels: 1 is positive
         if not np.isin(values, (0.0, 1.0)).all():
             raise ValueError(
                 f"{what} must hold only 0 and 1 for a classification dataset; got values "

@@ -17,7 +17,7 @@ from ._build import assemble
 from ._dataset import Dataset, Task
 from ._files import DatasetLoadError, DatasetUnavailableError, locate, resolve
 from ._paper import PAPER_SOURCES
-from ._prepare import prepare
+from ._prepare import positive_outcome, prepare
 from ._source import AttributeKind, DatasetSource, LoadedTable, check_name
 from ._split import check_random_state
 from ._synthetic import SYNTHETIC_SOURCES
@@ -254,6 +254,7 @@ def register_dataset(
     attributes: Mapping[str, AttributeKind],
     description: str = "",
     label: str = "",
+    pos_label: Any = None,
     overwrite: bool = False,
 ) -> DatasetSource:
     """Add your own dataset to the registry, for :func:`load_dataset` and the benchmark.
@@ -274,7 +275,8 @@ def register_dataset(
         (numbers, bools, strings or categoricals), the outcome, a DataFrame whose columns are
         the sensitive attributes, and optionally a boolean array marking fixed test rows.
     task : {"classification", "regression"}
-        Binary classification (outcome of 0 and 1 or bools) or regression.
+        Binary classification (outcome of 0 and 1, -1 and 1, or bools; other labels with
+        ``pos_label``) or regression.
     attributes : mapping of str to {"binary", "categorical", "continuous"}
         The columns of ``sensitive`` and their kinds.
     description : str
@@ -282,6 +284,10 @@ def register_dataset(
     label : str
         What the outcome is, in a few words (for classification, what 1 means); shown by
         :func:`list_datasets` and in the harness's results tables.
+    pos_label : optional
+        For classification, the outcome label that becomes 1 (as scikit-learn's and fairlearn's
+        ``pos_label``): the other one becomes 0. Needed for labels such as ``"yes"``/``"no"``
+        or a categorical outcome.
     overwrite : bool
         Replace a dataset of the same name instead of raising.
 
@@ -319,8 +325,14 @@ def register_dataset(
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite={overwrite!r} is not valid; expected True or False.")
 
+    if pos_label is not None and task != "classification":
+        raise ValueError(f"pos_label is for task='classification'; got task={task!r}.")
+
     def load(paths: Mapping[str, Path]) -> LoadedTable | tuple[Any, ...]:
-        return loader()
+        table = loader()
+        if pos_label is None or not isinstance(table, tuple) or len(table) < 2:
+            return table  # the checks of the table name what is wrong
+        return (table[0], positive_outcome(table[1], pos_label, name), *table[2:])
 
     source = DatasetSource(
         name=name,

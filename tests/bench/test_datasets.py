@@ -444,6 +444,64 @@ def test_registration_refuses_a_feature_too_wide_to_one_hot_encode(
         load_dataset("rows")
 
 
+@pytest.mark.parametrize(
+    ("outcome", "pos_label"),
+    [
+        (["yes", "no"], "yes"),
+        (["Pass", "Fail"], "Pass"),
+        (pd.Categorical(["good", "bad"]), "good"),
+        ([1, -1], None),
+        ([True, False], None),
+    ],
+)
+def test_binary_outcomes_of_any_label_type(
+    dataset_registry: _registry.Registry, outcome: Any, pos_label: Any
+) -> None:
+    rng = np.random.default_rng(0)
+    positive = rng.random(100) < 0.3
+    labels = np.asarray(outcome, dtype=object)
+    y = pd.Series(np.where(positive, labels[0], labels[1]))
+    if isinstance(outcome, pd.Categorical):
+        y = y.astype("category")
+    X = pd.DataFrame({"income": rng.normal(size=100)})
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], 100)})
+    register_dataset(
+        "labels",
+        lambda: (X, y, sensitive),
+        task="classification",
+        attributes={"sex": "binary"},
+        pos_label=pos_label,
+        overwrite=True,
+    )
+    loaded = load_dataset("labels")
+    assert loaded.y.dtype == np.int64
+    assert np.array_equal(loaded.y.to_numpy(), positive.astype(np.int64))
+
+
+def test_text_labels_without_pos_label_say_what_to_pass(
+    dataset_registry: _registry.Registry,
+) -> None:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.normal(size=100)})
+    y = pd.Series(rng.choice(["no", "yes"], 100))
+    sensitive = pd.DataFrame({"sex": rng.choice(["f", "m"], 100)})
+    register_dataset(
+        "labels", lambda: (X, y, sensitive), task="classification", attributes={"sex": "binary"}
+    )
+    with pytest.raises(ValueError, match=r"labels \['no', 'yes'\]; pass pos_label="):
+        load_dataset("labels")
+    register_dataset(
+        "labels",
+        lambda: (X, y, sensitive),
+        task="classification",
+        attributes={"sex": "binary"},
+        pos_label="maybe",
+        overwrite=True,
+    )
+    with pytest.raises(ValueError, match=r"pos_label='maybe' is not a label of y"):
+        load_dataset("labels")
+
+
 def test_register_dataset_round_trip(dataset_registry: _registry.Registry) -> None:
     calls = []
 

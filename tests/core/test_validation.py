@@ -444,3 +444,11 @@ def test_too_many_levels_gives_advice_that_works():
     counts = pd.Series(ids).value_counts()
     merged = np.where(pd.Series(ids).isin(counts.index[:255]), ids, "other")
     assert 0 <= faircocco_score(y_pred, merged, method="lowrank") <= 1
+
+
+def test_a_pandas_categorical_outcome_is_read_like_its_series(data):
+    y_pred, attribute, y_true = data
+    labels = pd.Categorical(np.where(y_true > 0, "pass", "fail"))
+    assert faircocco_score(y_pred, attribute, y_true=labels, notion="eo") == faircocco_score(
+        y_pred, attribute, y_true=pd.Series(labels), notion="eo"
+    )
