@@ -59,6 +59,9 @@ class RegistryLoader:
     ----------
     data_dir : str, optional
         Directory searched first for the raw files.
+    sources : tuple of DatasetSource
+        Datasets registered in this process by :func:`register_dataset`: worker processes
+        start without them, so they travel with the loader and are registered there.
 
     Examples
     --------
@@ -68,16 +71,31 @@ class RegistryLoader:
     """
 
     data_dir: str | None = None
+    sources: tuple[Any, ...] = ()
 
     def __call__(self, name: str, seed: int) -> Any:
         """The dataset ``name`` with the split of ``seed``."""
         from ..datasets import load_dataset
+        from ..datasets._registry import register_missing
 
+        for source in self.sources:
+            register_missing(source)
         return load_dataset(name, data_dir=self.data_dir, random_state=seed)
+
+    @classmethod
+    def for_datasets(cls, names: Iterable[str], data_dir: str | None = None) -> RegistryLoader:
+        """A loader that carries the in-process registrations among ``names``."""
+        from ..datasets._registry import user_sources
+
+        return cls(data_dir, user_sources(names))
 
 
 #: ``loader(name, seed) -> Dataset``.
 Loader = Callable[[str, int], Any]
+#: The first stage of a cell. A failure there says the worker's environment cannot load the
+#: dataset (a file, a package or a registration missing), not what the method does: such a
+#: failure is reported but not stored, so that a rerun tries the cell again.
+_LOAD_STAGE = "load"
 
 
 def execute_cell(
@@ -111,7 +129,7 @@ def execute_cell(
         "git_revision": git_revision,
     }
     measured: dict[str, Any] = {}
-    stage = "load"
+    stage = _LOAD_STAGE
     try:
         with single_threaded():
             data = _dataset(loader, cell.dataset, cell.seed)
@@ -430,7 +448,7 @@ def run_study(
             methods = available_methods(on_error="warn")
         chosen = select_methods(methods, config.methods)
         if loader is None:
-            loader = RegistryLoader(config.data_dir)
+            loader = RegistryLoader.for_datasets(config.datasets, config.data_dir)
         profiles = {name: _profile(loader, name, config.seeds[0]) for name in config.datasets}
         cells, not_applicable = plan_study(config, chosen, profiles)
         recorded = results.completed(config.name)
@@ -517,7 +535,8 @@ def _drive(
                         if isinstance(outcome, RunRecord)
                         else _lost(cell, outcome, revision)
                     )
-                    store.add(record)
+                    if not record.reason.startswith(f"{_LOAD_STAGE}:"):
+                        store.add(record)
                     counts[record.status] += 1
                     progress.finished(cell, record)
     except KeyboardInterrupt:

@@ -188,6 +188,21 @@ def _prepared(source: DatasetSource, files: tuple[tuple[str, str, int, int], ...
     return prepare(table, name=source.name, task=source.task, attributes=source.attributes)
 
 
+def user_sources(names: Iterable[str]) -> tuple[DatasetSource, ...]:
+    """The sources among ``names`` that were registered in this process."""
+    return tuple(
+        source for source in (_REGISTRY.get(name) for name in names) if source.origin == "user"
+    )
+
+
+def register_missing(source: DatasetSource) -> None:
+    """Register ``source`` unless a dataset of its name is known (in a worker process)."""
+    try:
+        _REGISTRY.get(source.name)
+    except ValueError:
+        _REGISTRY.add(source, overwrite=False)
+
+
 def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
     """The registered datasets, and whether their raw files are available here.
 

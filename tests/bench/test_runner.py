@@ -317,3 +317,56 @@ def test_torch_cells_are_deterministic(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(first[metrics], second[metrics])
     assert (first["settings"].map(lambda s: s["epochs"]) == 2).all()
     assert (first["n_train"] == 200).all()
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registrations of a test stay in it."""
+    fresh = _registry.Registry([*_registry.PAPER_SOURCES, *_registry.SYNTHETIC_SOURCES])
+    monkeypatch.setattr(_registry, "_REGISTRY", fresh)
+
+
+def _register_mine(fail_outside: int | None = None) -> None:
+    from faircocco_plugins.datasets import make_fairness_dataset, register_dataset
+
+    def loader() -> tuple[Any, ...]:
+        import os
+
+        if fail_outside is not None and os.getpid() != fail_outside:
+            raise OSError("the share holding the data is not mounted here")
+        data = make_fairness_dataset(150, random_state=0)
+        return data.X, data.y, data.sensitive
+
+    kinds = {"sex": "binary", "age": "continuous", "region": "categorical"}
+    register_dataset("mine", loader, task="classification", attributes=kinds, overwrite=True)
+
+
+def test_in_process_registrations_reach_worker_processes(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], fresh_registry: None
+) -> None:
+    pytest.importorskip("joblib")
+    _register_mine()
+    config = StudyConfig(name="t", datasets=("mine",), methods=("linear",), notions=("dp",))
+    summary = run_study(
+        config, tmp_path / "runs.sqlite", methods={"linear": bench_methods["linear"]}, jobs=2
+    )
+    assert "2 local worker processes" in summary.where
+    assert summary.failed == 0 and summary.done == summary.total > 0
+
+
+def test_a_dataset_the_workers_cannot_load_is_not_stored_as_a_result(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], fresh_registry: None
+) -> None:
+    import os
+
+    pytest.importorskip("joblib")
+    _register_mine(fail_outside=os.getpid())
+    config = StudyConfig(name="t", datasets=("mine",), methods=("linear",), notions=("dp",))
+    methods = {"linear": bench_methods["linear"]}
+    first = run_study(config, tmp_path / "runs.sqlite", methods=methods, jobs=2)
+    assert first.failed == first.total > 0
+    assert ResultsStore(tmp_path / "runs.sqlite").runs().empty
+    # once the data can be read, a rerun runs the cells instead of skipping them
+    _register_mine()
+    second = run_study(config, tmp_path / "runs.sqlite", methods=methods, jobs=2)
+    assert second.skipped == 0 and second.done == second.total
