@@ -15,8 +15,9 @@ notion     u           e                 c
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import array_api_compat
@@ -37,6 +38,7 @@ from ._inputs import (
     to_variable,
 )
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
+from ._levels import MAX_LEVELS
 from ._lowrank import GroupedMoments, LowRankFit
 from ._strata import Strata
 from ._terms import ConstantAttributesFit, Ridge
@@ -304,6 +306,8 @@ class StreamMoments:
     scalings: dict[str, Scaling]
     columns: tuple[str, list[str], str | None]
     options: Options
+    #: the first chunk's range and row count, to notice chunks outside what it fitted
+    ranges: RangeWatch
 
     @classmethod
     def fit(
@@ -315,20 +319,82 @@ class StreamMoments:
         roles = problem_roles(options.notion, problem, scalings)
         moments = GroupedMoments(roles, "c" in roles, options.rank)
         moments.add(roles, problem.like)
-        return cls(moments, scalings, columns, options)
+        return cls(moments, scalings, columns, options, RangeWatch.of(problem))
 
     def add(self, chunk: pd.DataFrame) -> None:
         """Accumulate one more chunk."""
         problem = _chunk_problem(chunk, self.columns, self.options)
+        self.ranges.check(problem)
         self.moments.add(problem_roles(self.options.notion, problem, self.scalings), problem.like)
 
     def empty(self) -> StreamMoments:
         """A copy with the fitted maps and no rows, to accumulate other chunks elsewhere."""
-        return StreamMoments(self.moments.empty(), self.scalings, self.columns, self.options)
+        return StreamMoments(
+            self.moments.empty(), self.scalings, self.columns, self.options, self.ranges
+        )
 
     def estimator(self) -> LowRankFit:
         """The low-rank estimator of every row accumulated."""
         return self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
+
+
+@dataclass
+class RangeWatch:
+    """Warns when a later chunk's numbers lie outside the first chunk's range.
+
+    The bandwidths, low-rank pivots and strata of a stream come from its first chunk: a file
+    sorted by a column puts later rows where the first chunk's pivots say little, and the score
+    is then off (0.0045 against 0.0124 in one such file) without any error. Of exchangeable
+    rows, about ``2 / (n₁ + 1)`` of a later chunk falls outside the range of a first chunk of
+    ``n₁`` rows; a chunk with over five times that share (and over 1%) outside is flagged.
+    Numeric columns of at most :data:`MAX_LEVELS` values in the first chunk are factored
+    exactly over their levels, later ones included, and are not watched.
+    """
+
+    #: column name to (minimum, maximum) in the first chunk
+    limits: dict[str, tuple[float, float]]
+    first_rows: int
+    warned: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, problem: Problem) -> RangeWatch:
+        # columns of few values are factored exactly over their levels, new ones included
+        return cls(
+            {
+                name: (float(v.min()), float(v.max()))
+                for name, v in _numeric_columns(problem)
+                if np.unique(v).size > MAX_LEVELS
+            },
+            problem.n,
+        )
+
+    def check(self, problem: Problem) -> None:
+        allowed = max(0.01, 10.0 / (self.first_rows + 1))
+        for name, values in _numeric_columns(problem):
+            if name in self.warned or name not in self.limits:
+                continue
+            low, high = self.limits[name]
+            outside = float(np.mean((values < low) | (values > high)))
+            if outside > allowed:
+                self.warned.add(name)
+                warnings.warn(
+                    f"{outside:.0%} of a later chunk's values of {name!r} lie outside the range "
+                    f"of the first chunk ([{low:.4g}, {high:.4g}]), whose bandwidths and pivots "
+                    "the stream uses: the score can be far off. Shuffle the rows (a file sorted "
+                    "by a column does this), or make the first chunk span the data.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+
+
+def _numeric_columns(problem: Problem) -> Iterable[tuple[str, np.ndarray]]:
+    """The host values of every numeric column of a chunk's variables, by column name."""
+    for variable in (problem.pred, problem.sensitive, problem.truth):
+        if variable is None or variable.numeric is None:
+            continue
+        host = np.asarray(array_api_compat.to_device(variable.numeric, "cpu"))
+        for j, name in enumerate(variable.numeric_names):
+            yield name, host[:, j]
 
 
 def _chunk_problem(

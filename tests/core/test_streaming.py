@@ -8,11 +8,18 @@ low-rank score must equal the in-memory one.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
+from faircocco_plugins import (
+    faircocco_report,
+    faircocco_score,
+    faircocco_statistic,
+    make_synthetic,
+)
 
 TILE = 250
 COPIES = 4
@@ -186,3 +193,22 @@ def test_read_csv_chunks(chunk, tmp_path):
         faircocco_score("y_pred", columns, data=iter(pieces), **options), rel=1e-12
     )
     assert 0.0 <= from_csv <= 1.0
+
+
+def test_a_stream_sorted_by_an_attribute_warns_and_names_it():
+    people = make_synthetic(6000, random_state=0).sort_values("age")
+    chunks = (people.iloc[i : i + 1000] for i in range(0, len(people), 1000))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        faircocco_score("y_pred", ["sex", "age"], data=chunks)
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    # the predictions follow age, so they drift too
+    assert any("values of 'age' lie outside the range of the first" in m for m in messages)
+
+
+def test_a_shuffled_stream_does_not_warn():
+    people = make_synthetic(6000, random_state=0)
+    chunks = (people.iloc[i : i + 500] for i in range(0, len(people), 500))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        faircocco_score("y_pred", ["sex", "age"], data=chunks)
