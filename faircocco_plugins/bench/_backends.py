@@ -8,7 +8,9 @@ return records; the store is written by the driver alone.
 from __future__ import annotations
 
 import collections
+import os
 import signal
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -103,7 +105,7 @@ class LocalBackend(Backend):
 
         # a broken executor (a worker killed by the system) is replaced by a fresh one
         return get_reusable_executor(
-            max_workers=self._jobs, timeout=60, initializer=_ignore_interrupts
+            max_workers=self._jobs, timeout=60, initializer=_start_worker
         )
 
     def submit(self, task: Task) -> None:
@@ -271,7 +273,24 @@ def make_backend(
     return RayBackend(execute, address, jobs)
 
 
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches every process of the terminal's group; the driver alone decides whether
-    # running cells finish or are stopped.
+#: How often a local worker checks that the driver is still there.
+_PARENT_POLL_SECONDS = 0.5
+
+
+def _start_worker() -> None:
+    """Initialiser of the local workers: Ctrl-C is the driver's, and the driver's end is theirs.
+
+    Ctrl-C reaches every process of the terminal's group; the driver alone decides whether
+    running cells finish or are stopped. A driver killed outright (``kill -9``) cannot stop its
+    workers, which ran on for minutes to finish their cells for nobody: each one watches for
+    being handed to another parent and then exits.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    driver = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == driver:
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="faircocco-driver-watch", daemon=True).start()

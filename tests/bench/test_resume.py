@@ -122,3 +122,69 @@ def test_kill_9_then_ctrl_c_then_resume(tmp_path: Path) -> None:
     assert len(after) == len({run_id for _, run_id, _ in after}) == CELLS
     assert {status for _, _, status in after} == {"ok"}
     assert after[: len(interrupted)] == interrupted
+
+
+_SLOW_STUDY = """
+import os, sys, time
+from pathlib import Path
+from faircocco_plugins.bench import Capabilities, MethodSpec, StudyConfig, run_study
+
+folder = Path(sys.argv[1])
+
+class Sleeper:
+    def __init__(self, **_):
+        pass
+
+    def fit(self, X, y, *, sensitive_features):
+        (folder / f"worker-{os.getpid()}").touch()
+        time.sleep(600)
+
+def make(*, task, notion, random_state):
+    return Sleeper()
+
+kinds = ("binary", "categorical", "continuous")
+spec = MethodSpec(
+    name="sleeper", description="sleeps", factory=make,
+    capabilities=Capabilities(
+        tasks=("classification",), notions=("dp",), attributes=kinds, outcomes=kinds,
+        multiple_attributes="joint", needs_gradients=False,
+    ),
+)
+config = StudyConfig(datasets=("synthetic",), methods=("sleeper",), notions=("dp",), seeds=(0, 1))
+run_study(config, folder / "runs.sqlite", methods={"sleeper": spec}, jobs=2)
+"""
+
+
+def test_workers_end_soon_after_their_driver_is_killed(tmp_path: Path) -> None:
+    pytest.importorskip("joblib")
+    script = tmp_path / "driver.py"
+    script.write_text(_SLOW_STUDY)
+    driver = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("worker-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
+        assert len(workers) == 2, "the workers did not start their cells"
+    finally:
+        driver.kill()
+        driver.wait()
+    # each worker polls every 0.5 s; allow for a loaded machine
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [pid for pid in alive if _running(pid)]
+    assert not alive, f"workers {alive} outlived their driver by 10 s"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie has ended: only its exit status is left for its new parent to collect
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
