@@ -104,9 +104,7 @@ class LocalBackend(Backend):
         from joblib.externals.loky import get_reusable_executor
 
         # a broken executor (a worker killed by the system) is replaced by a fresh one
-        return get_reusable_executor(
-            max_workers=self._jobs, timeout=60, initializer=_start_worker
-        )
+        return get_reusable_executor(max_workers=self._jobs, timeout=60, initializer=_start_worker)
 
     def submit(self, task: Task) -> None:
         self._executor = self._get_executor()
