@@ -344,7 +344,8 @@ class RangeWatch:
 
     The bandwidths, low-rank pivots and strata of a stream come from its first chunk: a file
     sorted by a column puts later rows where the first chunk's pivots say little, and the score
-    is then off (0.0045 against 0.0124 in one such file) without any error. Of exchangeable
+    is then off (0.036 against 0.148 for 20,000 synthetic rows sorted by age, in chunks of 2,000)
+    without any error. Of exchangeable
     rows, about ``2 / (n₁ + 1)`` of a later chunk falls outside the range of a first chunk of
     ``n₁`` rows; a chunk with over five times that share (and over 1%) outside is flagged.
     Numeric columns of at most :data:`MAX_LEVELS` values in the first chunk are factored
@@ -358,7 +359,6 @@ class RangeWatch:
 
     @classmethod
     def of(cls, problem: Problem) -> RangeWatch:
-        # columns of few values are factored exactly over their levels, new ones included
         return cls(
             {
                 name: (float(v.min()), float(v.max()))
