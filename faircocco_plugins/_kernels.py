@@ -326,12 +326,26 @@ def standardise(values: Any) -> tuple[Any, Any]:
     return centred / scale, scale
 
 
+#: Up to this many columns, :func:`gaussian` sums squared differences column by column.
+DIRECT_COLUMNS = 8
+
+
 def gaussian(z1: Any, z2: Any) -> Any:
-    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``."""
+    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``.
+
+    Few columns (the common case) take the direct differences, which are exact. Wider inputs
+    use ``‖a‖² + ‖b‖² − 2 aᵀb``, one matrix product; its rounding error grows with ``‖z‖²``,
+    which is small for wide inputs (one-hot blocks, standardised columns). For one column of
+    predictions scaled by a tiny median distance (probabilities of 0 and 1 with differences of
+    1e-20 inside each group), that error reached 10⁶, and the landmarks' Gram matrix was not
+    positive definite.
+    """
     xp = namespace(z1, z2)
-    if z1.shape[1] == 1:
-        # one column (the common case): the direct difference is exact and needs one pass
-        return xp.exp(-0.5 * (z1 - z2.T) ** 2)
+    if z1.shape[1] <= DIRECT_COLUMNS:
+        sq = (z1[:, 0:1] - z2[:, 0:1].T) ** 2
+        for j in range(1, z1.shape[1]):
+            sq = sq + (z1[:, j : j + 1] - z2[:, j : j + 1].T) ** 2
+        return xp.exp(-0.5 * sq)
     sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
     return xp.exp(-0.5 * xp.clip(sq, min=0.0))
 

@@ -134,3 +134,16 @@ def test_incomplete_cholesky_is_the_nystrom_factor_within_the_tolerance(columns)
     np.testing.assert_allclose(factor, nystrom, atol=1e-8)
     assert np.max(1.0 - np.sum(factor**2, axis=1)) <= TOLERANCE
     assert np.max(np.abs(kernel - factor @ factor.T)) <= 2 * TOLERANCE
+
+
+def test_probabilities_over_many_orders_of_magnitude_condition_without_error():
+    # a network's probabilities: most within 1e-60 of 0, so the median distance is tiny and
+    # the scaled predictions huge; under CAL they share a Gaussian with age, whose kernel lost
+    # every digit to rounding and made the landmarks' Gram matrix not positive definite
+    rng = np.random.default_rng(0)
+    n = 5000
+    p = np.where(rng.random(n) < 0.9, 10 ** rng.uniform(-60, 0, n), rng.random(n))
+    people = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.uniform(18, 80, n)})
+    y = (rng.random(n) < p).astype(float)
+    score = faircocco_score(p, people, y_true=y, notion="cal")
+    assert 0.0 <= score < 0.01  # y follows p alone: calibrated and fair
