@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml
 	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch
 	touch $(STAMP)
 
-# A short real study (about 4 minutes on 2 cores): the paper's datasets found under
+# A short real study (about 8 minutes on 2 cores): the paper's datasets found under
 # $$FAIRCOCCO_DATA or downloaded, else synthetic ones; then its report.
 demo: venv
 	$(BIN)/faircocco bench --preset quick --jobs 2 --store results/quick.sqlite
