@@ -24,7 +24,7 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from ._backend import namespace
+from ._backend import namespace, to_host
 from ._exact import ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
@@ -392,7 +392,7 @@ def _numeric_columns(problem: Problem) -> Iterable[tuple[str, np.ndarray]]:
     for variable in (problem.pred, problem.sensitive, problem.truth):
         if variable is None or variable.numeric is None:
             continue
-        host = np.asarray(array_api_compat.to_device(variable.numeric, "cpu"))
+        host = to_host(variable.numeric)
         for j, name in enumerate(variable.numeric_names):
             yield name, host[:, j]
 
