@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 from ._backend import as_numpy_scalar, blas_single_threaded, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._problem import Options, Problem, fit_stream, report_columns, select_columns
+from ._strata import members_of, permute_within
 from ._terms import Terms
 
 
@@ -148,7 +149,7 @@ def faircocco_score(
     score = _bounded(terms.score())
     if adjusted:
         null = terms.null_mean()
-        score = _bounded((score - null) / (1.0 - null)) if null < 1.0 else score * 0.0
+        score = score * 0.0 if null >= 1.0 else _bounded((score - null) / (1.0 - null))
     return _output(score, y_pred)
 
 
@@ -280,14 +281,11 @@ def independence_test(
     options = _options(locals())
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fit = problem.fit()
-    members = [np.flatnonzero(fit.strata == s) for s in np.unique(fit.strata)]
+    members = members_of(fit.strata)
     rng = np.random.default_rng(random_state)
     null = np.empty(n_permutations)
-    permutation = np.arange(problem.n)
     for b in tqdm(range(n_permutations), desc="permutations", disable=not progress):
-        for rows in members:
-            permutation[rows] = rng.permutation(rows)
-        null[b] = fit.permuted_statistic(permutation)
+        null[b] = fit.permuted_statistic(permute_within(members, rng))
     observed = as_numpy_scalar(fit.terms.statistic)
     # a relative tolerance keeps ties (e.g. identity permutations) from rounding noise
     exceed = int(np.sum(null >= observed - 1e-10 * max(abs(observed), 1e-300)))
@@ -387,12 +385,10 @@ def _output(value: Any, y_pred: Any) -> Any:
 
 def _report_row(terms: Terms) -> dict[str, Any]:
     score = as_numpy_scalar(_bounded(terms.score()))
-    null = terms.null_mean()
-    adjusted = max(0.0, (score - null) / (1.0 - null)) if null < 1.0 else 0.0
     return {
         "score": score,
-        "adjusted": adjusted,
-        "null_mean": null,
+        "adjusted": terms.adjusted(score),
+        "null_mean": terms.null_mean(),
         "statistic": as_numpy_scalar(terms.statistic),
         "method": terms.method,
         "rank": terms.rank,

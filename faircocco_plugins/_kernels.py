@@ -41,6 +41,12 @@ class KernelInput:
     def n(self) -> int:
         return int(self.z.shape[0]) if self.z is not None else int(self.codes.shape[0])  # type: ignore[union-attr]
 
+    def take(self, rows: np.ndarray) -> KernelInput:
+        """The input of ``rows``, in that order."""
+        z = None if self.z is None else take_rows(self.z, rows)
+        codes = None if self.codes is None else self.codes.take(rows, axis=0)
+        return KernelInput(z, codes, self.levels)
+
 
 def concat_inputs(*inputs: KernelInput) -> KernelInput:
     """The product kernel of several inputs, as one input."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import array_api_compat
@@ -40,7 +40,8 @@ from ._inputs import (
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._levels import MAX_LEVELS
 from ._lowrank import GroupedMoments, LowRankFit
-from ._strata import Strata
+from ._local_null import LocalPermutationFit
+from ._strata import Strata, is_discrete, local_strata
 from ._terms import ConstantAttributesFit, Ridge
 
 #: ``method="auto"`` uses the exact estimator below this many rows. Measured on two cores (EO, one
@@ -169,11 +170,9 @@ class Problem:
     def scalings(self) -> dict[str, Scaling]:
         """Bandwidths of each variable, by the median heuristic on a seeded row sample."""
         rows = bandwidth_rows(self.n, self.options.random_state)
-        variables = {"pred": self.pred, "sensitive": self.sensitive, "truth": self.truth}
         return {
             name: fit_scaling(name, variable, self.options, rows)
-            for name, variable in variables.items()
-            if variable is not None
+            for name, variable in self.variables().items()
         }
 
     def method(self) -> str:
@@ -181,11 +180,38 @@ class Problem:
             return self.options.method
         return "exact" if self.n < AUTO_EXACT_BELOW else "lowrank"
 
-    def fit(self) -> ExactFit | LowRankFit | ConstantAttributesFit:
-        """Fit the estimator chosen by ``method`` on the whole data."""
+    def fit(self) -> ExactFit | LowRankFit | ConstantAttributesFit | LocalPermutationFit:
+        """Fit the estimator chosen by ``method`` on the whole data.
+
+        With a continuous conditioning variable the null permutes the attribute rows alone
+        within local strata (:mod:`._local_null`).
+        """
         if self.sensitive.is_constant():
             return ConstantAttributesFit(self.pred, self.like, self.method())
-        roles = problem_roles(self.options.notion, self, self.scalings())
+        inputs = self.kernel_inputs(self.scalings())
+        roles = roles_of(self.options.notion, **inputs)
+        fit = self.estimate(roles)
+        if "c" not in roles or is_discrete(roles["c"]):
+            return fit
+
+        def refit(permutation: np.ndarray) -> ExactFit | LowRankFit:
+            permuted = {**inputs, "sensitive": inputs["sensitive"].take(permutation)}
+            return self.estimate(roles_of(self.options.notion, **permuted))
+
+        strata = local_strata(roles["c"])
+        return LocalPermutationFit(fit, refit, strata, self.options.random_state)
+
+    def variables(self) -> dict[str, Variable]:
+        """The variables of the notion: ``pred``, ``sensitive`` and (EO/CAL) ``truth``."""
+        variables = {"pred": self.pred, "sensitive": self.sensitive, "truth": self.truth}
+        return {name: v for name, v in variables.items() if v is not None}
+
+    def kernel_inputs(self, scalings: dict[str, Scaling]) -> dict[str, KernelInput]:
+        """Each variable scaled by its bandwidths, by name."""
+        return {name: scalings[name].apply(v) for name, v in self.variables().items()}
+
+    def estimate(self, roles: dict[str, KernelInput]) -> ExactFit | LowRankFit:
+        """The estimator chosen by ``method`` on the kernel inputs ``roles``."""
         if self.method() == "exact":
             return ExactFit(
                 roles["u"],
@@ -227,20 +253,14 @@ def problem_roles(
     notion: str, variables: Problem, scalings: dict[str, Scaling]
 ) -> dict[str, KernelInput]:
     """The kernel inputs ``u``, ``e`` and (EO/CAL) ``c`` of a notion."""
-    truth = None
-    if notion != "dp":
-        assert variables.truth is not None
-        truth = scalings["truth"].apply(variables.truth)
-    return roles_of(
-        notion,
-        scalings["pred"].apply(variables.pred),
-        scalings["sensitive"].apply(variables.sensitive),
-        truth,
-    )
+    return roles_of(notion, **variables.kernel_inputs(scalings))
 
 
 def roles_of(
-    notion: str, pred: KernelInput | None, sensitive: KernelInput, truth: KernelInput | None
+    notion: str,
+    pred: KernelInput | None,
+    sensitive: KernelInput,
+    truth: KernelInput | None = None,
 ) -> dict[str, KernelInput]:
     """The roles of the notion table above; a role whose variable is ``None`` is left out."""
     if notion == "dp":
@@ -308,6 +328,8 @@ class StreamMoments:
     options: Options
     #: the first chunk's range and row count, to notice chunks outside what it fitted
     ranges: RangeWatch
+    #: whether the conditioning variable (EO/CAL) has a continuous column
+    continuous_conditioning: bool
 
     @classmethod
     def fit(
@@ -319,7 +341,8 @@ class StreamMoments:
         roles = problem_roles(options.notion, problem, scalings)
         moments = GroupedMoments(roles, "c" in roles, options.rank)
         moments.add(roles, problem.like)
-        return cls(moments, scalings, columns, options, RangeWatch.of(problem))
+        continuous = "c" in roles and not is_discrete(roles["c"])
+        return cls(moments, scalings, columns, options, RangeWatch.of(problem), continuous)
 
     def add(self, chunk: pd.DataFrame) -> None:
         """Accumulate one more chunk."""
@@ -330,12 +353,36 @@ class StreamMoments:
     def empty(self) -> StreamMoments:
         """A copy with the fitted maps and no rows, to accumulate other chunks elsewhere."""
         return StreamMoments(
-            self.moments.empty(), self.scalings, self.columns, self.options, self.ranges
+            self.moments.empty(),
+            self.scalings,
+            self.columns,
+            self.options,
+            self.ranges,
+            self.continuous_conditioning,
         )
 
     def estimator(self) -> LowRankFit:
-        """The low-rank estimator of every row accumulated."""
-        return self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
+        """The low-rank estimator of every row accumulated.
+
+        With a continuous conditioning variable its null (the permutation of the attribute
+        rows alone, within local strata) needs the rows, which a stream does not keep: the
+        null mean, and so the adjusted score, is NaN, with a warning.
+        """
+        fit = self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
+        if self.continuous_conditioning:
+            fit.terms = replace(fit.terms, expected_statistic=_unknown_stream_null)
+        return fit
+
+
+def _unknown_stream_null() -> float:
+    warnings.warn(
+        "The adjusted score of a stream with a continuous conditioning variable (y_true under "
+        "EO, y_pred under CAL) is not computed: its permutation null needs the rows in memory. "
+        "null_mean and adjusted are NaN; score in memory (a sample of rows will do) for them.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return float("nan")
 
 
 @dataclass

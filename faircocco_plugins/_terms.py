@@ -97,10 +97,18 @@ class Terms:
         return self.statistic / denominator
 
     def null_mean(self) -> float:
+        """The null statistic over the score's denominator, in [0, 1] (NaN when unknown)."""
         denominator = as_numpy_scalar(self.norm_u * self.norm_e)
         if denominator <= _TINY:
             return 0.0
-        return min(1.0, max(0.0, self.null_statistic / denominator))
+        return float(np.clip(self.null_statistic / denominator, 0.0, 1.0))
+
+    def adjusted(self, score: float) -> float:
+        """The chance-adjusted ``score``: ``max(0, (score − null) / (1 − null))``."""
+        null = self.null_mean()
+        if null >= 1.0:
+            return 0.0
+        return float(np.maximum(0.0, (score - null) / (1.0 - null)))  # NaN stays NaN
 
 
 #: Below this the denominator is treated as 0: a constant variable has centred Gram 0, so its

@@ -30,8 +30,12 @@ def test_dask_dataframe_gives_the_streaming_score(notion, adjusted):
     frame = people(6000)
     columns = {"sensitive_features": ["age", "sex", "region"], "notion": notion}
     columns["y_true"] = None if notion == "dp" else "y_true"
-    expected = faircocco_score("y_pred", data=chunks(frame, 1500), adjusted=adjusted, **columns)
     ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    if notion == "cal" and adjusted:  # the null of a continuous y_pred needs the rows in memory
+        with pytest.warns(UserWarning, match="continuous conditioning variable"):
+            assert np.isnan(faircocco_score("y_pred", data=ddf, adjusted=True, **columns))
+        return
+    expected = faircocco_score("y_pred", data=chunks(frame, 1500), adjusted=adjusted, **columns)
     got = faircocco_score("y_pred", data=ddf, adjusted=adjusted, **columns)
     assert 0 < expected < 1
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)

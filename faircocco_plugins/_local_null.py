@@ -1,0 +1,65 @@
+"""The permutation null of a continuous conditioning variable: attribute rows alone, locally.
+
+Under EO the null hypothesis is ``Ŷ ⊥ A | Y``; a permutation that keeps its law must redraw
+``A`` from its distribution given ``Y`` and leave ``Ŷ`` and ``Y`` in place. With a discrete
+``Y`` permuting the rows of ``Ä = (A, Y)`` within the levels of ``Y`` does exactly that, and
+the expectation has a closed form (:func:`._terms.expected_permuted_trace`). With a continuous
+``Y`` the same scheme within wide bins moves ``Y``'s part of ``Ä`` and the part of ``A`` that
+follows ``Y``, so the permuted statistics lose an alignment the observed one keeps: the test
+rejects fair predictors more often as ``N`` grows, and ``y_pred = y_true`` scored an adjusted
+0.07 under EO at ``N = 1000`` with 10 bins (0.02 with bins of 5 rows).
+
+Here ``A``'s rows alone are permuted, within :func:`._strata.local_strata` (cells of about 10
+nearest rows of the conditioning variable), and the statistic is recomputed from the
+permuted attributes; the null mean of the adjusted score is the mean over
+:data:`NULL_PERMUTATIONS` seeded permutations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ._backend import as_numpy_scalar
+from ._strata import members_of, permute_within
+
+#: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
+#: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
+#: N = 300-3000, one continuous outcome and attribute).
+NULL_PERMUTATIONS = 20
+
+
+class LocalPermutationFit:
+    """An estimator fit whose null permutes the attribute rows alone within local strata.
+
+    ``refit(permutation)`` is the fit of the same data with the attribute rows permuted.
+    """
+
+    def __init__(
+        self,
+        fit: Any,
+        refit: Callable[[np.ndarray], Any],
+        strata: np.ndarray,
+        random_state: int | None,
+    ) -> None:
+        self._refit = refit
+        self._seed = 0 if random_state is None else random_state
+        #: stratum of each row, within which permutations shuffle attribute rows
+        self.strata = strata
+        self.terms = replace(fit.terms, expected_statistic=self._null_statistic)
+
+    def permuted_statistic(self, permutation: np.ndarray) -> float:
+        """The statistic with the attribute rows (not the conditioning variable) permuted."""
+        return float(as_numpy_scalar(self._refit(permutation).terms.statistic))
+
+    def _null_statistic(self) -> float:
+        rng = np.random.default_rng(self._seed)
+        members = members_of(self.strata)
+        values = [
+            self.permuted_statistic(permute_within(members, rng))
+            for _ in range(NULL_PERMUTATIONS)
+        ]
+        return float(np.mean(values))
