@@ -236,7 +236,7 @@ def independence_test(
     random_state: int | None = None,
     method: str = "auto",
     rank: int | None = None,
-    eps: float = 1e-4,
+    eps: float = 1.0,
     conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",
@@ -244,15 +244,21 @@ def independence_test(
 ) -> IndependenceTestResult:
     """Permutation test of (conditional) independence with the FairCOCCO statistic.
 
-    DP permutes the attribute rows; EO and CAL permute the rows of the extended attribute
-    variable within strata of the conditioning variable (its levels when discrete, 10 quantile
-    bins when continuous). The kernel factors are computed once; each permutation costs
-    O(N²) (exact) or O(N r²) (low-rank).
+    DP permutes the attribute rows. EO and CAL permute them within strata of the conditioning
+    variable: its levels when it is discrete, where the kernel factors are computed once and
+    each permutation costs O(N²) (exact) or O(N r²) (low-rank); cells of about 10 nearest rows
+    when it is continuous, where each permutation refits the attribute side (a local
+    permutation test, see the user guide).
 
     Parameters
     ----------
     n_permutations : int
         Number ``B`` of permutations.
+    eps : float
+        Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, makes
+        the test as powerful as HSIC's permutation test and KCI on weak dependence (measured by
+        ``faircocco bench-test``); at 1e-4 it found ``y_pred = y + 0.15 a + noise`` in 6% of
+        repetitions at N = 1000 under DP, against 80% at 1.0.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool

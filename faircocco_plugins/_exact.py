@@ -61,7 +61,7 @@ class ExactFit:
             u_side = r_u @ projector
             e_side = r_e @ projector
             m = projector @ u_side
-        self._m, self._r_e = m, r_e
+        self._m, self._r_e, self._ridge = m, r_e, ridge
         #: stratum of each row, within which permutations shuffle attribute rows
         self.strata = strata
         self.terms = Terms(
@@ -77,6 +77,11 @@ class ExactFit:
         """The statistic with the attribute rows permuted by ``permutation``."""
         permuted = self._host_r_e[np.ix_(permutation, permutation)]
         return float(np.sum(self._host_m * permuted.T))
+
+    def attribute_statistic(self, e: KernelInput) -> float:
+        """The statistic with the extended attributes replaced by ``e`` (the same rows)."""
+        r_e = r_operator(e.on_host(), self._ridge.eps, np.zeros((), dtype=np.float64))
+        return float(np.sum(self._host_m * r_e.T))
 
     @cached_property
     def _host_m(self) -> np.ndarray:

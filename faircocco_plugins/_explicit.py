@@ -17,7 +17,7 @@ import numpy as np
 
 from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
-from ._lowrank import FeatureMap, LowRankFit, StratumMoments
+from ._lowrank import FeatureMap, LowRankFit, StratumMoments, refitted_features
 from ._strata import Strata
 from ._terms import Ridge
 
@@ -51,11 +51,12 @@ class ExplicitRows:
         self.n = next(iter(roles.values())).n
         self._roles = roles
         self._conditional = conditional
+        self._rank = rank
         self.rows: dict[str, Any] = {}
         for role, k in roles.items():
             tracked = is_tracked(k)
-            if not tracked and k.z is not None:
-                k = KernelInput(to_host(k.z), k.codes, k.levels)
+            if not tracked:
+                k = k.on_host()
             feature_map = FeatureMap(rank, max_width=self.n)
             codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
             level_rows = feature_map.level_rows(codes)
@@ -114,6 +115,10 @@ class ExplicitRows:
 
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}
+
+    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
+        """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
+        return refitted_features(FeatureMap(self._rank, max_width=self.n), k)
 
 
 def row_kronecker(level_rows: Any, factor: Any) -> Any:

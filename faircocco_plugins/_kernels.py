@@ -41,6 +41,10 @@ class KernelInput:
     def n(self) -> int:
         return int(self.z.shape[0]) if self.z is not None else int(self.codes.shape[0])  # type: ignore[union-attr]
 
+    def on_host(self) -> KernelInput:
+        """The same input with a host (numpy) ``z``, detached from any autograd graph."""
+        return self if self.z is None else KernelInput(to_host(self.z), self.codes, self.levels)
+
     def take(self, rows: np.ndarray) -> KernelInput:
         """The input of ``rows``, in that order."""
         z = None if self.z is None else take_rows(self.z, rows)

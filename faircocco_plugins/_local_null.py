@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
-from ._backend import as_numpy_scalar
+from ._exact import ExactFit
+from ._kernels import KernelInput
+from ._lowrank import LowRankFit
 from ._strata import members_of, permute_within
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
@@ -35,17 +36,19 @@ NULL_PERMUTATIONS = 20
 class LocalPermutationFit:
     """An estimator fit whose null permutes the attribute rows alone within local strata.
 
-    ``refit(permutation)`` is the fit of the same data with the attribute rows permuted.
+    ``attributes(permutation)`` is the extended attribute input (``Ä``) with the rows of the
+    attributes permuted and the conditioning variable's part in place.
     """
 
     def __init__(
         self,
-        fit: Any,
-        refit: Callable[[np.ndarray], Any],
+        fit: ExactFit | LowRankFit,
+        attributes: Callable[[np.ndarray], KernelInput],
         strata: np.ndarray,
         random_state: int | None,
     ) -> None:
-        self._refit = refit
+        self._fit = fit
+        self._attributes = attributes
         self._seed = 0 if random_state is None else random_state
         #: stratum of each row, within which permutations shuffle attribute rows
         self.strata = strata
@@ -53,13 +56,12 @@ class LocalPermutationFit:
 
     def permuted_statistic(self, permutation: np.ndarray) -> float:
         """The statistic with the attribute rows (not the conditioning variable) permuted."""
-        return float(as_numpy_scalar(self._refit(permutation).terms.statistic))
+        return self._fit.attribute_statistic(self._attributes(permutation))
 
     def _null_statistic(self) -> float:
         rng = np.random.default_rng(self._seed)
         members = members_of(self.strata)
         values = [
-            self.permuted_statistic(permute_within(members, rng))
-            for _ in range(NULL_PERMUTATIONS)
+            self.permuted_statistic(permute_within(members, rng)) for _ in range(NULL_PERMUTATIONS)
         ]
         return float(np.mean(values))

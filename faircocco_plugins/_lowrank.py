@@ -220,6 +220,13 @@ def _psd_square_root(kernel: np.ndarray) -> np.ndarray:
     return vectors[:, keep] * np.sqrt(values[keep])
 
 
+def refitted_features(feature_map: FeatureMap, k: KernelInput) -> np.ndarray:
+    """Host feature rows ``W[g_i] ⊗ φ_i`` of ``k`` under ``feature_map``, fitted on ``k``."""
+    codes, factor = feature_map.fit_transform(k.on_host(), np.zeros(()))
+    level_rows = feature_map.level_rows(codes)
+    return (level_rows[:, :, None] * to_host(factor)[:, None, :]).reshape(k.n, -1)
+
+
 class StratumMoments(NamedTuple):
     """Row count, uncentred feature sums and cross-Grams (host arrays) of one stratum."""
 
@@ -236,6 +243,8 @@ class MomentSource(Protocol):
     def row_strata(self) -> np.ndarray: ...
 
     def host_features(self) -> dict[str, np.ndarray]: ...
+
+    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray: ...
 
 
 def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
@@ -362,6 +371,10 @@ class GroupedMoments:
         roles = _in_memory(self._in_memory)
         return {role: self.explicit_features(role, k) for role, k in roles.items()}
 
+    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
+        """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
+        return refitted_features(FeatureMap(self.maps[role].rank), k)
+
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
         codes, factor = self.maps[role].transform(k, np.zeros(()))
@@ -457,7 +470,6 @@ class LowRankFit:
         use (only the permutation null and the permutation test need it).
         """
         self._source_of = source
-        self._features: dict[str, np.ndarray] | None = None
         self._shifts = {role: ridge.shift(role, n) for role in ("u", "e", "c")}
         self._means = means
         self._grams = centred
@@ -493,18 +505,37 @@ class LowRankFit:
 
         Only ``C_ue`` and ``C_ce`` change, so factors and factorisations are computed once.
         """
-        if self._features is None:
-            self._features = {
-                role: rows - to_host(self._means[role])
-                for role, rows in self._source.host_features().items()
-            }
-        features = self._features
+        features = self._centred_features
         grams = dict(self._host_grams)
         permuted = features["e"][permutation]
         for role in [r for r in ("u", "c") if r in features]:
             grams[(role, "e")] = features[role].T @ permuted
             grams[("e", role)] = grams[(role, "e")].T
         return float(_statistic(grams, self._host_solvers))
+
+    def attribute_statistic(self, e: KernelInput) -> float:
+        """The statistic with the extended attributes replaced by ``e`` (the same rows).
+
+        ``e`` gets a feature map fitted on itself, as the observed attributes did, so that this
+        is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
+        """
+        features = self._centred_features
+        rows = self._source.refitted_features("e", e)
+        rows = rows - np.mean(rows, axis=0)
+        grams = dict(self._host_grams)
+        grams[("e", "e")] = rows.T @ rows
+        for role in [r for r in ("u", "c") if r in features]:
+            grams[(role, "e")] = features[role].T @ rows
+            grams[("e", role)] = grams[(role, "e")].T
+        solvers = {**self._host_solvers, **self._solvers({("e", "e"): grams[("e", "e")]})}
+        return float(_statistic(grams, solvers))
+
+    @cached_property
+    def _centred_features(self) -> dict[str, np.ndarray]:
+        return {
+            role: rows - to_host(self._means[role])
+            for role, rows in self._source.host_features().items()
+        }
 
     def _solvers(self, grams: dict[tuple[str, str], Any]) -> dict[str, PsdSolver]:
         """Factorised ``C_rr + εN I`` of every variable."""

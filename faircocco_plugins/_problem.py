@@ -39,8 +39,8 @@ from ._inputs import (
 )
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._levels import MAX_LEVELS
-from ._lowrank import GroupedMoments, LowRankFit
 from ._local_null import LocalPermutationFit
+from ._lowrank import GroupedMoments, LowRankFit
 from ._strata import Strata, is_discrete, local_strata
 from ._terms import ConstantAttributesFit, Ridge
 
@@ -194,12 +194,12 @@ class Problem:
         if "c" not in roles or is_discrete(roles["c"]):
             return fit
 
-        def refit(permutation: np.ndarray) -> ExactFit | LowRankFit:
+        def permuted_attributes(permutation: np.ndarray) -> KernelInput:
             permuted = {**inputs, "sensitive": inputs["sensitive"].take(permutation)}
-            return self.estimate(roles_of(self.options.notion, **permuted))
+            return roles_of(self.options.notion, **permuted)["e"]
 
         strata = local_strata(roles["c"])
-        return LocalPermutationFit(fit, refit, strata, self.options.random_state)
+        return LocalPermutationFit(fit, permuted_attributes, strata, self.options.random_state)
 
     def variables(self) -> dict[str, Variable]:
         """The variables of the notion: ``pred``, ``sensitive`` and (EO/CAL) ``truth``."""

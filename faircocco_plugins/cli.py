@@ -84,6 +84,8 @@ def _main(argv: list[str] | None) -> int:
             return _demo()
         if args.command == "bench-score":
             return _bench_score(args, arguments)
+        if args.command == "bench-test":
+            return _bench_test(args)
         return int(args.run(args))
     except SystemExit as exit_:  # parser.error() of a subcommand
         return exit_.code if isinstance(exit_.code, int) else 2
@@ -166,6 +168,25 @@ def _parser() -> argparse.ArgumentParser:
         "the machine, the command and the targets met or missed. Takes a few minutes.",
     )
     bench.add_argument("--quick", action="store_true", help="small sizes only (seconds)")
+    test = commands.add_parser(
+        "bench-test",
+        help="type-I error and power of the permutation test against its peers",
+        description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
+        "permutation test and (where installed) hyppo's HSIC and causal-learn's KCI on the same "
+        "generated data, under the null and a weak dependence.",
+    )
+    test.add_argument(
+        "--settings",
+        default="dp,eo-binary,eo-continuous,cal-continuous",
+        help="comma-separated settings (default: all four)",
+    )
+    test.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")
+    test.add_argument("--repetitions", type=_positive_int, default=100, metavar="R")
+    test.add_argument("--permutations", type=_positive_int, default=199, metavar="B")
+    test.add_argument(
+        "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
+    )
+    test.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
     bench.add_argument(
         "--repeats",
         type=_positive_int,
@@ -452,13 +473,29 @@ def _demo() -> int:
     return 0
 
 
-# --- bench-score --------------------------------------------------------------------------------
+# --- bench-score and bench-test -----------------------------------------------------------------
 
 
 def _bench_score(args: argparse.Namespace, arguments: list[str]) -> int:
     from ._bench import run
 
     run(quick=args.quick, repeats=args.repeats, command=shlex.join(["faircocco", *arguments]))
+    return 0
+
+
+def _bench_test(args: argparse.Namespace) -> int:
+    from ._bench_test import run
+
+    eps = [None if value == "default" else float(value) for value in args.eps.split(",")]
+    run(
+        settings=args.settings.split(","),
+        sizes=[int(n) for n in args.sizes.split(",")],
+        repetitions=args.repetitions,
+        permutations=args.permutations,
+        eps_values=eps,
+        peers=not args.no_peers,
+        out=sys.stdout,
+    )
     return 0
 
 

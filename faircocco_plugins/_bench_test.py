@@ -1,0 +1,184 @@
+"""The test benchmark behind ``faircocco bench-test``: size and power of the permutation test.
+
+On generated data with one continuous attribute ``a`` and a weak dependence
+(``y_pred = y + 0.15 a + noise`` under the alternative, ``y_pred = y + noise`` under the null),
+it prints the rejection rate at the 5% level, with its standard error over repetitions, of
+:func:`~faircocco_plugins.independence_test` and, where installed, of hyppo's HSIC test (DP)
+and causal-learn's KCI (EO and CAL), all on the same data; and, for the FairCOCCO rows, the
+mean chance-adjusted score of the fair (null) data. Settings:
+
+* ``dp``: ``a`` independent of ``y``; the null is ``Ŷ ⊥ A``;
+* ``eo-binary`` and ``eo-continuous``: ``a = y + noise`` with a binary or continuous ``y``; the
+  null is ``Ŷ ⊥ A | Y``;
+* ``cal-continuous``: the roles of ``y`` and ``y_pred`` swapped; the null is ``Y ⊥ A | Ŷ``.
+
+Benchmarks are not tests: nothing here asserts a rate.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ._api import faircocco_score, independence_test
+
+SETTINGS = ("dp", "eo-binary", "eo-continuous", "cal-continuous")
+#: Strength of the attribute's direct effect under the alternative.
+EFFECT = 0.15
+LEVEL = 0.05
+
+
+@dataclass(frozen=True)
+class Sample:
+    y_pred: np.ndarray
+    attribute: np.ndarray
+    y_true: np.ndarray | None
+    notion: str
+
+
+def sample(setting: str, n: int, dependent: bool, rng: np.random.Generator) -> Sample:
+    """One data set of ``setting`` with ``n`` rows, under the alternative when ``dependent``."""
+    if setting == "eo-binary":
+        y = rng.integers(0, 2, n).astype(np.float64)
+    else:
+        y = rng.normal(size=n)
+    a = rng.normal(size=n) if setting == "dp" else y + rng.normal(size=n)
+    pred = y + EFFECT * dependent * a + rng.normal(size=n)
+    if setting == "dp":
+        return Sample(pred, a, None, "dp")
+    if setting.startswith("cal"):
+        return Sample(y, a, pred, "cal")  # the outcome follows the score, and a beyond it
+    return Sample(pred, a, y, "eo")
+
+
+Test = Callable[[Sample, int], float]
+
+
+def faircocco_test(permutations: int, options: dict[str, Any]) -> Test:
+    def pvalue(s: Sample, seed: int) -> float:
+        result = independence_test(
+            s.y_pred,
+            s.attribute,
+            y_true=s.y_true,
+            notion=s.notion,
+            n_permutations=permutations,
+            random_state=seed,
+            **options,
+        )
+        return result.pvalue
+
+    return pvalue
+
+
+def peer_tests(permutations: int) -> dict[str, Test]:
+    """hyppo's HSIC (DP) and causal-learn's KCI (EO, CAL), where installed."""
+    tests: dict[str, Test] = {}
+    if importlib.util.find_spec("hyppo") is not None:
+        from hyppo.independence import Hsic
+
+        def hsic(s: Sample, seed: int) -> float:
+            if s.notion != "dp":
+                return float("nan")
+            with warnings.catch_warnings():  # hyppo warns below 1000 permutations
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = Hsic().test(
+                    s.y_pred, s.attribute, reps=permutations, auto=False, random_state=seed
+                )
+            return float(result[1])
+
+        tests["hyppo HSIC"] = hsic
+    if importlib.util.find_spec("causallearn") is not None:
+        from causallearn.utils.cit import CIT
+
+        def kci(s: Sample, seed: int) -> float:
+            if s.notion == "dp":
+                return float("nan")
+            assert s.y_true is not None
+            given = s.y_true if s.notion == "eo" else s.y_pred
+            measured = s.y_pred if s.notion == "eo" else s.y_true
+            return float(CIT(np.column_stack([measured, s.attribute, given]), "kci")(0, 1, [2]))
+
+        tests["causal-learn KCI"] = kci
+    return tests
+
+
+def run(
+    *,
+    settings: Sequence[str] = SETTINGS,
+    sizes: Sequence[int] = (300, 1000),
+    repetitions: int = 100,
+    permutations: int = 199,
+    eps_values: Sequence[float | None] = (None,),
+    peers: bool = True,
+    out: TextIO | None = None,
+) -> pd.DataFrame:
+    """Print and return the rejection rates of each test, setting and size.
+
+    ``eps_values`` lists the ``eps`` of the FairCOCCO test (``None``: its default). Repetition
+    ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the alternative,
+    the same for every test.
+    """
+    tests = {
+        f"faircocco eps={'default' if eps is None else f'{eps:g}'}": faircocco_test(
+            permutations, {} if eps is None else {"eps": eps}
+        )
+        for eps in eps_values
+    }
+    if peers:
+        tests.update(peer_tests(permutations))
+    rows = []
+    for setting in settings:
+        for n in sizes:
+            for name, test in tests.items():
+                rates: dict[str, Any] = {"setting": setting, "n": n, "test": name}
+                seconds = 0.0
+                for dependent, label in ((False, "size"), (True, "power")):
+                    rejected = []
+                    for r in range(repetitions):
+                        data = sample(
+                            setting, n, dependent, np.random.default_rng(r + 10**6 * dependent)
+                        )
+                        start = time.perf_counter()
+                        p = test(data, r)
+                        seconds += time.perf_counter() - start
+                        rejected.append(p <= LEVEL)
+                    if np.isnan(p):
+                        break
+                    rate = float(np.mean(rejected))
+                    rates[label] = rate
+                    rates[f"{label}_se"] = float(np.sqrt(rate * (1 - rate) / repetitions))
+                else:
+                    rates["seconds_per_test"] = seconds / (2 * repetitions)
+                    if name.startswith("faircocco"):
+                        rates["adjusted_null"] = _mean_adjusted(setting, n, repetitions)
+                    rows.append(rates)
+                    if out is not None:
+                        print(_line(rates), file=out, flush=True)
+    return pd.DataFrame(rows)
+
+
+def _mean_adjusted(setting: str, n: int, repetitions: int) -> float:
+    """Mean adjusted score (the score's own ``eps``) of the null data of every repetition."""
+    values = []
+    for r in range(repetitions):
+        s = sample(setting, n, False, np.random.default_rng(r))
+        values.append(
+            faircocco_score(s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, adjusted=True)
+        )
+    return float(np.mean(values))
+
+
+def _line(r: dict[str, Any]) -> str:
+    adjusted = f"  adjusted under the null {r['adjusted_null']:.4f}" if "adjusted_null" in r else ""
+    return (
+        f"{r['setting']:>14} {r['n']:>5} {r['test']:>22}  size {r['size']:.3f} ± "
+        f"{r['size_se']:.3f}  power {r['power']:.3f} ± {r['power_se']:.3f}  "
+        f"{r['seconds_per_test']:.3f} s/test{adjusted}"
+    )
