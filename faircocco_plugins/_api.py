@@ -212,7 +212,8 @@ class IndependenceTestResult:
     statistic : float
         The observed unnormalised statistic ``I_F``, the test statistic.
     score : float
-        The observed FairCOCCO score.
+        The observed FairCOCCO score at the test's ``eps`` (1.0 by default), which is not the
+        score's default ``1e-4``: call :func:`faircocco_score` for the paper's scale.
     pvalue : float
         ``(1 + #{T_b >= T}) / (1 + B)`` over ``B`` permutations.
     null_distribution : numpy.ndarray

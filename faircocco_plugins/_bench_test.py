@@ -10,7 +10,9 @@ mean chance-adjusted score of the fair (null) data. Settings:
 * ``dp``: ``a`` independent of ``y``; the null is ``Ŷ ⊥ A``;
 * ``eo-binary`` and ``eo-continuous``: ``a = y + noise`` with a binary or continuous ``y``; the
   null is ``Ŷ ⊥ A | Y``;
-* ``cal-continuous``: the roles of ``y`` and ``y_pred`` swapped; the null is ``Y ⊥ A | Ŷ``.
+* ``cal-binary``: probabilities ``Ŷ = σ(z)`` of a binary outcome, ``a = z + noise``, and
+  ``Y ~ Bernoulli(σ(z + 0.6 a))`` under the alternative (``σ(z)`` under the null); the null is
+  ``Y ⊥ A | Ŷ`` with a continuous conditioning variable.
 
 Benchmarks are not tests: nothing here asserts a rate.
 """
@@ -29,9 +31,11 @@ import pandas as pd
 
 from ._api import faircocco_score, independence_test
 
-SETTINGS = ("dp", "eo-binary", "eo-continuous", "cal-continuous")
-#: Strength of the attribute's direct effect under the alternative.
+SETTINGS = ("dp", "eo-binary", "eo-continuous", "cal-binary")
+#: Strength of the attribute's direct effect under the alternative (on the outcome's logit for
+#: ``cal-binary``, where a binary outcome carries less information).
 EFFECT = 0.15
+CAL_EFFECT = 0.6
 LEVEL = 0.05
 
 
@@ -45,6 +49,11 @@ class Sample:
 
 def sample(setting: str, n: int, dependent: bool, rng: np.random.Generator) -> Sample:
     """One data set of ``setting`` with ``n`` rows, under the alternative when ``dependent``."""
+    if setting == "cal-binary":
+        z = rng.normal(size=n)
+        a = z + rng.normal(size=n)
+        outcome = rng.random(n) < _sigmoid(z + CAL_EFFECT * dependent * a)
+        return Sample(_sigmoid(z), a, outcome.astype(np.float64), "cal")
     if setting == "eo-binary":
         y = rng.integers(0, 2, n).astype(np.float64)
     else:
@@ -53,9 +62,11 @@ def sample(setting: str, n: int, dependent: bool, rng: np.random.Generator) -> S
     pred = y + EFFECT * dependent * a + rng.normal(size=n)
     if setting == "dp":
         return Sample(pred, a, None, "dp")
-    if setting.startswith("cal"):
-        return Sample(y, a, pred, "cal")  # the outcome follows the score, and a beyond it
     return Sample(pred, a, y, "eo")
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
 
 
 Test = Callable[[Sample, int], float]

@@ -177,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     test.add_argument(
         "--settings",
-        default="dp,eo-binary,eo-continuous,cal-continuous",
+        default="dp,eo-binary,eo-continuous,cal-binary",
         help="comma-separated settings (default: all four)",
     )
     test.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")

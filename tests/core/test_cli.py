@@ -421,6 +421,23 @@ def test_bench_score_quick(capsys):
     assert re.search(r"\d+ of 10 targets met", out)
 
 
+def test_bench_test_prints_rates_with_standard_errors(capsys):
+    arguments = ["bench-test", "--settings", "dp,cal-binary", "--sizes", "120"]
+    arguments += ["--repetitions", "4", "--permutations", "19", "--eps", "default,1e-4"]
+    code, out, _ = run_cli(capsys, *arguments, "--no-peers")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 4  # two settings times two eps
+    for line in lines:
+        size, size_se, power, power_se = map(
+            float, re.search(r"size (\S+) ± (\S+)  power (\S+) ± (\S+)", line).groups()
+        )
+        for rate, se in ((size, size_se), (power, power_se)):
+            assert rate in (0.0, 0.25, 0.5, 0.75, 1.0)  # of 4 repetitions
+            assert se == pytest.approx(np.sqrt(rate * (1 - rate) / 4), abs=5e-4)
+        assert "adjusted under the null" in line
+
+
 # --- the installed command -------------------------------------------------------------------
 
 
