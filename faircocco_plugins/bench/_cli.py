@@ -32,6 +32,7 @@ _STUDY_OPTIONS = (
     ("epochs", "--epochs"),
     ("warmup_epochs", "--warmup-epochs"),
     ("max_train_rows", "--max-train-rows"),
+    ("max_eval_rows", "--max-eval-rows"),
     ("data_dir", "--data-dir"),
     ("jobs", "--jobs"),
     ("backend", "--backend"),
@@ -97,6 +98,12 @@ def register(commands: Any) -> None:
     )
     bench.add_argument(
         "--max-train-rows", type=_positive, metavar="N", help="subsample the training part"
+    )
+    bench.add_argument(
+        "--max-eval-rows",
+        type=_positive,
+        metavar="N",
+        help="subsample the validation and test parts",
     )
     bench.add_argument("--data-dir", metavar="DIR", help="directory searched first for data")
     bench.add_argument(
@@ -167,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         "epochs": args.epochs,
         "warmup_epochs": args.warmup_epochs,
         "max_train_rows": args.max_train_rows,
+        "max_eval_rows": args.max_eval_rows,
     }
     if args.preset is not None:
         config, notes = preset_config(args.preset, data_dir=args.data_dir, **settings)

@@ -34,7 +34,7 @@ class Preset:
     datasets : tuple of str
         ``PAPER_DATASETS`` runs those whose raw files are found or downloaded, or
         ``SYNTHETIC_DATASETS`` when none is (see :func:`preset_config`).
-    methods, notions, seeds, grid, epochs, warmup_epochs, max_train_rows
+    methods, notions, seeds, grid, epochs, warmup_epochs, max_train_rows, max_eval_rows
         As for :class:`StudyConfig`.
     """
 
@@ -48,6 +48,7 @@ class Preset:
     epochs: int | None
     warmup_epochs: int | None
     max_train_rows: int | None
+    max_eval_rows: int | None
 
 
 PRESETS: dict[str, Preset] = {
@@ -56,7 +57,7 @@ PRESETS: dict[str, Preset] = {
         description=(
             "A short real study: the nine datasets (or the synthetic ones), NN, FairCOCCO, "
             "FACL and HSIC under EO and DP, 2 seeds, 3 penalty weights, 10 epochs (2 of "
-            "warm-up), at most 2,000 training rows"
+            "warm-up), at most 2,000 training rows and 20,000 validation and test rows"
         ),
         datasets=PAPER_DATASETS,
         methods=("nn", "faircocco", "facl", "hsic"),
@@ -66,6 +67,7 @@ PRESETS: dict[str, Preset] = {
         epochs=10,
         warmup_epochs=2,
         max_train_rows=2000,
+        max_eval_rows=20_000,
     ),
     "paper": Preset(
         name="paper",
@@ -81,6 +83,7 @@ PRESETS: dict[str, Preset] = {
         epochs=100,
         warmup_epochs=None,
         max_train_rows=None,
+        max_eval_rows=None,
     ),
 }
 
@@ -130,6 +133,7 @@ def preset_config(
         "epochs": chosen.epochs,
         "warmup_epochs": chosen.warmup_epochs,
         "max_train_rows": chosen.max_train_rows,
+        "max_eval_rows": chosen.max_eval_rows,
         "data_dir": data_dir,
     }
     given = {k: v for k, v in overrides.items() if v is not None}

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -134,8 +134,8 @@ def execute_cell(
         with single_threaded():
             data = _dataset(loader, cell.dataset, cell.seed)
             stage = "prepare"
-            cap = cell.settings.get("max_train_rows")
-            train, validation, test = _prepared(loader, cell.dataset, cell.seed, cap)
+            caps = (cell.settings.get("max_train_rows"), cell.settings.get("max_eval_rows"))
+            train, validation, test = _prepared(loader, cell.dataset, cell.seed, *caps)
             measured.update(
                 n_train=len(train[1]), n_validation=len(validation[1]), n_test=len(test[1])
             )
@@ -177,23 +177,26 @@ Part = tuple[pd.DataFrame, pd.Series, pd.DataFrame]
 
 
 @functools.lru_cache(maxsize=1)
-def _prepared(loader: Loader, name: str, seed: int, cap: int | None) -> tuple[Part, Part, Part]:
+def _prepared(
+    loader: Loader, name: str, seed: int, cap: int | None, eval_cap: int | None = None
+) -> tuple[Part, Part, Part]:
     # consecutive cells share their dataset and seed; preparing the parts of a large dataset
     # takes seconds (KDD census: about 2 s), longer than fitting a small network on them
-    return _parts(_dataset(loader, name, seed), seed, cap)
+    return _parts(_dataset(loader, name, seed), seed, cap, eval_cap)
 
 
-def _parts(data: Any, seed: int, cap: int | None) -> tuple[Part, Part, Part]:
-    """Train, validation and test parts; features standardised with training statistics."""
-    parts = [data.part(name) for name in ("train", "validation", "test")]
-    train = parts[0]
-    X, y, sensitive = train.X, train.y, train.sensitive
-    if cap is not None and len(y) > cap:
-        # the same rows for every method of this seed
-        rng = np.random.default_rng(seed)
-        rows = np.sort(rng.choice(len(y), size=int(cap), replace=False))
-        X, y, sensitive = X.iloc[rows], y.iloc[rows], sensitive.iloc[rows]
-    values = X.to_numpy(dtype=np.float64)
+def _parts(
+    data: Any, seed: int, cap: int | None, eval_cap: int | None = None
+) -> tuple[Part, Part, Part]:
+    """Train, validation and test parts; features standardised with training statistics.
+
+    The training part has at most ``cap`` rows, the others at most ``eval_cap``.
+    """
+    parts = [
+        _subsample(data.part(name), seed, limit)
+        for name, limit in (("train", cap), ("validation", eval_cap), ("test", eval_cap))
+    ]
+    values = parts[0].X.to_numpy(dtype=np.float64)
     mean = values.mean(axis=0)
     scale = values.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
@@ -202,13 +205,25 @@ def _parts(data: Any, seed: int, cap: int | None) -> tuple[Part, Part, Part]:
         scaled = (frame.to_numpy(dtype=np.float64) - mean) / scale
         return pd.DataFrame(scaled, columns=frame.columns)
 
-    def clean(X: pd.DataFrame, y: pd.Series, s: pd.DataFrame) -> Part:
-        return standardise(X), y.reset_index(drop=True), s.reset_index(drop=True)
+    def clean(part: Any) -> Part:
+        return (
+            standardise(part.X),
+            part.y.reset_index(drop=True),
+            part.sensitive.reset_index(drop=True),
+        )
 
-    return (
-        clean(X, y, sensitive),
-        clean(parts[1].X, parts[1].y, parts[1].sensitive),
-        clean(parts[2].X, parts[2].y, parts[2].sensitive),
+    train, validation, test = (clean(part) for part in parts)
+    return train, validation, test
+
+
+def _subsample(part: Any, seed: int, cap: int | None) -> Any:
+    """At most ``cap`` rows of ``part``, the same for every method of this seed."""
+    if cap is None or len(part.y) <= cap:
+        return part
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(part.y), size=int(cap), replace=False))
+    return replace(
+        part, X=part.X.iloc[rows], y=part.y.iloc[rows], sensitive=part.sensitive.iloc[rows]
     )
 
 

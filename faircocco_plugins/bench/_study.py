@@ -40,7 +40,10 @@ class StudyConfig:
         First epochs trained without the fairness term, for the methods that take them.
     max_train_rows : int, optional
         Fit on a random subsample of at most this many training rows (the same rows for every
-        method of a seed); validation and test parts are always used whole.
+        method of a seed).
+    max_eval_rows : int, optional
+        Evaluate on random subsamples of at most this many validation and test rows (the same
+        rows for every method of a seed); the tables report the N used. Default: whole parts.
     data_dir : str, optional
         Directory searched first for the datasets' raw files.
 
@@ -61,6 +64,7 @@ class StudyConfig:
     epochs: int | None = None
     warmup_epochs: int | None = None
     max_train_rows: int | None = None
+    max_eval_rows: int | None = None
     data_dir: str | None = None
 
     def __post_init__(self) -> None:
@@ -86,7 +90,12 @@ class StudyConfig:
             raise ValueError(f"seeds={self.seeds!r} is not valid; expected non-negative integers.")
         if self.grid not in ("full", "quick"):
             raise ValueError(f"grid={self.grid!r} is not valid; expected 'full' or 'quick'.")
-        for name, minimum in (("epochs", 1), ("warmup_epochs", 0), ("max_train_rows", 10)):
+        for name, minimum in (
+            ("epochs", 1),
+            ("warmup_epochs", 0),
+            ("max_train_rows", 10),
+            ("max_eval_rows", 10),
+        ):
             value = getattr(self, name)
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int) or value < minimum
@@ -348,8 +357,9 @@ def _settings(config: StudyConfig, spec: MethodSpec) -> dict[str, Any]:
         for name in spec.training_settings
         if getattr(config, name) is not None
     }
-    if config.max_train_rows is not None:
-        chosen["max_train_rows"] = config.max_train_rows
+    for cap in ("max_train_rows", "max_eval_rows"):
+        if getattr(config, cap) is not None:
+            chosen[cap] = getattr(config, cap)
     return chosen
 
 

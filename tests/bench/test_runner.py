@@ -185,6 +185,23 @@ def test_a_study_with_its_own_loader_records_that_loader_as_the_source(
     }
 
 
+def test_evaluation_parts_are_capped_by_max_eval_rows(bench_loader: Any) -> None:
+    data = bench_loader("tiny", 4)
+    config = StudyConfig(datasets=("tiny",), seeds=(4,), max_train_rows=50, max_eval_rows=20)
+    profile = DatasetProfile.of(data)
+    spec = MethodSpec(name="spy", description="", capabilities=_all(), factory=print, param_grid={})
+    cells, _ = plan_study(config, {"spy": spec}, {"tiny": profile})
+    assert cells[0].settings == {"max_train_rows": 50, "max_eval_rows": 20}
+    train, validation, test = _parts(data, 4, 50, cells[0].settings["max_eval_rows"])
+    whole = _parts(data, 4, 50)
+    assert (len(train[1]), len(validation[1]), len(test[1])) == (50, 20, 20)
+    assert len(whole[2][1]) > 20
+    # the capped test rows are rows of the whole test part, with their own outcomes
+    rows = test[0].merge(whole[2][0].assign(y=whole[2][1]), on=list(test[0].columns))
+    assert len(rows) == 20
+    assert (rows["y"].to_numpy() == test[1].to_numpy()).all()
+
+
 def test_features_are_standardised_with_training_statistics(bench_loader: Any) -> None:
     data = bench_loader("tiny", 4)
     config = StudyConfig(datasets=("tiny",), seeds=(4,), max_train_rows=50)
