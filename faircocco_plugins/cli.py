@@ -177,8 +177,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     test.add_argument(
         "--settings",
-        default="dp,eo-binary,eo-continuous,cal-binary",
-        help="comma-separated settings (default: all four)",
+        default="dp,eo-binary,eo-continuous,eo-mixed,cal-binary",
+        help="comma-separated settings (default: all five)",
     )
     test.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")
     test.add_argument("--repetitions", type=_positive_int, default=100, metavar="R")
