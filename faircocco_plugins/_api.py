@@ -203,6 +203,11 @@ def faircocco_report(
     )
 
 
+#: The permutation test's default ``eps``: larger than the score's, for power (see
+#: :func:`independence_test`).
+TEST_EPS = 1.0
+
+
 @dataclass(frozen=True)
 class IndependenceTestResult:
     """Result of :func:`independence_test`.
@@ -237,7 +242,7 @@ def independence_test(
     random_state: int | None = None,
     method: str = "auto",
     rank: int | None = None,
-    eps: float = 1.0,
+    eps: float = TEST_EPS,
     conditioning_eps: float | None = None,
     attribute_kernel: str = "product",
     bandwidth: str | float = "median",

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._api import faircocco_report, independence_test
+from ._api import TEST_EPS, faircocco_report, independence_test
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30
@@ -262,7 +262,7 @@ def _score(args: argparse.Namespace) -> int:
             **options,
         )
         print(
-            f"permutation test ({args.permutations:,} permutations): "
+            f"permutation test ({args.permutations:,} permutations, eps {TEST_EPS:g}): "
             f"statistic {result.statistic:.4f}, p-value {result.pvalue:.4f}"
         )
     return 0
