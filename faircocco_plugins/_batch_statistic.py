@@ -31,7 +31,6 @@ from ._backend import (
     single_blas_thread,
     take_rows,
 )
-from ._explicit import row_kronecker
 from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
 from ._kernels import (
     KernelInput,
@@ -41,7 +40,7 @@ from ._kernels import (
     median_distance,
 )
 from ._levels import LevelRegistry
-from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky
+from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky, row_kronecker
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
 from ._strata import Strata

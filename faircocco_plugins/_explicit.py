@@ -17,7 +17,7 @@ import numpy as np
 
 from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
-from ._lowrank import FeatureMap, LowRankFit, StratumMoments, refitted_features
+from ._lowrank import FeatureMap, LowRankFit, StratumMoments, refitted_features, row_kronecker
 from ._strata import Strata
 from ._terms import Ridge
 
@@ -119,10 +119,3 @@ class ExplicitRows:
     def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
         """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
         return refitted_features(FeatureMap(self._rank, max_width=self.n), k)
-
-
-def row_kronecker(level_rows: Any, factor: Any) -> Any:
-    """Row-wise Kronecker product of the level rows and the continuous factor rows."""
-    xp = namespace(level_rows, factor)
-    n = int(factor.shape[0])
-    return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))

@@ -220,11 +220,17 @@ def _psd_square_root(kernel: np.ndarray) -> np.ndarray:
     return vectors[:, keep] * np.sqrt(values[keep])
 
 
+def row_kronecker(level_rows: Any, factor: Any) -> Any:
+    """Row-wise Kronecker product of the level rows and the continuous factor rows."""
+    xp = namespace(level_rows, factor)
+    n = int(factor.shape[0])
+    return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))
+
+
 def refitted_features(feature_map: FeatureMap, k: KernelInput) -> np.ndarray:
     """Host feature rows ``W[g_i] ⊗ φ_i`` of ``k`` under ``feature_map``, fitted on ``k``."""
     codes, factor = feature_map.fit_transform(k.on_host(), np.zeros(()))
-    level_rows = feature_map.level_rows(codes)
-    return (level_rows[:, :, None] * to_host(factor)[:, None, :]).reshape(k.n, -1)
+    return row_kronecker(feature_map.level_rows(codes), to_host(factor))
 
 
 class StratumMoments(NamedTuple):
@@ -379,8 +385,7 @@ class GroupedMoments:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
         codes, factor = self.maps[role].transform(k, np.zeros(()))
         level_rows = self.maps[role].level_factor()[codes]
-        rows = level_rows[:, :, None] * to_host(factor)[:, None, :]
-        return rows.reshape(k.n, -1)
+        return row_kronecker(level_rows, to_host(factor))
 
     def expanded(
         self, like: Any, groups: list[int] | None = None
