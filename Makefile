@@ -20,8 +20,8 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml
 	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch
 	touch $(STAMP)
 
-# A short real study (about 8 minutes on 2 cores): the paper's datasets found under
-# $$FAIRCOCCO_DATA or downloaded, else synthetic ones; then its report.
+# A short real study (8 minutes on 2 cores when last timed to the end; see the harness guide):
+# the paper's datasets found under $$FAIRCOCCO_DATA or downloaded, else synthetic ones; its report.
 demo: venv
 	$(BIN)/faircocco bench --preset quick --jobs 2 --store results/quick.sqlite
 	$(BIN)/faircocco report results/quick.sqlite --out results/quick-report
