@@ -148,8 +148,7 @@ def faircocco_score(
     terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
     score = _bounded(terms.score())
     if adjusted:
-        null = terms.null_mean()
-        score = score * 0.0 if null >= 1.0 else _bounded((score - null) / (1.0 - null))
+        score = terms.adjusted(score)
     return _output(score, y_pred)
 
 
@@ -396,10 +395,10 @@ def _output(value: Any, y_pred: Any) -> Any:
 
 
 def _report_row(terms: Terms) -> dict[str, Any]:
-    score = as_numpy_scalar(_bounded(terms.score()))
+    score = _bounded(terms.score())
     return {
-        "score": score,
-        "adjusted": terms.adjusted(score),
+        "score": as_numpy_scalar(score),
+        "adjusted": as_numpy_scalar(terms.adjusted(score)),
         "null_mean": terms.null_mean(),
         "statistic": as_numpy_scalar(terms.statistic),
         "method": terms.method,

@@ -328,8 +328,6 @@ class StreamMoments:
     options: Options
     #: the first chunk's range and row count, to notice chunks outside what it fitted
     ranges: RangeWatch
-    #: whether the conditioning variable (EO/CAL) has a continuous column
-    continuous_conditioning: bool
 
     @classmethod
     def fit(
@@ -341,8 +339,7 @@ class StreamMoments:
         roles = problem_roles(options.notion, problem, scalings)
         moments = GroupedMoments(roles, "c" in roles, options.rank)
         moments.add(roles, problem.like)
-        continuous = "c" in roles and not is_discrete(roles["c"])
-        return cls(moments, scalings, columns, options, RangeWatch.of(problem), continuous)
+        return cls(moments, scalings, columns, options, RangeWatch.of(problem))
 
     def add(self, chunk: pd.DataFrame) -> None:
         """Accumulate one more chunk."""
@@ -353,12 +350,7 @@ class StreamMoments:
     def empty(self) -> StreamMoments:
         """A copy with the fitted maps and no rows, to accumulate other chunks elsewhere."""
         return StreamMoments(
-            self.moments.empty(),
-            self.scalings,
-            self.columns,
-            self.options,
-            self.ranges,
-            self.continuous_conditioning,
+            self.moments.empty(), self.scalings, self.columns, self.options, self.ranges
         )
 
     def estimator(self) -> LowRankFit:
@@ -369,7 +361,7 @@ class StreamMoments:
         null mean, and so the adjusted score, is NaN, with a warning.
         """
         fit = self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
-        if self.continuous_conditioning:
+        if self.moments.strata is not None and self.moments.strata.continuous:
             fit.terms = replace(fit.terms, expected_statistic=_unknown_stream_null)
         return fit
 

@@ -51,6 +51,11 @@ class Strata:
             quantiles = np.quantile(z[:, self._column], np.arange(1, N_BINS) / N_BINS)
             self._edges = np.unique(quantiles)
 
+    @property
+    def continuous(self) -> bool:
+        """Whether the conditioning variable has a continuous column (binned, not levels)."""
+        return self._encoder is None
+
     def translate(self, other: Strata, codes: np.ndarray) -> np.ndarray:
         """This object's stratum codes of ``other``'s (a copy that saw other chunks)."""
         if self._encoder is None or other._encoder is None:

@@ -103,12 +103,16 @@ class Terms:
             return 0.0
         return float(np.clip(self.null_statistic / denominator, 0.0, 1.0))
 
-    def adjusted(self, score: float) -> float:
-        """The chance-adjusted ``score``: ``max(0, (score − null) / (1 − null))``."""
+    def adjusted(self, score: Any) -> Any:
+        """The chance-adjusted ``score`` (a 0-d array or tensor, which keeps its gradient).
+
+        ``(score − null) / (1 − null)`` clipped to [0, 1]; 0 when the null mean is 1, NaN when
+        it is unknown.
+        """
         null = self.null_mean()
         if null >= 1.0:
-            return 0.0
-        return float(np.maximum(0.0, (score - null) / (1.0 - null)))  # NaN stays NaN
+            return score * 0.0
+        return namespace(score).clip((score - null) / (1.0 - null), min=0.0, max=1.0)
 
 
 #: Below this the denominator is treated as 0: a constant variable has centred Gram 0, so its
