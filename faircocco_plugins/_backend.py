@@ -1,9 +1,10 @@
 """The few linear-algebra operations the array API standard lacks, per backend.
 
-The math is written once against the array API; only a Cholesky solve needs a backend-specific
-call (numpy via SciPy's LAPACK, torch via ``torch.cholesky_solve``, both differentiable where the
-backend is). Small dense factorisations run on one BLAS thread: on two-core machines a two-thread
-OpenBLAS Cholesky measured about 4x slower than a single thread.
+The math is written once against the array API. What the standard lacks (Cholesky factors and
+solves, triangular solves, scattered row sums, host functions with a hand-written gradient) is
+done here for numpy through SciPy's LAPACK, and for torch tensors by :mod:`._torch_engine`,
+imported only when a torch tensor arrives. Small dense factorisations run on one BLAS thread
+(see :func:`single_blas_thread`).
 """
 
 from __future__ import annotations
@@ -68,17 +69,13 @@ class PsdSolver:
             namespace(a)
         )
         if self._torch:
-            import torch
-
-            self._factor = torch.linalg.cholesky(a)
+            self._factor = _torch_engine().cholesky(a)
         else:
             self._factor = host_cholesky(a)
 
     def solve(self, b: Any) -> Any:
         if self._torch:
-            import torch
-
-            return torch.cholesky_solve(b, self._factor)
+            return _torch_engine().cholesky_solve(b, self._factor)
         return _lapack("potrs", b.dtype)(self._factor, b, lower=1)[0]
 
 
@@ -120,9 +117,7 @@ def solve_psd(a: Any, b: Any) -> Any:
 def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
     """``b @ inv(lower)ᵀ`` for a lower-triangular ``lower``, by a triangular solve."""
     if not isinstance(b, np.ndarray) and array_api_compat.is_torch_namespace(namespace(b, lower)):
-        import torch
-
-        return torch.linalg.solve_triangular(lower.mT, b, upper=True, left=False)
+        return _torch_engine().divide_by_lower_transposed(b, lower)
     # row-major result: later row gathers and Gram products stream through memory
     return np.ascontiguousarray(_solve_lower(lower, b.T, transposed=False).T)
 
@@ -152,7 +147,7 @@ def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
     xp = namespace(values)
     device = array_api_compat.device(values)
     zeros = xp.zeros((n_rows, *values.shape[1:]), dtype=values.dtype, device=device)
-    return zeros.index_add(0, xp.asarray(index, device=device), values)
+    return _torch_engine().add_rows(zeros, xp.asarray(index, device=device), values)
 
 
 def take_rows(x: Any, index: np.ndarray) -> Any:
@@ -198,36 +193,18 @@ def host_function(
     """
     host_x = to_host(x) if host is None else host
     if getattr(x, "requires_grad", False):
-        return _torch_host_function().apply(x, host_x, value_and_gradient)
+        return _torch_engine().HostFunction.apply(x, host_x, value_and_gradient)
     xp = namespace(x)
     dtype = x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64
     value, _ = value_and_gradient(host_x)
     return xp.asarray(value, dtype=dtype, device=array_api_compat.device(x))
 
 
-@cache
-def _torch_host_function() -> Any:
-    """The autograd node of :func:`host_function` (defined once; torch is imported lazily)."""
-    import torch
-    from torch.autograd.function import once_differentiable
+def _torch_engine() -> Any:
+    """The torch operations, imported on the first torch tensor (the core's one door to torch)."""
+    from . import _torch_engine
 
-    class HostFunction(torch.autograd.Function):
-        @staticmethod
-        def forward(
-            ctx: Any, x: torch.Tensor, host_x: np.ndarray, value_and_gradient: Any
-        ) -> torch.Tensor:
-            value, gradient = value_and_gradient(host_x)
-            # converted here, so that the backward pass is a single product: a training step
-            # always takes the gradient, and torch calls a Python backward at a high cost
-            ctx.gradient = torch.from_numpy(gradient().reshape(x.shape)).to(x.device, x.dtype)
-            return torch.tensor(value, dtype=x.dtype, device=x.device)
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None, None]:
-            return upstream * ctx.gradient, None, None
-
-    return HostFunction
+    return _torch_engine
 
 
 def host_array(value: Any) -> Any:
@@ -235,13 +212,8 @@ def host_array(value: Any) -> Any:
     if not array_api_compat.is_array_api_obj(value) or isinstance(value, np.ndarray):
         return value
     if array_api_compat.is_torch_array(value):
-        import torch
-
-        # the general route below costs several times more, and training calls this per batch;
-        # numpy converts to float64 faster than torch, but has no bfloat16
-        value = value.detach().cpu()
-        array = (value.double() if value.dtype == torch.bfloat16 else value).numpy()
-        return array.astype(np.float64, copy=False) if array.dtype.kind == "f" else array
+        # the general route below costs several times more, and training calls this per batch
+        return _torch_engine().to_numpy(value)
     xp = namespace(value)
     if xp.isdtype(value.dtype, "real floating"):
         value = xp.astype(value, xp.float64)

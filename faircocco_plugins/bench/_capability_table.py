@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ._protocol import KINDS, NOTIONS, MethodSpec, available_methods
+from ..plugins import KINDS, NOTIONS, MethodSpec, available_methods
 
 #: Mark of a supported capability.
 YES = "✓"
@@ -63,7 +63,8 @@ def capability_table(methods: Mapping[str, MethodSpec] | None = None) -> pd.Data
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import Capabilities, MethodSpec, capability_table
+    >>> from faircocco_plugins.bench import capability_table
+    >>> from faircocco_plugins.plugins import Capabilities, MethodSpec
     >>> spec = MethodSpec(
     ...     name="plain", description="a fairness-unaware model",
     ...     capabilities=Capabilities(

@@ -147,9 +147,9 @@ def run(args: argparse.Namespace) -> int:
     if missing is not None:
         print(f"faircocco bench: error: the harness {missing}", file=sys.stderr)
         return 2
+    from ..plugins import BrokenMethodWarning, available_methods
     from ._presets import preset_config
     from ._progress import default_progress, format_duration
-    from ._protocol import BrokenMethodWarning, available_methods
     from ._runner import run_study
     from ._study import StudyConfig
 

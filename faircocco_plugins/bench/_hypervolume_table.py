@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..plugins import NOTIONS
 from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
 from ._plots import performance_metric
-from ._protocol import NOTIONS
 from ._results_tables import dataset_order, method_order
 
 #: Columns of :func:`hypervolume_table`.

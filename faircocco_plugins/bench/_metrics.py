@@ -10,7 +10,8 @@ Every metric is computed on the whole part, so every method is judged on the sam
   over that of the true outcome (NaN when the outcome is constant on the part), and
   ``outcome_variance``, the variance of the true outcome on the part: the MSE of predicting
   its mean, so ``1 − mse / outcome_variance`` is the part's R².
-* Both: for each notion ``n`` in ``dp``, ``eo``, ``cal``: ``faircocco_<n>`` (all attributes
+* Both: for each evaluated notion ``n`` (``dp``, ``eo`` and ``cal`` unless fewer are asked
+  for): ``faircocco_<n>`` (all attributes
   jointly; of the positive class's probabilities when ``proba`` is given, as the AUC, else of
   the predictions), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
   ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
@@ -46,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
-from ._protocol import NOTIONS, TASKS, attribute_kind
+from ..plugins import NOTIONS, TASKS, attribute_kind
 from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).
@@ -66,7 +67,9 @@ REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread", "outcome_vari
 SPREAD_THRESHOLD = 1e-3
 
 
-def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
+def metric_names(
+    task: str, attributes: Sequence[str], notions: Sequence[str] = NOTIONS
+) -> list[str]:
     """The names of the metrics of a run, in the order :func:`evaluate_predictions` gives.
 
     Parameters
@@ -74,6 +77,8 @@ def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
     task : {"classification", "regression"}
     attributes : sequence of str
         The sensitive attributes' names.
+    notions : sequence of {"dp", "eo", "cal"}, default all three
+        The notions whose FairCOCCO scores are evaluated.
 
     Returns
     -------
@@ -87,8 +92,9 @@ def metric_names(task: str, attributes: Sequence[str]) -> list[str]:
     """
     if task not in TASKS:
         raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
+    _check_notions(notions)
     names = list(CLASSIFICATION_METRICS if task == "classification" else REGRESSION_METRICS)
-    for notion in NOTIONS:
+    for notion in notions:
         names += [f"faircocco_{notion}", f"faircocco_{notion}_adjusted"]
         for attribute in attributes:
             names += [
@@ -106,6 +112,7 @@ def evaluate_predictions(
     sensitive: pd.DataFrame,
     *,
     proba: Any = None,
+    notions: Sequence[str] = NOTIONS,
     random_state: int | None = 0,
 ) -> dict[str, float]:
     """Every metric of one run on one evaluated part (see the module description).
@@ -122,6 +129,11 @@ def evaluate_predictions(
     proba : array-like of shape (n,) or (n, 2), optional
         Predicted probability of the positive class (the last column when 2-D). The AUC and
         the FairCOCCO scores are computed on it; without it the scores are of ``y_pred``.
+    notions : sequence of {"dp", "eo", "cal"}, default all three
+        The notions whose FairCOCCO scores are evaluated. The harness asks for the notion a
+        run was trained for: CAL of probabilities, and EO of a continuous outcome, average 20
+        refits for their null (:func:`faircocco_plugins.faircocco_report`), which costs
+        seconds per part at 20,000 rows.
     random_state : int, optional
         Seed of the FairCOCCO bandwidth sample.
 
@@ -145,6 +157,7 @@ def evaluate_predictions(
         raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
     if not isinstance(sensitive, pd.DataFrame):
         raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    _check_notions(notions)
     truth = _vector(y_true, "y_true")
     pred = _vector(y_pred, "y_pred")
     if not len(truth) == len(pred) == len(sensitive):
@@ -176,7 +189,7 @@ def evaluate_predictions(
         median = float(np.median(truth_f))
         truth_b, pred_b = truth_f > median, pred_f > median
         score_pred, score_true = pred_f, truth_f
-    metrics.update(_faircocco(score_pred, score_true, sensitive, random_state))
+    metrics.update(_faircocco(score_pred, score_true, sensitive, notions, random_state))
     groups = attribute_groups(sensitive)
     deo = {a: equal_opportunity_gap(truth_b, pred_b, groups[a]) for a in groups.columns}
     di = {a: disparate_impact(pred_b, groups[a]) for a in groups.columns}
@@ -366,13 +379,24 @@ def _classification(
     }
 
 
+def _check_notions(notions: Sequence[str]) -> None:
+    if isinstance(notions, str) or not notions or any(n not in NOTIONS for n in notions):
+        raise ValueError(
+            f"notions={notions!r} is not valid; expected a non-empty sequence of {list(NOTIONS)}."
+        )
+
+
 def _faircocco(
-    y_pred: np.ndarray, y_true: np.ndarray, sensitive: pd.DataFrame, random_state: int | None
+    y_pred: np.ndarray,
+    y_true: np.ndarray,
+    sensitive: pd.DataFrame,
+    notions: Sequence[str],
+    random_state: int | None,
 ) -> dict[str, float]:
     metrics: dict[str, float] = {}
     names = [str(c) for c in sensitive.columns]
     frame = sensitive.set_axis(names, axis=1)
-    for notion in NOTIONS:
+    for notion in notions:
         report = faircocco_report(
             y_pred,
             frame,

@@ -183,7 +183,7 @@ def default_progress() -> Progress:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import default_progress
+    >>> from faircocco_plugins.bench._progress import default_progress
     >>> type(default_progress()).__name__ in ("RichProgress", "PlainProgress")
     True
     """
@@ -215,7 +215,7 @@ def format_duration(seconds: float) -> str:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import format_duration
+    >>> from faircocco_plugins.bench._progress import format_duration
     >>> format_duration(185.0)
     '3m05s'
     """

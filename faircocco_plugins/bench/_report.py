@@ -17,12 +17,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..plugins import NOTIONS, MethodSpec, available_methods
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
 from ._hypervolume_table import hypervolume_table
 from ._metrics import SPREAD_THRESHOLD
 from ._plots import plot_pareto_fronts
-from ._protocol import NOTIONS, MethodSpec, available_methods
 from ._results_tables import (
     DEGENERATE_MARK,
     GROUP_COLUMNS,

@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..plugins import NOTIONS
 from ._metrics import degenerate_runs
 from ._presets import PAPER_DATASETS
-from ._protocol import NOTIONS
 from ._selection import DEFAULT_TOLERANCE, select_runs
 
 #: Output formats of the tables and index pages.

@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..plugins import MethodSpec, available_methods
 from ._backends import Backend, make_backend
 from ._metrics import evaluate_predictions
 from ._progress import Progress
-from ._protocol import MethodSpec, available_methods
 from ._store import STATUSES, ResultsStore, RunRecord
 from ._study import Cell, DatasetProfile, StudyConfig, plan_study, select_methods
 
@@ -65,7 +65,7 @@ class RegistryLoader:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import RegistryLoader
+    >>> from faircocco_plugins.bench._runner import RegistryLoader
     >>> RegistryLoader()("synthetic", 0).task
     'classification'
     """
@@ -164,7 +164,13 @@ def execute_cell(
                 ("validation", "test"), (validation, test), outputs, strict=True
             ):
                 values = evaluate_predictions(
-                    data.task, part[1], y_pred, part[2], proba=proba, random_state=cell.seed
+                    data.task,
+                    part[1],
+                    y_pred,
+                    part[2],
+                    proba=proba,
+                    notions=(cell.notion,),
+                    random_state=cell.seed,
                 )
                 metrics.update({f"{part_name}.{k}": v for k, v in values.items()})
     except Exception as error:
@@ -293,7 +299,7 @@ class PeakMemory:
     Examples
     --------
     >>> import numpy as np
-    >>> from faircocco_plugins.bench import PeakMemory
+    >>> from faircocco_plugins.bench._runner import PeakMemory
     >>> with PeakMemory() as memory:
     ...     block = np.ones(2**20)
     >>> memory.peak_mib >= memory.start_mib  # doctest: +SKIP

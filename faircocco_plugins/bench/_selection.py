@@ -172,7 +172,7 @@ def params_key(params: object) -> str:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import params_key
+    >>> from faircocco_plugins.bench._selection import params_key
     >>> params_key({"lr": 0.001, "lam": 1.0})
     '{"lam": 1.0, "lr": 0.001}'
     """

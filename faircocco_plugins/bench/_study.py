@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ._protocol import NOTIONS, TASKS, MethodSpec, attribute_kind, outcome_kind
+from ..plugins import NOTIONS, TASKS, MethodSpec, attribute_kind, outcome_kind
 from ._store import RunRecord
 
 #: The paper averages over 10 runs.
@@ -141,7 +141,7 @@ class DatasetProfile:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import DatasetProfile
+    >>> from faircocco_plugins.bench._study import DatasetProfile
     >>> DatasetProfile("students", "regression", (("age", "continuous"),), "continuous").kinds
     ('continuous',)
     """
@@ -174,7 +174,7 @@ class DatasetProfile:
 
         Examples
         --------
-        >>> from faircocco_plugins.bench import DatasetProfile
+        >>> from faircocco_plugins.bench._study import DatasetProfile
         >>> from faircocco_plugins.datasets import make_fairness_dataset
         >>> DatasetProfile.of(make_fairness_dataset(100, random_state=0)).kinds
         ('binary', 'continuous', 'categorical')
@@ -243,7 +243,7 @@ def run_id(
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import run_id
+    >>> from faircocco_plugins.bench._study import run_id
     >>> a = run_id(study="s", dataset="german", method="nn", notion="eo", seed=0,
     ...            params={"lr": 0.01, "batch_size": 64}, settings={"epochs": 5})
     >>> b = run_id(study="s", dataset="german", method="nn", notion="eo", seed=0,
@@ -392,7 +392,7 @@ def select_methods(
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import select_methods
+    >>> from faircocco_plugins.bench._study import select_methods
     >>> select_methods({}, [])
     {}
     """

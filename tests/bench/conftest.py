@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from faircocco_plugins.bench import Capabilities, MethodSpec
 from faircocco_plugins.datasets import Dataset, make_fairness_dataset
+from faircocco_plugins.plugins import Capabilities, MethodSpec
 
 ALL_KINDS = ("binary", "categorical", "continuous")
 #: Names the tiny loader knows, and their task.

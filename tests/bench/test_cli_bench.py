@@ -8,12 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faircocco_plugins.bench import (
-    PAPER_DATASETS,
-    SYNTHETIC_DATASETS,
-    ResultsStore,
-    preset_config,
-)
+from faircocco_plugins.bench import PAPER_DATASETS, SYNTHETIC_DATASETS, ResultsStore, preset_config
 from faircocco_plugins.cli import main
 
 pytest.importorskip("faircocco_torch")

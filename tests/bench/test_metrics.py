@@ -56,6 +56,18 @@ def test_proba_given_as_two_columns_and_missing() -> None:
         evaluate_predictions("classification", Y, Y_HAT, SEX, proba=np.ones((8, 3)))
 
 
+def test_only_the_asked_notions_are_scored() -> None:
+    proba = np.array([0.9, 0.8, 0.7, 0.1, 0.6, 0.4, 0.3, 0.2])
+    every = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba)
+    eo = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba, notions=("eo",))
+    assert list(eo) == metric_names("classification", ["sex"], notions=("eo",))
+    assert not any(name.startswith(("faircocco_dp", "faircocco_cal")) for name in eo)
+    assert eo == {name: every[name] for name in eo}
+    for bad in ("eo", (), ("eo", "parity")):
+        with pytest.raises(ValueError, match="notions="):
+            evaluate_predictions("classification", Y, Y_HAT, SEX, notions=bad)
+
+
 def test_single_class_predictions_are_flagged() -> None:
     metrics = evaluate_predictions("classification", Y, np.zeros(8, dtype=int), SEX)
     assert metrics["single_class"] == 1.0

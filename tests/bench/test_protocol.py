@@ -8,20 +8,17 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from faircocco_plugins.bench import (
+from faircocco_plugins.bench import StudyConfig
+from faircocco_plugins.bench._study import DatasetProfile, plan_study, run_id, select_methods
+from faircocco_plugins.plugins import (
     BrokenMethodWarning,
     Capabilities,
-    DatasetProfile,
     MethodLoadError,
     MethodSpec,
     Mitigator,
-    StudyConfig,
     attribute_kind,
     available_methods,
     outcome_kind,
-    plan_study,
-    run_id,
-    select_methods,
 )
 
 TORCH_METHODS = (

@@ -21,19 +21,14 @@ from report_fixtures import (
     build_fixture_store,
 )
 
-from faircocco_plugins.bench import (
-    ResultsStore,
-    StudyConfig,
-    available_methods,
-    degenerate_runs,
-    run_study,
-)
+from faircocco_plugins.bench import ResultsStore, StudyConfig, degenerate_runs, run_study
 from faircocco_plugins.bench._capability_table import capability_table
 from faircocco_plugins.bench._fronts import non_dominated
 from faircocco_plugins.bench._plots import pareto_points
 from faircocco_plugins.bench._report import write_report
 from faircocco_plugins.bench._results_tables import ResultsTable, results_tables, summarise_runs
 from faircocco_plugins.cli import main
+from faircocco_plugins.plugins import available_methods
 
 PERFORMANCE = {"german": ("accuracy", True), "students": ("mse", False)}
 

@@ -127,7 +127,8 @@ def test_kill_9_then_ctrl_c_then_resume(tmp_path: Path) -> None:
 _SLOW_STUDY = """
 import os, sys, time
 from pathlib import Path
-from faircocco_plugins.bench import Capabilities, MethodSpec, StudyConfig, run_study
+from faircocco_plugins.plugins import Capabilities, MethodSpec
+from faircocco_plugins.bench import StudyConfig, run_study
 
 folder = Path(sys.argv[1])
 

@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from faircocco_plugins.bench import RUN_COLUMNS, ResultsStore, RunRecord
+from faircocco_plugins.bench import ResultsStore, RunRecord
+from faircocco_plugins.bench._store import RUN_COLUMNS
 
 
 def _record(run_id: str, **changes: Any) -> RunRecord:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
-from faircocco_plugins.bench import KINDS, TASKS, Capabilities
+from faircocco_plugins.plugins import KINDS, TASKS, Capabilities
 
 __all__ = ["KINDS", "PenaltyCapabilities", "column_kind", "outcome_kind"]
 
@@ -15,9 +15,9 @@ __all__ = ["KINDS", "PenaltyCapabilities", "column_kind", "outcome_kind"]
 class PenaltyCapabilities(Capabilities):
     """What a penalty supports, and the shape of the predictions it accepts.
 
-    The harness's :class:`faircocco_plugins.bench.Capabilities`, with ``multi_output`` added
-    and ``tasks`` (both) and ``needs_gradients`` (true) given defaults, so the harness reads a
-    penalty's capabilities directly.
+    The plugin contract's :class:`faircocco_plugins.plugins.Capabilities`, with
+    ``multi_output`` added and ``tasks`` (both) and ``needs_gradients`` (true) given defaults,
+    so the harness reads a penalty's capabilities directly.
 
     Parameters
     ----------

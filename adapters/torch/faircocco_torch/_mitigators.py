@@ -1,6 +1,6 @@
 """The methods of this package, registered under the ``faircocco_plugins.mitigators`` group.
 
-Each entry point loads to a :class:`faircocco_plugins.bench.MethodSpec` whose factory takes
+Each entry point loads to a :class:`faircocco_plugins.plugins.MethodSpec` whose factory takes
 ``task`` (``"classification"`` or ``"regression"``) and keyword parameters of
 :class:`FairCOCCOClassifier` / :class:`FairCOCCORegressor`, and returns an unfitted estimator
 whose ``fit(X, y, *, sensitive_features=...)`` trains the paper's network with one method. The
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from faircocco_plugins.bench import KINDS, NOTIONS, TASKS, Capabilities, MethodSpec
+from faircocco_plugins.plugins import KINDS, NOTIONS, TASKS, Capabilities, MethodSpec
 
 from ._base import FairnessPenalty
 from ._constraint import FairCOCCOConstraint

@@ -139,7 +139,12 @@ def train_and_score(
     x_test = test.X.to_numpy(np.float32)
     proba = model.predict_proba(x_test)[:, 1] if task == "classification" else None
     metrics = evaluate_predictions(
-        task, test.y.to_numpy(), model.predict(x_test), test.sensitive, proba=proba
+        task,
+        test.y.to_numpy(),
+        model.predict(x_test),
+        test.sensitive,
+        proba=proba,
+        notions=(notion,),
     )
     record: dict[str, float | str] = {
         "dataset": parts.name,

@@ -1,8 +1,23 @@
-"""What a method is to the harness: its capabilities, its estimator contract, its sweep.
+"""The plugin contract: what an adapter implements, and what it may rely on.
 
-Methods are found through the entry-point group ``faircocco_plugins.mitigators``; each entry
-point loads to a :class:`MethodSpec`. This module needs only numpy and pandas, so adapters can
-describe their methods without importing the harness's optional dependencies.
+This is the one module a toolkit adapter (``faircocco_torch``, and the fairlearn and AIF360
+adapters) or a third-party distribution needs, besides the public score and statistic API of
+:mod:`faircocco_plugins`. It needs only numpy and pandas: importing it imports neither the
+head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependencies.
+
+* **A method** is an estimator with fairlearn's ``fit(X, y, *, sensitive_features=...)``
+  (:class:`Mitigator`), described by a :class:`MethodSpec` (its :class:`Capabilities`, a
+  factory and its sweeps) that an entry point in the group :data:`METHOD_ENTRY_POINT_GROUP`
+  loads to; :func:`available_methods` finds them.
+* **A dataset** is a :class:`DatasetSource` that an entry point in the group
+  :data:`DATASET_ENTRY_POINT_GROUP` loads to (or :func:`faircocco_plugins.datasets.register_dataset`
+  registers in-process).
+* **The vocabulary** shared by both: :data:`TASKS`, :data:`NOTIONS`, :data:`KINDS`, and the
+  rules :func:`attribute_kind` and :func:`outcome_kind` that give a column its kind.
+
+An adapter imports from here and from :mod:`faircocco_plugins`, never from a private
+``faircocco_plugins._*`` module or from the harness; ``make test`` checks this with
+import-linter.
 """
 
 from __future__ import annotations
@@ -17,10 +32,33 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from .._inputs import is_nominal
+from ._inputs import is_nominal
+from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
+from .datasets import DataFile, DatasetSource, LoadedTable
 
-#: The entry-point group that adapters register their methods under.
-ENTRY_POINT_GROUP = "faircocco_plugins.mitigators"
+__all__ = [
+    "DATASET_ENTRY_POINT_GROUP",
+    "KINDS",
+    "METHOD_ENTRY_POINT_GROUP",
+    "MULTIPLE_ATTRIBUTES",
+    "NOTIONS",
+    "TASKS",
+    "TRAINING_SETTINGS",
+    "BrokenMethodWarning",
+    "Capabilities",
+    "DataFile",
+    "DatasetSource",
+    "LoadedTable",
+    "MethodLoadError",
+    "MethodSpec",
+    "Mitigator",
+    "attribute_kind",
+    "available_methods",
+    "outcome_kind",
+]
+
+#: The entry-point group that adapters register their methods (:class:`MethodSpec`) under.
+METHOD_ENTRY_POINT_GROUP = "faircocco_plugins.mitigators"
 #: Learning tasks.
 TASKS: tuple[str, ...] = ("classification", "regression")
 #: Fairness notions: demographic parity, equalised odds, calibration.
@@ -60,7 +98,7 @@ class Capabilities:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import Capabilities
+    >>> from faircocco_plugins.plugins import Capabilities
     >>> caps = Capabilities(
     ...     tasks=("classification",), notions=("dp", "eo"), attributes=("binary",),
     ...     outcomes=("binary",), multiple_attributes="single", needs_gradients=False,
@@ -131,7 +169,7 @@ class Capabilities:
 
         Examples
         --------
-        >>> from faircocco_plugins.bench import Capabilities
+        >>> from faircocco_plugins.plugins import Capabilities
         >>> caps = Capabilities(
         ...     tasks=("classification", "regression"), notions=("dp", "eo", "cal"),
         ...     attributes=("binary", "categorical", "continuous"),
@@ -167,7 +205,7 @@ class Mitigator(Protocol):
     Examples
     --------
     >>> import numpy as np
-    >>> from faircocco_plugins.bench import Mitigator
+    >>> from faircocco_plugins.plugins import Mitigator
     >>> class Majority:
     ...     def fit(self, X, y, *, sensitive_features):
     ...         self.label_ = int(np.mean(y) >= 0.5)
@@ -216,7 +254,7 @@ class MethodSpec:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import Capabilities, MethodSpec
+    >>> from faircocco_plugins.plugins import Capabilities, MethodSpec
     >>> from sklearn.linear_model import LogisticRegression
     >>> class Plain:
     ...     def __init__(self, C): self.model = LogisticRegression(C=C)
@@ -337,7 +375,7 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import available_methods
+    >>> from faircocco_plugins.plugins import available_methods
     >>> methods = available_methods()  # doctest: +SKIP
     >>> sorted(methods)[:3]  # doctest: +SKIP
     ['covariance', 'facl', 'faircocco']
@@ -346,7 +384,7 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
         raise ValueError(f"on_error={on_error!r} is not valid; expected 'raise' or 'warn'.")
     found: dict[str, MethodSpec] = {}
     broken: list[str] = []
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for entry_point in metadata.entry_points(group=METHOD_ENTRY_POINT_GROUP):
         where = f"{entry_point.name} = {entry_point.value}"
         if entry_point.dist is not None:
             where += f" (distribution {entry_point.dist.name} {entry_point.dist.version})"
@@ -368,7 +406,7 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
     if broken:
         advice = (
             "reinstall or uninstall the distribution that registers it, or fix the entry point "
-            f"in its pyproject.toml (group {ENTRY_POINT_GROUP!r})"
+            f"in its pyproject.toml (group {METHOD_ENTRY_POINT_GROUP!r})"
         )
         if on_error == "raise":
             listing = "\n  ".join(broken)
@@ -398,7 +436,7 @@ def attribute_kind(column: pd.Series) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench import attribute_kind
+    >>> from faircocco_plugins.plugins import attribute_kind
     >>> attribute_kind(pd.Series(["a", "b", "c"])), attribute_kind(pd.Series([0.5, 1.5, 2.0]))
     ('categorical', 'continuous')
     """
@@ -428,7 +466,7 @@ def outcome_kind(y: pd.Series, task: str) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench import outcome_kind
+    >>> from faircocco_plugins.plugins import outcome_kind
     >>> outcome_kind(pd.Series([0, 1, 1]), "classification")
     'binary'
     """
