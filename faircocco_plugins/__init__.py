@@ -14,6 +14,7 @@ from ._api import (
     independence_test,
 )
 from ._batch_statistic import BatchStatistic
+from ._config import config_context, get_config, set_config
 from ._inputs import is_nominal
 from ._kernels import standardise
 from ._synthetic import make_synthetic
@@ -21,12 +22,15 @@ from ._synthetic import make_synthetic
 __all__ = [
     "BatchStatistic",
     "IndependenceTestResult",
+    "config_context",
     "faircocco_report",
     "faircocco_score",
     "faircocco_statistic",
+    "get_config",
     "independence_test",
     "is_nominal",
     "make_synthetic",
+    "set_config",
     "standardise",
 ]
 __version__ = "0.1.0"

@@ -11,14 +11,15 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ._backend import as_numpy_scalar, blas_single_threaded, namespace
+from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._problem import Options, Problem, fit_stream, report_columns, select_columns
 from ._strata import members_of, permute_within
 from ._terms import Terms
+from ._threads import in_memory_on_one_blas_thread
 
 
-@blas_single_threaded
+@in_memory_on_one_blas_thread
 def faircocco_statistic(
     y_pred: Any,
     sensitive_features: Any,
@@ -59,7 +60,7 @@ def faircocco_statistic(
     return _output(terms.statistic, y_pred)
 
 
-@blas_single_threaded
+@in_memory_on_one_blas_thread
 def faircocco_score(
     y_pred: Any,
     sensitive_features: Any,
@@ -152,7 +153,7 @@ def faircocco_score(
     return _output(score, y_pred)
 
 
-@blas_single_threaded
+@in_memory_on_one_blas_thread
 def faircocco_report(
     y_pred: Any,
     sensitive_features: Any,
@@ -230,7 +231,7 @@ class IndependenceTestResult:
     null_distribution: np.ndarray
 
 
-@blas_single_threaded
+@in_memory_on_one_blas_thread
 def independence_test(
     y_pred: Any,
     sensitive_features: Any,
@@ -262,7 +263,7 @@ def independence_test(
     eps : float
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
         for power: ``y_pred = y + 0.15 a + noise`` was found under DP at N = 1000 in 70% of 100
-        repetitions, against 10% at 1e-4 (``faircocco bench-test``, which also compares
+        repetitions, against 10% at 1e-4 (``benchmarks/independence_test.py``, which also compares
         hyppo's HSIC test and causal-learn's KCI; see the performance page).
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).

@@ -3,21 +3,18 @@
 The math is written once against the array API. What the standard lacks (Cholesky factors and
 solves, triangular solves, scattered row sums, host functions with a hand-written gradient) is
 done here for numpy through SciPy's LAPACK, and for torch tensors by :mod:`._torch_engine`,
-imported only when a torch tensor arrives. Small dense factorisations run on one BLAS thread
-(see :func:`single_blas_thread`).
+imported only when a torch tensor arrives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from functools import cache, wraps
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 import array_api_compat
 import numpy as np
 from scipy.linalg import get_lapack_funcs
-from threadpoolctl import ThreadpoolController
 
 
 def namespace(*arrays: Any) -> Any:
@@ -34,30 +31,6 @@ def namespace(*arrays: Any) -> Any:
 @cache
 def _numpy_namespace() -> Any:
     return array_api_compat.array_namespace(np.zeros(0))
-
-
-@cache
-def _blas_libraries() -> list[Any]:
-    """The BLAS libraries numpy and SciPy loaded (both are imported by this module)."""
-    return ThreadpoolController().select(user_api="blas").lib_controllers
-
-
-@contextmanager
-def single_blas_thread() -> Iterator[None]:
-    """Run numpy/SciPy BLAS and LAPACK calls on one thread inside the block.
-
-    Set on the libraries directly: ``threadpoolctl``'s ``limit`` costs about 25 µs per entry,
-    which shows once per training batch.
-    """
-    libraries = _blas_libraries()
-    previous = [library.num_threads for library in libraries]
-    for library in libraries:
-        library.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for library, threads in zip(libraries, previous, strict=True):
-            library.set_num_threads(threads)
 
 
 class PsdSolver:
@@ -92,21 +65,6 @@ def _lapack(name: str, dtype: np.dtype) -> Any:
     """A LAPACK routine for ``dtype``: called directly, it costs a fifth of SciPy's checked
     wrappers, which shows on the small factorisations of every training batch."""
     return get_lapack_funcs(name, dtype=dtype)
-
-
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def blas_single_threaded(function: Callable[P, T]) -> Callable[P, T]:
-    """Decorate a public entry point to run its numpy/SciPy linear algebra on one thread."""
-
-    @wraps(function)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        with single_blas_thread():
-            return function(*args, **kwargs)
-
-    return wrapper
 
 
 def solve_psd(a: Any, b: Any) -> Any:

@@ -28,7 +28,6 @@ from ._backend import (
     host_cholesky,
     host_divide_by_lower,
     host_function,
-    single_blas_thread,
     take_rows,
 )
 from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
@@ -44,6 +43,7 @@ from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky, row_
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
 from ._strata import Strata
+from ._threads import single_blas_thread
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
 _STRATUM = "stratum"

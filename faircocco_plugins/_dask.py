@@ -16,6 +16,7 @@ import pandas as pd
 
 from ._lowrank import LowRankFit
 from ._problem import Options, StreamMoments, check_columns
+from ._threads import single_blas_thread
 
 
 def is_dask_dataframe(data: Any) -> bool:
@@ -38,9 +39,10 @@ def fit_dask(
     first = partitions[0].compute()
     if first.empty:
         raise ValueError("the first partition of data is empty; repartition the Dask DataFrame.")
-    streams = {
-        key: StreamMoments.fit(first, columns, options) for key, columns in column_sets.items()
-    }
+    with single_blas_thread():
+        streams = {
+            key: StreamMoments.fit(first, columns, options) for key, columns in column_sets.items()
+        }
     templates = {key: stream.empty() for key, stream in streams.items()}
     blocks = [dask.delayed(_partition_moments)(p, templates) for p in partitions[1:]]
     while len(blocks) > 1:
@@ -58,8 +60,11 @@ def _partition_moments(
 ) -> dict[str, StreamMoments]:
     streams = {key: template.empty() for key, template in templates.items()}
     if not partition.empty:
-        for stream in streams.values():
-            stream.add(partition)
+        # on Dask's workers, possibly threads of one process: the limit is shared and restored
+        # when the last partition leaves it
+        with single_blas_thread():
+            for stream in streams.values():
+                stream.add(partition)
     return streams
 
 

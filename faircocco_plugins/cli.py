@@ -1,4 +1,4 @@
-"""The ``faircocco`` command: score a table, run the demo, or benchmark the score.
+"""The ``faircocco`` command: score a table, run the demo, run a head-to-head study.
 
 Argument parsing and printing only; the work is done by the public API.
 
@@ -7,7 +7,7 @@ Argument parsing and printing only; the work is done by the public API.
    $ faircocco score people.csv --pred y_pred --sensitive sex,age --target y_true --notion eo
    $ faircocco score big.parquet --pred y_pred --sensitive sex,age --chunksize 1000000
    $ faircocco demo
-   $ faircocco bench-score --quick
+   $ faircocco bench --preset quick
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import shlex
 import sys
 import time
 import warnings
@@ -82,10 +81,6 @@ def _main(argv: list[str] | None) -> int:
             return _score(args)
         if args.command == "demo":
             return _demo()
-        if args.command == "bench-score":
-            return _bench_score(args, arguments)
-        if args.command == "bench-test":
-            return _bench_test(args)
         return int(args.run(args))
     except SystemExit as exit_:  # parser.error() of a subcommand
         return exit_.code if isinstance(exit_.code, int) else 2
@@ -161,39 +156,6 @@ def _parser() -> argparse.ArgumentParser:
         description="Score a bundled synthetic example under DP and EO and print the reports.",
     )
 
-    bench = commands.add_parser(
-        "bench-score",
-        help="time the exact and low-rank estimators",
-        description="Time the exact and low-rank estimators of the score and print a table with "
-        "the machine, the command and the targets met or missed. Takes a few minutes.",
-    )
-    bench.add_argument("--quick", action="store_true", help="small sizes only (seconds)")
-    test = commands.add_parser(
-        "bench-test",
-        help="type-I error and power of the permutation test against its peers",
-        description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
-        "permutation test and (where installed) hyppo's HSIC and causal-learn's KCI on the same "
-        "generated data, under the null and a weak dependence.",
-    )
-    test.add_argument(
-        "--settings",
-        default="dp,eo-binary,eo-continuous,eo-mixed,cal-binary",
-        help="comma-separated settings (default: all five)",
-    )
-    test.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")
-    test.add_argument("--repetitions", type=_positive_int, default=100, metavar="R")
-    test.add_argument("--permutations", type=_positive_int, default=199, metavar="B")
-    test.add_argument(
-        "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
-    )
-    test.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
-    bench.add_argument(
-        "--repeats",
-        type=_positive_int,
-        default=3,
-        metavar="K",
-        help="timed calls after one warm-up call; the median is reported (default: 3)",
-    )
     parser.set_defaults(score_parser=score)
     return parser
 
@@ -470,32 +432,6 @@ def _demo() -> int:
             f"{joint['adjusted']:.4f} (the raw score expected under independence at this size "
             f"is {joint['null_mean']:.4f})."
         )
-    return 0
-
-
-# --- bench-score and bench-test -----------------------------------------------------------------
-
-
-def _bench_score(args: argparse.Namespace, arguments: list[str]) -> int:
-    from ._bench import run
-
-    run(quick=args.quick, repeats=args.repeats, command=shlex.join(["faircocco", *arguments]))
-    return 0
-
-
-def _bench_test(args: argparse.Namespace) -> int:
-    from ._bench_test import run
-
-    eps = [None if value == "default" else float(value) for value in args.eps.split(",")]
-    run(
-        settings=args.settings.split(","),
-        sizes=[int(n) for n in args.sizes.split(",")],
-        repetitions=args.repetitions,
-        permutations=args.permutations,
-        eps_values=eps,
-        peers=not args.no_peers,
-        out=sys.stdout,
-    )
     return 0
 
 

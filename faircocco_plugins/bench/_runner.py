@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._threads import single_blas_thread
 from ..plugins import MethodSpec, available_methods
 from ._backends import Backend, make_backend
 from ._metrics import evaluate_predictions
@@ -75,19 +76,22 @@ class RegistryLoader:
 
     def __call__(self, name: str, seed: int) -> Any:
         """The dataset ``name`` with the split of ``seed``."""
-        from ..datasets import load_dataset
-        from ..datasets._registry import register_missing
+        from ..datasets import get_source, load_dataset, register_source
 
+        # in a worker process, the sources registered in the driver's process
         for source in self.sources:
-            register_missing(source)
+            try:
+                get_source(source.name)
+            except ValueError:
+                register_source(source)
         return load_dataset(name, data_dir=self.data_dir, random_state=seed)
 
     @classmethod
     def for_datasets(cls, names: Iterable[str], data_dir: str | None = None) -> RegistryLoader:
         """A loader that carries the in-process registrations among ``names``."""
-        from ..datasets._registry import user_sources
+        from ..datasets import get_source
 
-        return cls(data_dir, user_sources(names))
+        return cls(data_dir, tuple(s for s in map(get_source, names) if s.origin == "user"))
 
 
 #: ``loader(name, seed) -> Dataset``.
@@ -249,11 +253,9 @@ def _dataset(loader: Loader, name: str, seed: int) -> Any:
 @contextmanager
 def single_threaded() -> Iterator[None]:
     """One BLAS and one torch thread inside the block, for reproducible, uncontended cells."""
-    from threadpoolctl import threadpool_limits
-
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
-    with threadpool_limits(1):
+    with single_blas_thread():
         if torch is not None:
             torch.set_num_threads(1)
         try:

@@ -9,7 +9,14 @@ names with their attributes and whether their raw files are available here. Add 
 
 from ._dataset import Dataset, Part, Split
 from ._files import DatasetLoadError, DatasetUnavailableError
-from ._registry import ENTRY_POINT_GROUP, list_datasets, load_dataset, register_dataset
+from ._registry import (
+    ENTRY_POINT_GROUP,
+    get_source,
+    list_datasets,
+    load_dataset,
+    register_dataset,
+    register_source,
+)
 from ._source import DataFile, DatasetSource, LoadedTable
 from ._synthetic import make_fairness_dataset
 
@@ -23,8 +30,10 @@ __all__ = [
     "LoadedTable",
     "Part",
     "Split",
+    "get_source",
     "list_datasets",
     "load_dataset",
     "make_fairness_dataset",
     "register_dataset",
+    "register_source",
 ]

@@ -188,19 +188,47 @@ def _prepared(source: DatasetSource, files: tuple[tuple[str, str, int, int], ...
     return prepare(table, name=source.name, task=source.task, attributes=source.attributes)
 
 
-def user_sources(names: Iterable[str]) -> tuple[DatasetSource, ...]:
-    """The sources among ``names`` that were registered in this process."""
-    return tuple(
-        source for source in (_REGISTRY.get(name) for name in names) if source.origin == "user"
-    )
+def get_source(name: str) -> DatasetSource:
+    """The registered source of the dataset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see :func:`list_datasets`).
+
+    Returns
+    -------
+    DatasetSource
+
+    Raises
+    ------
+    ValueError
+        If no dataset of that name is registered; the message lists the known names.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.datasets import get_source
+    >>> get_source("adult").attributes
+    {'sex': 'binary'}
+    """
+    return _REGISTRY.get(name)
 
 
-def register_missing(source: DatasetSource) -> None:
-    """Register ``source`` unless a dataset of its name is known (in a worker process)."""
-    try:
-        _REGISTRY.get(source.name)
-    except ValueError:
-        _REGISTRY.add(source, overwrite=False)
+def register_source(source: DatasetSource, *, overwrite: bool = False) -> None:
+    """Register a :class:`DatasetSource` in this process, as an entry point would.
+
+    :func:`register_dataset` builds the source from a loader; this registers one that is
+    built already (for example one received from another process).
+
+    Parameters
+    ----------
+    source : DatasetSource
+    overwrite : bool
+        Replace a registered dataset of the same name; otherwise that raises ``ValueError``.
+    """
+    if not isinstance(source, DatasetSource):
+        raise TypeError(f"source must be a DatasetSource; got {type(source).__name__}.")
+    _REGISTRY.add(source, overwrite=overwrite)
 
 
 def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:

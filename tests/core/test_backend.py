@@ -11,7 +11,6 @@ from faircocco_plugins._backend import (
     host_array,
     host_cholesky,
     host_divide_by_lower,
-    single_blas_thread,
 )
 
 torch = pytest.importorskip("torch")
@@ -65,15 +64,3 @@ def test_host_array_leaves_other_values_alone():
     assert host_array(values) is values
     assert host_array([1, 2]) == [1, 2]
     assert host_array(None) is None
-
-
-def test_single_blas_thread_restores_the_thread_counts():
-    from threadpoolctl import threadpool_info
-
-    def blas_threads():
-        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
-
-    before = blas_threads()
-    with single_blas_thread():
-        assert set(blas_threads()) <= {1}
-    assert blas_threads() == before

@@ -1,4 +1,4 @@
-"""End-to-end tests of the ``faircocco`` command: score, demo and bench-score."""
+"""End-to-end tests of the ``faircocco`` command: score and demo."""
 
 from __future__ import annotations
 
@@ -389,7 +389,7 @@ def test_unknown_format_and_eo_without_target(capsys, tmp_path, csv_file):
     assert "--target" in err
 
 
-# --- demo and bench-score --------------------------------------------------------------------
+# --- demo --------------------------------------------------------------------------
 
 
 def test_demo_prints_both_reports(capsys):
@@ -406,36 +406,6 @@ def test_demo_prints_both_reports(capsys):
         assert float(line.split()[1]) == pytest.approx(expected, abs=5e-5)
     assert "Joint DP score: raw" in out and "Joint EO score: raw" in out
     assert "chance-adjusted" in out
-
-
-def test_bench_score_quick(capsys):
-    code, out, _ = run_cli(capsys, "bench-score", "--quick", "--repeats", "1")
-    assert code == 0
-    assert "FairCOCCO score benchmark" in out
-    assert "command:  faircocco bench-score --quick --repeats 1" in out
-    assert "machine:" in out and "numpy" in out and "BLAS" in out
-    for section in ("(a)", "(b)", "(c)", "(d)"):
-        assert section in out
-    statuses = re.findall(r"  (met|missed)$", out, flags=re.MULTILINE)
-    assert len(statuses) == 10
-    assert re.search(r"\d+ of 10 targets met", out)
-
-
-def test_bench_test_prints_rates_with_standard_errors(capsys):
-    arguments = ["bench-test", "--settings", "dp,cal-binary", "--sizes", "120"]
-    arguments += ["--repetitions", "4", "--permutations", "19", "--eps", "default,1e-4"]
-    code, out, _ = run_cli(capsys, *arguments, "--no-peers")
-    assert code == 0
-    lines = out.strip().splitlines()
-    assert len(lines) == 4  # two settings times two eps
-    for line in lines:
-        size, size_se, power, power_se = map(
-            float, re.search(r"size (\S+) ± (\S+)  power (\S+) ± (\S+)", line).groups()
-        )
-        for rate, se in ((size, size_se), (power, power_se)):
-            assert rate in (0.0, 0.25, 0.5, 0.75, 1.0)  # of 4 repetitions
-            assert se == pytest.approx(np.sqrt(rate * (1 - rate) / 4), abs=5e-4)
-        assert "adjusted under the null" in line
 
 
 # --- the installed command -------------------------------------------------------------------

@@ -64,7 +64,8 @@ def test_lowrank_score_is_close_to_exact_at_2000_rows(table, notion, columns, ke
     exact = faircocco_score(table["y_pred"], table[columns], method="exact", **options)
     lowrank = faircocco_score(table["y_pred"], table[columns], method="lowrank", **options)
     assert 0.0 < exact < 1.0
-    assert abs(lowrank - exact) <= 0.005
+    # measured: at most 5.0e-6 (EO with all four attributes)
+    assert abs(lowrank - exact) <= 1e-5
 
 
 def discrete_table(n: int, seed: int) -> tuple[pd.Series, pd.DataFrame, pd.Series]:

@@ -188,7 +188,8 @@ def test_tracked_predictions_give_the_numpy_adjusted_score(notion):
         **options,
     )
     assert 0 < expected < 1
-    tolerance = 0.005 if notion == "cal" else 1e-6 * expected
+    # measured: 1.5e-4 under CAL (incomplete Cholesky against exact), 5e-13 relative otherwise
+    tolerance = 3e-4 if notion == "cal" else 1e-10 * expected
     assert abs(got.item() - expected) <= tolerance
 
 
@@ -224,4 +225,4 @@ def test_small_batches_with_many_levels_keep_a_narrow_factor():
         tensor, torch.tensor(attributes), y_true=torch.tensor(y_true), notion="eo"
     )
     expected = faircocco_score(y_pred, attributes, y_true=y_true, notion="eo", method="exact")
-    assert abs(got.item() - expected) <= 0.005
+    assert abs(got.item() - expected) <= 3e-4  # measured 1.6e-4

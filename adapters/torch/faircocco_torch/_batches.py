@@ -14,10 +14,11 @@ Triple = tuple[Any, torch.Tensor, torch.Tensor]
 class TripleBatches:
     """Batches of a tensor triple ``(X, y, sensitive)`` or of a Dataset yielding such triples.
 
-    Tensor triples are sliced directly (no per-row collation); a final batch of a single row is
-    merged into the one before, since a fairness statistic needs two rows. Datasets go through
-    a :class:`~torch.utils.data.DataLoader`, and single-row batches are skipped. The order comes
-    from ``generator``, so it is reproducible.
+    The rows of each batch come from one seeded permutation (``generator``), for tensors and
+    Datasets alike, so both give the same batches; a final batch of a single row is merged into
+    the one before, since a fairness statistic needs two rows. Tensor triples are sliced
+    directly (no per-row collation); a Dataset's rows are collated by a
+    :class:`~torch.utils.data.DataLoader`.
     """
 
     def __init__(
@@ -45,54 +46,54 @@ class TripleBatches:
             )
 
     def __len__(self) -> int:
-        if self._tensors is not None:
-            n = int(self._tensors[0].shape[0])
-            count = max(1, n // self.batch_size + (n % self.batch_size >= 2))
-            return count
-        assert self._dataset is not None
-        n = len(self._dataset)  # type: ignore[arg-type]
-        return -(-n // self.batch_size)
+        return len(self._starts(self._rows()))
 
-    def sensitive_and_outcomes(self) -> tuple[torch.Tensor, torch.Tensor] | None:
-        """The sensitive attributes and outcomes of every row, for tensor data (else None)."""
-        if self._tensors is None:
-            return None
-        return self._tensors[2], self._tensors[1]
+    def sensitive_and_outcomes(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The sensitive attributes and outcomes of every row (a Dataset: in one pass, in
+        order), on which a penalty fits its kernels as on the whole training set."""
+        if self._tensors is not None:
+            return self._tensors[2], self._tensors[1]
+        batches = list(self._loaded([list(range(self._rows()))]))
+        return batches[0][2], batches[0][1]
 
     def __iter__(self) -> Iterator[Triple]:
-        if self._tensors is not None:
-            yield from self._slices(self._tensors)
+        n = self._rows()
+        order = torch.randperm(n, generator=self.generator) if self.shuffle else torch.arange(n)
+        starts = self._starts(n)
+        index_batches = [
+            order[start : (starts[k + 1] if k + 1 < len(starts) else n)]
+            for k, start in enumerate(starts)
+        ]
+        if self._tensors is None:
+            yield from self._loaded([rows.tolist() for rows in index_batches])
             return
-        loader = DataLoader(
-            self._dataset,  # type: ignore[arg-type]
-            batch_size=self.batch_size,
-            shuffle=self.shuffle,
-            generator=self.generator,
-        )
+        x, y, s = self._tensors
+        for rows in index_batches:
+            rows = rows.to(x.device)
+            yield x[rows], y[rows], s[rows]
+
+    def _rows(self) -> int:
+        if self._tensors is not None:
+            return int(self._tensors[0].shape[0])
+        return len(self._dataset)  # type: ignore[arg-type]
+
+    def _starts(self, n: int) -> list[int]:
+        """First row of each batch; a last batch of a single row joins the one before."""
+        starts = list(range(0, n, self.batch_size))
+        if len(starts) > 1 and n - starts[-1] < 2:
+            starts.pop()
+        return starts
+
+    def _loaded(self, index_batches: list[list[int]]) -> Iterator[Triple]:
+        """The Dataset's rows of each batch, collated by a DataLoader."""
+        loader = DataLoader(self._dataset, batch_sampler=index_batches)  # type: ignore[arg-type]
         for batch in loader:
             if not isinstance(batch, tuple | list) or len(batch) != 3:
                 raise TypeError(
                     "a Dataset passed to fit_fair must yield (X, y, sensitive) triples; got a "
                     f"batch of type {type(batch).__name__}."
                 )
-            if int(batch[1].shape[0]) >= 2:
-                yield batch[0], batch[1], batch[2]
-
-    def _slices(self, tensors: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> Iterator[Triple]:
-        x, y, s = tensors
-        n = int(x.shape[0])
-        if self.shuffle:
-            order = torch.randperm(n, generator=self.generator)
-        else:
-            order = torch.arange(n)
-        order = order.to(x.device)
-        starts = list(range(0, n, self.batch_size))
-        if len(starts) > 1 and n - starts[-1] < 2:
-            starts.pop()
-        for k, start in enumerate(starts):
-            stop = starts[k + 1] if k + 1 < len(starts) else n
-            rows = order[start:stop]
-            yield x[rows], y[rows], s[rows]
+            yield batch[0], batch[1], batch[2]
 
 
 def check_triple(data: Any, argument: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -221,9 +221,8 @@ def fit_fair(
             val = TripleBatches(
                 val_data, batch_size, shuffle=False, generator=None, argument="val_data"
             )
-        whole = train.sensitive_and_outcomes()
-        if isinstance(penalty, FairnessPenalty) and whole is not None:
-            penalty.fit(*whole)
+        if isinstance(penalty, FairnessPenalty):
+            penalty.fit(*train.sensitive_and_outcomes())
         optim = _optimizer(optimizer, model)
         history = FitHistory()
         best_score = math.inf

@@ -22,7 +22,7 @@ def _subsample(name: str, rows: int) -> tuple:
     try:
         data = load_dataset(name, random_state=0)
     except DatasetUnavailableError as error:
-        pytest.skip(f"{name} is not available here: {error}")
+        pytest.skip(f"{name} is not available here (set $FAIRCOCCO_DATA): {error}")
     train, test = data.part("train"), data.part("test")
     rng = np.random.default_rng(0)
     i = rng.choice(len(train.X), min(rows, len(train.X)), replace=False)

@@ -1,4 +1,4 @@
-"""The score benchmark behind ``faircocco bench-score``: times and memory of the estimators.
+"""Times and memory of the score's estimators: ``python benchmarks/score.py [--quick]``.
 
 It prints, for demographic parity (DP) and equalised odds (EO) with three sensitive attributes of
 mixed type (one continuous, one binary, one with four levels), a binary outcome and continuous
@@ -17,6 +17,7 @@ not tests: nothing here asserts a time.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import gc
 import json
@@ -36,9 +37,7 @@ import pandas as pd
 import scipy
 from threadpoolctl import threadpool_info
 
-from . import __version__
-from ._api import faircocco_score
-from ._synthetic import make_synthetic
+from faircocco_plugins import __version__, faircocco_score, make_synthetic
 
 NOTIONS = ("dp", "eo")
 ATTRIBUTES = ["age", "sex", "region"]
@@ -192,7 +191,7 @@ def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
         f"numpy {np.__version__}, "
         f"scipy {scipy.__version__}, pandas {pd.__version__}",
         f"BLAS:     {_blas_description()}",
-        "          (the public API pins BLAS to 1 thread while it runs)",
+        "          (the scores run on 1 BLAS thread; see set_config)",
         "data:     synthetic; attributes age (continuous), sex (binary, float 0/1), region "
         "(4 levels, float codes); binary y_true; y_pred a probability",
         f"timing:   time.perf_counter; 'warm' is the median of {repeats} calls after one warm-up "
@@ -417,7 +416,7 @@ def _timed(call: Callable[[], float], repeats: int) -> tuple[float, float, float
 def _in_subprocess(arguments: Sequence[str]) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter and return what it reports."""
     completed = subprocess.run(
-        [sys.executable, "-m", "faircocco_plugins._bench", *arguments],
+        [sys.executable, __file__, "--measure", *arguments],
         capture_output=True,
         text=True,
         check=False,
@@ -604,5 +603,29 @@ def _worker_main(arguments: list[str]) -> None:
     print(json.dumps(report))
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark from the command line (``--measure`` runs one measurement)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["--measure"]:
+        _worker_main(arguments[1:])
+        return 0
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/score.py",
+        description="Time the exact and low-rank estimators of the score and print a table with "
+        "the machine, the command and the targets met or missed. Takes a few minutes.",
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes only (seconds)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        metavar="K",
+        help="timed calls after one warm-up call; the median is reported (default: 3)",
+    )
+    args = parser.parse_args(arguments)
+    run(quick=args.quick, repeats=args.repeats, command=" ".join([parser.prog, *arguments]))
+    return 0
+
+
 if __name__ == "__main__":
-    _worker_main(sys.argv[1:])
+    raise SystemExit(main())

@@ -1,7 +1,8 @@
-"""Training cost of every penalty on Adult-sized data: ``python -m faircocco_torch.bench``.
+"""Training cost of every penalty on Adult: ``python benchmarks/torch_training.py``.
 
-Prints, for the paper's network on Adult (``$FAIRCOCCO_DATA/adult/adult.data``, else synthetic
-data of the same shape, saying which):
+Prints, for the paper's network on Adult (the registry's whole table, 45,222 rows and 101
+features, from ``load_dataset("adult")``; synthetic data of the same shape where its files are
+not available, saying which):
 
 * the time of one training epoch at batch sizes 64, 128 and 256, for the unregularised network
   and for each penalty (equalised odds, sex as the attribute, penalty on probabilities): the
@@ -24,20 +25,87 @@ import platform
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
-from ._adult import BenchData, bench_data
-from ._base import FairnessPenalty
-from ._covariance import CovariancePenalty
-from ._facl import FACLPenalty
-from ._faircocco import FairCOCCOPenalty
-from ._farmi import FARMIPenalty
-from ._hsic import HSICPenalty
-from ._linear_loss import LinearLossPenalty
-from ._network import paper_mlp
-from ._training import fit_fair
+from faircocco_plugins.datasets import DatasetUnavailableError, load_dataset
+from faircocco_torch import (
+    CovariancePenalty,
+    FACLPenalty,
+    FairCOCCOPenalty,
+    FairnessPenalty,
+    FARMIPenalty,
+    HSICPenalty,
+    LinearLossPenalty,
+    fit_fair,
+    paper_mlp,
+)
+
+
+@dataclass(frozen=True)
+class BenchData:
+    """Standardised features, labels and sensitive attributes as float tensors.
+
+    ``sensitive`` holds one column (sex); ``sensitive3`` three (sex, age standardised, race
+    as White or not).
+    """
+
+    X: torch.Tensor
+    y: torch.Tensor
+    sensitive: torch.Tensor
+    sensitive3: torch.Tensor
+    source: str
+
+
+def bench_data() -> BenchData:
+    """Adult from the dataset registry, else synthetic data of its shape."""
+    try:
+        adult = load_dataset("adult")
+    except DatasetUnavailableError:
+        return synthetic_adult()
+    features = adult.X.to_numpy(np.float64)
+    features = (features - features.mean(axis=0)) / np.maximum(features.std(axis=0), 1e-12)
+    sex = (adult.sensitive["sex"] == "Male").to_numpy(np.float64)
+    white = adult.X["race=White"].to_numpy(np.float64)
+    age = features[:, list(adult.X.columns).index("age")]
+    source = f"Adult (registry, {features.shape[0]} rows)"
+    return _tensors(features, adult.y.to_numpy(np.float64), sex, age, white, source)
+
+
+def synthetic_adult(seed: int = 0) -> BenchData:
+    """Synthetic data of Adult's shape: binary label, sex and race, continuous age."""
+    rng = np.random.default_rng(seed)
+    n, p = 45_222, 101
+    sex = (rng.random(n) < 0.67).astype(np.float64)
+    white = (rng.random(n) < 0.86).astype(np.float64)
+    age = rng.normal(size=n)
+    features = rng.normal(size=(n, p))
+    features[:, 0] = age
+    features[:, 1] += sex
+    logit = features[:, :6] @ rng.normal(size=6) + 0.8 * sex - 1.2
+    labels = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.float64)
+    return _tensors(features, labels, sex, age, white, f"synthetic stand-in ({n} x {p})")
+
+
+def _tensors(
+    features: np.ndarray,
+    labels: np.ndarray,
+    sex: np.ndarray,
+    age: np.ndarray,
+    white: np.ndarray,
+    source: str,
+) -> BenchData:
+    return BenchData(
+        X=torch.as_tensor(features, dtype=torch.float32),
+        y=torch.as_tensor(labels, dtype=torch.float32),
+        sensitive=torch.as_tensor(sex[:, None], dtype=torch.float32),
+        sensitive3=torch.as_tensor(np.column_stack([sex, age, white]), dtype=torch.float32),
+        source=source,
+    )
+
 
 #: Methods in the order printed: name and penalty factory (``None``: unregularised).
 METHODS: dict[str, Callable[[], FairnessPenalty] | None] = {
@@ -132,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status, 0.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m faircocco_torch.bench",
+        prog="python benchmarks/torch_training.py",
         description="Epoch and step times of the paper's network with each fairness penalty.",
     )
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128, 256])
@@ -143,12 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--rows", type=int, default=None, help="use only the first ROWS rows (quick runs)"
     )
     parser.add_argument(
+        "--synthetic", action="store_true", help="use the synthetic stand-in, not Adult"
+    )
+    parser.add_argument(
         "--methods", nargs="+", default=list(METHODS), choices=list(METHODS), metavar="METHOD"
     )
     args = parser.parse_args(argv)
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    data = bench_data()
+    data = synthetic_adult() if args.synthetic else bench_data()
     if args.rows is not None:
         data = BenchData(
             data.X[: args.rows],
@@ -159,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     methods = [m for m in METHODS if m in args.methods]
     sizes = list(args.batch_sizes)
-    print("faircocco_torch.bench: training cost per penalty (EO, attribute sex, on probabilities)")
+    print("torch_training: training cost per penalty (EO, attribute sex, on probabilities)")
     print(f"data: {data.source}; X {tuple(data.X.shape)}")
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}, "

@@ -1,4 +1,4 @@
-"""The test benchmark behind ``faircocco bench-test``: size and power of the permutation test.
+"""Size and power of the permutation test: ``python benchmarks/independence_test.py``.
 
 On generated data with one continuous attribute ``a`` and a weak dependence
 (``y_pred = y + 0.15 a + noise`` under the alternative, ``y_pred = y + noise`` under the null),
@@ -20,7 +20,9 @@ Benchmarks are not tests: nothing here asserts a rate.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from ._api import faircocco_score, independence_test
+from faircocco_plugins import faircocco_score, independence_test
 
 SETTINGS = ("dp", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
 #: Strength of the attribute's direct effect under the alternative (on the outcome's logit for
@@ -197,3 +199,38 @@ def _line(r: dict[str, Any]) -> str:
         f"{r['size_se']:.3f}  power {r['power']:.3f} ± {r['power_se']:.3f}  "
         f"{r['seconds_per_test']:.3f} s/test{adjusted}"
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark from the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/independence_test.py",
+        description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
+        "permutation test and (where installed) hyppo's HSIC and causal-learn's KCI on the same "
+        "generated data, under the null and a weak dependence.",
+    )
+    parser.add_argument(
+        "--settings", default=",".join(SETTINGS), help="comma-separated settings (default: all)"
+    )
+    parser.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")
+    parser.add_argument("--repetitions", type=int, default=100, metavar="R")
+    parser.add_argument("--permutations", type=int, default=199, metavar="B")
+    parser.add_argument(
+        "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
+    )
+    parser.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
+    args = parser.parse_args(argv)
+    run(
+        settings=args.settings.split(","),
+        sizes=[int(n) for n in args.sizes.split(",")],
+        repetitions=args.repetitions,
+        permutations=args.permutations,
+        eps_values=[None if value == "default" else float(value) for value in args.eps.split(",")],
+        peers=not args.no_peers,
+        out=sys.stdout,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,14 +8,12 @@ pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 pytest.importorskip("faircocco_torch")
 
-from faircocco_torch import bench
+from benchmarks import torch_training as bench
 
 
-def test_bench_prints_tables_and_targets(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
-    assert bench.main(["--rows", "600", "--steps", "3", "--batch-sizes", "256"]) == 0
+def test_bench_prints_tables_and_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["--synthetic", "--rows", "600", "--steps", "3", "--batch-sizes", "256"]
+    assert bench.main(arguments) == 0
     output = capsys.readouterr().out
     assert "synthetic stand-in" in output
     for method in bench.METHODS:

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("faircocco_torch")
 
-from faircocco_torch.tradeoff import mark_degenerate, summary
+from benchmarks.tradeoff import mark_degenerate, summary
 
 
 def _runs() -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Fairness–performance trade-off of every penalty: ``python -m faircocco_torch.tradeoff``.
+"""Fairness–performance trade-off of every penalty: ``python benchmarks/tradeoff.py``.
 
 For each dataset (the paper's nine by default) and notion (DP and EO), trains the paper's
 network on the training part without a penalty, with FairCOCCO, FACL, FARMI and HSIC at each
@@ -37,9 +37,7 @@ from tqdm.auto import tqdm
 
 from faircocco_plugins.bench import evaluate_predictions, front_axes, hypervolume
 from faircocco_plugins.datasets import Part, load_dataset
-
-from ._constraint import FairCOCCOConstraint
-from ._estimators import FairCOCCOClassifier, FairCOCCORegressor
+from faircocco_torch import FairCOCCOClassifier, FairCOCCOConstraint, FairCOCCORegressor
 
 PAPER_DATASETS = (
     "adult",
@@ -124,7 +122,7 @@ def train_and_score(
         penalty = setting.method
     estimator = FairCOCCOClassifier if task == "classification" else FairCOCCORegressor
     model = estimator(
-        penalty=penalty,  # type: ignore[arg-type]
+        penalty=penalty,
         notion=notion,
         lam=setting.strength if setting.method in PENALTIES else 1.0,
         batch_size=BATCH_SIZE,
@@ -220,7 +218,7 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m faircocco_torch.tradeoff", description=__doc__.split("\n\n")[0]
+        prog="python benchmarks/tradeoff.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--datasets", default=",".join(PAPER_DATASETS))
     parser.add_argument("--notions", default="dp,eo")
@@ -246,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for notion in notions
         for setting in settings(methods)
     ]
-    print(f"faircocco_torch.tradeoff: {len(cells)} trainings; batch {BATCH_SIZE}, Adam "
+    print(f"tradeoff: {len(cells)} trainings; batch {BATCH_SIZE}, Adam "
           f"{LEARNING_RATE}, at least {args.min_steps} steps; machine {platform.machine()}, "
           f"torch {torch.__version__}, {args.threads} thread(s)")  # fmt: skip
     records = []

@@ -235,7 +235,10 @@ def test_faircocco_penalty_on_logits_and_on_probabilities() -> None:
     on_probabilities = penalty(torch.sigmoid(batch["logits"]), batch["sex"], batch["y"])
     (on_logits + on_probabilities).backward()
     assert on_logits.item() > 0 and on_probabilities.item() > 0
+    # the sigmoid's squashing changes the kernel distances: the two are different penalties
+    assert abs(on_logits.item() - on_probabilities.item()) > 1e-3 * on_logits.item()
     assert bool(torch.isfinite(batch["logits"].grad).all())
+    assert float(batch["logits"].grad.abs().sum()) > 0
 
 
 def test_faircocco_penalty_accepts_class_labels_and_class_probabilities() -> None:
@@ -243,9 +246,16 @@ def test_faircocco_penalty_accepts_class_labels_and_class_probabilities() -> Non
     labels = torch.randint(0, 3, (90,), generator=generator)
     logits = torch.randn(90, 3, generator=generator).requires_grad_()
     sex = torch.randint(0, 2, (90, 1), generator=generator).float()
-    value = FairCOCCOPenalty(notion="eo")(torch.softmax(logits, dim=1), sex, labels)
+    probabilities = torch.softmax(logits, dim=1)
+    value = FairCOCCOPenalty(notion="eo")(probabilities, sex, labels)
     value.backward()
     assert bool(torch.isfinite(logits.grad).all())
+    # the labels are nominal: renaming the classes changes nothing, reassigning them does
+    renamed = FairCOCCOPenalty(notion="eo")(probabilities.detach(), sex, (labels + 1) % 3)
+    assert renamed.item() == pytest.approx(value.item(), rel=1e-9)
+    shuffled = labels[torch.randperm(90, generator=generator)]
+    other = FairCOCCOPenalty(notion="eo")(probabilities.detach(), sex, shuffled)
+    assert abs(other.item() - value.item()) > 1e-3 * abs(value.item())
 
 
 def test_every_penalty_shares_the_call_signature() -> None:

@@ -1,0 +1,11 @@
+"""Benchmarks: commands that measure and print, run from the repository root.
+
+* ``python benchmarks/score.py [--quick]``: time and memory of the score's estimators;
+* ``python benchmarks/independence_test.py``: size and power of the permutation test against
+  hyppo's HSIC and causal-learn's KCI;
+* ``python benchmarks/torch_training.py``: epoch and step times of every training penalty;
+* ``python benchmarks/tradeoff.py``: every penalty over a λ sweep on the paper's datasets.
+
+They are not shipped with the packages and assert nothing; the tests under
+``tests/benchmarks`` check that they run and print what they promise.
+"""

@@ -1,0 +1,25 @@
+"""Test sessions, one environment per adapter: ``nox -s torch``; ``make test`` runs them all.
+
+Each adapter is tested in an environment of its own, with what its toolkit needs and nothing
+else (AIF360 needs ``pandas<3``, while the core is tested with pandas 3). The core's own suite
+runs in the development environment (``make pytest``).
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["torch"]
+
+
+@nox.session
+def torch(session: nox.Session) -> None:
+    """The PyTorch adapter against the core, from ``adapters/torch/tests``."""
+    # first and pinned: a CPU wheel of exactly this version is available, while any other
+    # torch requirement pulls a CUDA build of several GB
+    session.install("torch==2.13.0")
+    session.install("-e", ".", "-e", "adapters/torch[test]")
+    session.chdir("adapters/torch")
+    session.run("python", "-m", "pytest", "-q", *session.posargs)
