@@ -38,6 +38,7 @@ import scipy
 from threadpoolctl import threadpool_info
 
 from faircocco_plugins import __version__, faircocco_score, make_synthetic
+from faircocco_plugins.plugins import Interval, check_params
 
 NOTIONS = ("dp", "eo")
 ATTRIBUTES = ["age", "sex", "region"]
@@ -154,8 +155,7 @@ def run(
     -------
     BenchResult
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats={repeats!r} is not valid; expected a positive integer.")
+    check_params({"repeats": repeats}, {"repeats": Interval("integer", 1)})
     stream = sys.stdout if out is None else out
     sizes = Sizes.quick() if quick else Sizes.full()
     result = BenchResult()

@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 
 from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
+from ._params import Interval, check_params
 from ._problem import Options, Problem, fit_stream, report_columns, select_columns
 from ._strata import members_of, permute_within
 from ._terms import Terms
@@ -56,7 +57,17 @@ def faircocco_statistic(
     >>> faircocco_statistic(a + rng.normal(size=300), a) > 0
     True
     """
-    terms = _terms(y_pred, sensitive_features, y_true, data, _options(locals()))["joint"]
+    options = Options.check(
+        notion=notion,
+        method=method,
+        rank=rank,
+        eps=eps,
+        conditioning_eps=conditioning_eps,
+        attribute_kernel=attribute_kernel,
+        bandwidth=bandwidth,
+        random_state=random_state,
+    )
+    terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
     return _output(terms.statistic, y_pred)
 
 
@@ -145,7 +156,16 @@ def faircocco_score(
     >>> 0.0 <= faircocco_score(y_pred, np.column_stack([sex, age])) <= 1.0
     True
     """
-    options = _options(locals())
+    options = Options.check(
+        notion=notion,
+        method=method,
+        rank=rank,
+        eps=eps,
+        conditioning_eps=conditioning_eps,
+        attribute_kernel=attribute_kernel,
+        bandwidth=bandwidth,
+        random_state=random_state,
+    )
     terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
     score = _bounded(terms.score())
     if adjusted:
@@ -197,7 +217,17 @@ def faircocco_report(
     >>> list(report.index)
     ['joint', 'sex', 'age']
     """
-    rows = _terms(y_pred, sensitive_features, y_true, data, _options(locals()), report=True)
+    options = Options.check(
+        notion=notion,
+        method=method,
+        rank=rank,
+        eps=eps,
+        conditioning_eps=conditioning_eps,
+        attribute_kernel=attribute_kernel,
+        bandwidth=bandwidth,
+        random_state=random_state,
+    )
+    rows = _terms(y_pred, sensitive_features, y_true, data, options, report=True)
     return pd.DataFrame.from_dict(
         {name: _report_row(t) for name, t in rows.items()}, orient="index"
     )
@@ -286,11 +316,17 @@ def independence_test(
     >>> result.pvalue < 0.05
     True
     """
-    if isinstance(n_permutations, bool) or not isinstance(n_permutations, int | np.integer):
-        raise TypeError(f"n_permutations must be an integer; got {type(n_permutations).__name__}.")
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations={n_permutations} is not valid; expected at least 1.")
-    options = _options(locals())
+    check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
+    options = Options.check(
+        notion=notion,
+        method=method,
+        rank=rank,
+        eps=eps,
+        conditioning_eps=conditioning_eps,
+        attribute_kernel=attribute_kernel,
+        bandwidth=bandwidth,
+        random_state=random_state,
+    )
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fit = problem.fit()
     members = members_of(fit.strata)
@@ -307,22 +343,6 @@ def independence_test(
         pvalue=(1 + exceed) / (1 + n_permutations),
         null_distribution=null,
     )
-
-
-_OPTION_NAMES = (
-    "notion",
-    "method",
-    "rank",
-    "eps",
-    "conditioning_eps",
-    "attribute_kernel",
-    "bandwidth",
-    "random_state",
-)
-
-
-def _options(arguments: dict[str, Any]) -> Options:
-    return Options.check(**{name: arguments[name] for name in _OPTION_NAMES})
 
 
 def _terms(

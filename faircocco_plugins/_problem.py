@@ -41,6 +41,7 @@ from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._levels import MAX_LEVELS
 from ._local_null import LocalPermutationFit
 from ._lowrank import GroupedMoments, LowRankFit
+from ._params import Interval, check_params
 from ._strata import Strata, is_discrete, local_strata
 from ._terms import ConstantAttributesFit, Ridge
 from ._threads import single_blas_thread
@@ -87,10 +88,7 @@ class Options:
         check_choice(notion, "notion", NOTIONS)
         check_choice(method, "method", METHODS)
         check_choice(attribute_kernel, "attribute_kernel", ATTRIBUTE_KERNELS)
-        if rank is not None and (
-            isinstance(rank, bool) or not isinstance(rank, int | np.integer) or rank < 1
-        ):
-            raise ValueError(f"rank={rank!r} is not valid; expected None or a positive integer.")
+        check_params({"rank": rank}, {"rank": Interval("integer", 1, optional=True)})
         if not _is_positive_number(eps):
             raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
         if conditioning_eps is not None and not _is_positive_number(conditioning_eps):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._params import Interval, check_params
+
 #: The four levels of the ``region`` column.
 REGIONS = ("east", "north", "south", "west")
 
@@ -62,8 +64,7 @@ def make_synthetic(
     >>> people.equals(make_synthetic(1000, random_state=0))
     True
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
-        raise ValueError(f"n={n!r} is not valid; expected an integer of at least 2.")
+    check_params({"n": n}, {"n": Interval("integer", 2)})
     if isinstance(dependence, bool) or not np.isfinite(dependence):
         raise ValueError(f"dependence={dependence!r} is not valid; expected a finite number.")
     rng = np.random.default_rng(random_state)

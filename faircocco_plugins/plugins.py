@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ._inputs import is_nominal
+from ._params import Interval, check_params
+from ._problem import Options
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -48,12 +50,15 @@ __all__ = [
     "Capabilities",
     "DataFile",
     "DatasetSource",
+    "Interval",
     "LoadedTable",
     "MethodLoadError",
     "MethodSpec",
     "Mitigator",
     "attribute_kind",
     "available_methods",
+    "check_params",
+    "check_statistic_options",
     "outcome_kind",
 ]
 
@@ -416,6 +421,48 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
                 f"method entry point skipped: {line}; {advice}", BrokenMethodWarning, stacklevel=2
             )
     return dict(sorted(found.items()))
+
+
+def check_statistic_options(
+    *,
+    notion: str = "dp",
+    method: str = "auto",
+    rank: int | None = None,
+    eps: float = 1e-4,
+    conditioning_eps: float | None = None,
+    attribute_kernel: str = "product",
+    bandwidth: str | float = "median",
+    random_state: int | None = None,
+) -> None:
+    """Check options of :func:`faircocco_plugins.faircocco_statistic` without computing it.
+
+    The same checks, and the same errors, as the statistic's, so that an adapter that stores
+    them (a penalty, a metric) fails when it is built rather than on its first batch.
+
+    Raises
+    ------
+    ValueError or TypeError
+        Naming the first invalid option.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.plugins import check_statistic_options
+    >>> check_statistic_options(notion="eo", eps=0.3)
+    >>> check_statistic_options(notion="parity")
+    Traceback (most recent call last):
+        ...
+    ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', 'cal'].
+    """
+    Options.check(
+        notion=notion,
+        method=method,
+        rank=rank,
+        eps=eps,
+        conditioning_eps=conditioning_eps,
+        attribute_kernel=attribute_kernel,
+        bandwidth=bandwidth,
+        random_state=random_state,
+    )
 
 
 def attribute_kind(column: pd.Series) -> str:

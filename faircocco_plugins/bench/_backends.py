@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from ..plugins import MethodSpec
+from ..plugins import Interval, MethodSpec, check_params
 from ._store import RunRecord
 from ._study import Cell
 
@@ -260,8 +260,7 @@ def make_backend(
     """The backend called ``name`` (see :data:`BACKENDS`)."""
     if name not in BACKENDS:
         raise ValueError(f"backend={name!r} is not valid; expected one of {list(BACKENDS)}.")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs={jobs!r} is not valid; expected an integer >= 1.")
+    check_params({"jobs": jobs}, {"jobs": Interval("integer", 1)})
     if name == "local":
         if address is not None:
             raise ValueError("address is only for the dask and ray backends.")

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..plugins import NOTIONS
+from ..plugins import NOTIONS, Interval, check_params
 from ._metrics import degenerate_runs
 from ._presets import PAPER_DATASETS
 from ._selection import DEFAULT_TOLERANCE, select_runs
@@ -503,8 +503,7 @@ def results_tables(
     studies = summary["study"].unique().tolist()
     if len(studies) > 1:
         raise ValueError(f"summary holds several studies {studies}; pass one study's rows.")
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 10:
-        raise ValueError(f"digits={digits!r} is not valid; expected an integer in [0, 10].")
+    check_params({"digits": digits}, {"digits": Interval("integer", 0, 10)})
     if labels is None:
         labels = _registered_labels()
     elif not isinstance(labels, Mapping):

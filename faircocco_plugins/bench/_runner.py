@@ -615,22 +615,13 @@ def _lost(cell: Cell, error: BaseException, revision: str | None) -> RunRecord:
 def _profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
     """A dataset's profile: from the registry without reading files when it can, else loaded."""
     if isinstance(loader, RegistryLoader):
-        from ..datasets import list_datasets
+        from ..datasets import get_source, list_datasets
 
-        table = list_datasets(data_dir=loader.data_dir)
-        if name not in table.index:
-            raise ValueError(
-                f"unknown dataset {name!r}; registered datasets: {sorted(table.index)}."
-            )
-        row = table.loc[name]
-        if bool(row["available"]):
-            attributes = tuple(
-                (text.rsplit(":", 1)[0].strip(), text.rsplit(":", 1)[1].strip())
-                for text in str(row["attributes"]).split(",")
-            )
-            task = str(row["task"])
-            outcome = "binary" if task == "classification" else "continuous"
-            return DatasetProfile(name, task, attributes, outcome)
+        source = get_source(name)  # an unknown name raises, listing the registered ones
+        if bool(list_datasets(data_dir=loader.data_dir).loc[name, "available"]):
+            outcome = "binary" if source.task == "classification" else "continuous"
+            attributes = tuple(source.attributes.items())
+            return DatasetProfile(name, source.task, attributes, outcome)
     # loading reports a missing file clearly (or downloads it) before any cell starts
     return DatasetProfile.of(_dataset(loader, name, seed))
 

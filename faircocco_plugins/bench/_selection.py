@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from ..plugins import Interval, check_params
 from ._metrics import degenerate_runs
 
 #: Default largest acceptable validation FairCOCCO score of a selected setting.
@@ -87,10 +88,7 @@ def select_runs(
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
-        raise TypeError(f"tolerance must be a number; got {type(tolerance).__name__}.")
-    if not 0 <= tolerance <= 1:
-        raise ValueError(f"tolerance={tolerance!r} is not valid; expected a number in [0, 1].")
+    check_params({"tolerance": tolerance}, {"tolerance": Interval("real", 0, 1)})
     missing = [c for c in (*GROUP_COLUMNS, "run_id", "status") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")

@@ -8,11 +8,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ..plugins import NOTIONS, TASKS, MethodSpec, attribute_kind, outcome_kind
+from ..plugins import (
+    NOTIONS,
+    TASKS,
+    Interval,
+    MethodSpec,
+    attribute_kind,
+    check_params,
+    outcome_kind,
+)
 from ._store import RunRecord
 
 #: The paper averages over 10 runs.
 DEFAULT_SEEDS: tuple[int, ...] = tuple(range(10))
+
+
+#: The study's optional size settings and their smallest values.
+_SIZE_LIMITS = {
+    "epochs": Interval("integer", 1, optional=True),
+    "warmup_epochs": Interval("integer", 0, optional=True),
+    "max_train_rows": Interval("integer", 10, optional=True),
+    "max_eval_rows": Interval("integer", 10, optional=True),
+}
 
 
 @dataclass(frozen=True)
@@ -90,19 +107,7 @@ class StudyConfig:
             raise ValueError(f"seeds={self.seeds!r} is not valid; expected non-negative integers.")
         if self.grid not in ("full", "quick"):
             raise ValueError(f"grid={self.grid!r} is not valid; expected 'full' or 'quick'.")
-        for name, minimum in (
-            ("epochs", 1),
-            ("warmup_epochs", 0),
-            ("max_train_rows", 10),
-            ("max_eval_rows", 10),
-        ):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < minimum
-            ):
-                raise ValueError(
-                    f"{name}={value!r} is not valid; expected None or an integer >= {minimum}."
-                )
+        check_params({name: getattr(self, name) for name in _SIZE_LIMITS}, _SIZE_LIMITS)
         if (
             self.epochs is not None
             and self.warmup_epochs is not None

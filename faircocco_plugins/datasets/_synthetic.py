@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._params import Interval, check_params
 from .._synthetic import make_synthetic
 from ._build import assemble
 from ._dataset import Dataset, Task
@@ -124,10 +125,7 @@ def synthetic_table(
     random_state: int | None,
 ) -> LoadedTable:
     """The rows of :func:`make_fairness_dataset`, before typing and splitting."""
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer):
-        raise ValueError(f"n_samples={n_samples!r} is not valid; expected an integer.")
-    if n_samples < _MIN_SAMPLES:
-        raise ValueError(f"n_samples={n_samples!r} is not valid; expected at least {_MIN_SAMPLES}.")
+    check_params({"n_samples": n_samples}, {"n_samples": Interval("integer", _MIN_SAMPLES)})
     if task not in TASKS:
         raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
     for argument, value in (

@@ -712,7 +712,6 @@ def test_synthetic_dataset_is_reproducible_and_typed() -> None:
     ("kwargs", "message"),
     [
         ({"n_samples": 5}, "n_samples=5"),
-        ({"n_samples": 100.0}, "n_samples=100.0"),
         ({"task": "ranking"}, "task='ranking'"),
         ({"label_dependence": float("nan")}, "label_dependence=nan"),
         ({"feature_dependence": "1"}, "feature_dependence='1'"),
@@ -722,6 +721,8 @@ def test_synthetic_dataset_is_reproducible_and_typed() -> None:
 def test_synthetic_bad_arguments(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_fairness_dataset(**kwargs)
+    with pytest.raises(TypeError, match="n_samples must be an integer >= 20; got float"):
+        make_fairness_dataset(n_samples=100.0)
 
 
 # --- command line ---------------------------------------------------------------------------

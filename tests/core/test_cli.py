@@ -487,7 +487,7 @@ def test_make_synthetic_dependence_controls_equalised_odds():
     assert scores[0] < 0.01 < 0.03 < scores[1]
 
 
-@pytest.mark.parametrize("n", [1, 0, 2.5])
-def test_make_synthetic_rejects_bad_sizes(n):
-    with pytest.raises(ValueError, match="n="):
+@pytest.mark.parametrize(("n", "error"), [(1, ValueError), (0, ValueError), (2.5, TypeError)])
+def test_make_synthetic_rejects_bad_sizes(n, error):
+    with pytest.raises(error, match="n"):
         make_synthetic(n)

@@ -158,10 +158,13 @@ def test_conditional_notions_require_outcomes(data, function, notion):
         function(y_pred, attribute, notion=notion)
 
 
-@pytest.mark.parametrize("rank", [0, -1, 1.5, "3", True])
-def test_bad_rank(data, rank):
+@pytest.mark.parametrize(
+    ("rank", "error"),
+    [(0, ValueError), (-1, ValueError), (1.5, TypeError), ("3", TypeError), (True, TypeError)],
+)
+def test_bad_rank(data, rank, error):
     y_pred, attribute, _ = data
-    with pytest.raises(ValueError, match="rank"):
+    with pytest.raises(error, match="rank"):
         faircocco_score(y_pred, attribute, rank=rank)
 
 

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from faircocco_plugins.plugins import Interval, check_params
+
 from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
 from ._encoding import SensitiveSchema
 
@@ -87,8 +89,7 @@ class FairnessPenalty(nn.Module):
         if not isinstance(notion, str) or notion not in NOTIONS:
             raise ValueError(f"notion={notion!r} is not valid; expected one of {list(NOTIONS)}.")
         self.capabilities.check(type(self).__name__, notion=notion)
-        if isinstance(lam, bool) or not isinstance(lam, int | float) or not 0 <= lam < np.inf:
-            raise ValueError(f"lam={lam!r} is not valid; expected a finite number >= 0.")
+        check_params({"lam": lam}, {"lam": Interval("real", 0)})
         if schema is not None and not isinstance(schema, SensitiveSchema):
             raise TypeError(
                 f"schema must be a SensitiveSchema (SensitiveEncoder.schema_); got "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
+
+from faircocco_plugins.plugins import Interval, check_params
 
 from ._encoding import SensitiveSchema
 from ._faircocco import PENALTY_CONDITIONING_EPS, PENALTY_EPS, FairCOCCOPenalty
@@ -101,25 +102,18 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
             bandwidth=bandwidth,
             schema=schema,
         )
-        for name, value in (
-            ("bound", bound),
-            ("multiplier_lr", multiplier_lr),
-            ("multiplier_init", multiplier_init),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not 0 <= value < np.inf
-            ):
-                raise ValueError(f"{name}={value!r} is not valid; expected a finite number >= 0.")
-        if multiplier_max is not None and (
-            isinstance(multiplier_max, bool)
-            or not isinstance(multiplier_max, int | float)
-            or not multiplier_init <= multiplier_max
-        ):
-            raise ValueError(
-                f"multiplier_max={multiplier_max!r} is not valid; expected None or a number "
-                f">= multiplier_init={multiplier_init}."
+        check_params(
+            {
+                "bound": bound,
+                "multiplier_lr": multiplier_lr,
+                "multiplier_init": multiplier_init,
+            },
+            dict.fromkeys(("bound", "multiplier_lr", "multiplier_init"), Interval("real", 0)),
+        )
+        if multiplier_max is not None:
+            check_params(
+                {"multiplier_max": multiplier_max},
+                {"multiplier_max": Interval("real", multiplier_init)},
             )
         self.bound = float(bound)
         self.multiplier_lr = float(multiplier_lr)

@@ -16,6 +16,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 from torch import nn
 
+from faircocco_plugins.plugins import Interval, check_params
+
 from ._base import FairnessPenalty
 from ._covariance import CovariancePenalty
 from ._encoding import SensitiveEncoder
@@ -40,6 +42,18 @@ PENALTIES: dict[str, type[FairnessPenalty]] = {
 
 #: Rows per forward pass at prediction time.
 _PREDICT_CHUNK = 65536
+
+
+#: The estimators' numeric parameters (warmup_epochs's bound depends on epochs).
+_ESTIMATOR_LIMITS = {
+    "batch_size": Interval("integer", 2),
+    "epochs": Interval("integer", 1),
+    "patience": Interval("integer", 1),
+    "learning_rate": Interval("real", 0),
+    "weight_decay": Interval("real", 0),
+    "lam": Interval("real", 0),
+    "validation_fraction": Interval("real", 0, 1, closed="neither"),
+}
 
 
 class _FairNetwork(BaseEstimator):
@@ -196,34 +210,14 @@ class _FairNetwork(BaseEstimator):
         return self
 
     def _check_params(self) -> None:
-        for name, minimum in (("batch_size", 2), ("epochs", 1), ("patience", 1)):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | np.integer)
-                or value < minimum
-            ):
-                raise ValueError(
-                    f"{name}={value!r} is not valid; expected an integer >= {minimum}."
-                )
-        if (
-            isinstance(self.warmup_epochs, bool)
-            or not isinstance(self.warmup_epochs, int | np.integer)
-            or not 0 <= self.warmup_epochs <= self.epochs
-        ):
-            raise ValueError(
-                f"warmup_epochs={self.warmup_epochs!r} is not valid; expected an integer in "
-                f"[0, epochs={self.epochs}]."
-            )
-        for name in ("learning_rate", "weight_decay", "lam"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-                raise ValueError(f"{name}={value!r} is not valid; expected a number >= 0.")
-        if not 0 < self.validation_fraction < 1:
-            raise ValueError(
-                f"validation_fraction={self.validation_fraction!r} is not valid; expected a "
-                "number in (0, 1)."
-            )
+        names = ("batch_size", "epochs", "patience", "learning_rate", "weight_decay", "lam")
+        check_params({name: getattr(self, name) for name in names}, _ESTIMATOR_LIMITS)
+        warmup = Interval("integer", 0, self.epochs)
+        check_params({"warmup_epochs": self.warmup_epochs}, {"warmup_epochs": warmup})
+        fraction = Interval("real", 0, 1, closed="neither")
+        check_params(
+            {"validation_fraction": self.validation_fraction}, {"validation_fraction": fraction}
+        )
 
     def _resolve_penalty(self) -> FairnessPenalty | None:
         """A fresh copy of the penalty for this fit (the parameter itself is never changed)."""

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
+from faircocco_plugins.plugins import check_statistic_options
 
 from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
@@ -173,11 +174,8 @@ class FairCOCCOPenalty(FairnessPenalty):
             )
         #: class labels of integer outcomes, fitted with the kernels
         self._classes: torch.Tensor | None = None
-        # the core validates these; fail at construction rather than at the first batch
-        faircocco_statistic(
-            torch.tensor([0.0, 1.0]),
-            torch.tensor([0.0, 1.0]),
-            y_true=torch.tensor([0.0, 1.0]),
+        # fail at construction rather than at the first batch
+        check_statistic_options(
             notion=notion,
             method=method,
             rank=rank,

@@ -15,6 +15,8 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
+from faircocco_plugins.plugins import Interval, check_params
+
 from ._base import FairnessPenalty
 from ._batches import TripleBatches
 
@@ -87,6 +89,15 @@ class FitHistory:
         frame = pd.DataFrame(columns)
         frame.index.name = "epoch"
         return frame
+
+
+#: fit_fair's numeric arguments (warmup_epochs's bound depends on epochs).
+_TRAINING_LIMITS = {
+    "batch_size": Interval("integer", 2),
+    "epochs": Interval("integer", 1),
+    "early_stopping": Interval("integer", 1, optional=True),
+    "random_state": Interval("integer", optional=True),
+}
 
 
 def fit_fair(
@@ -187,28 +198,22 @@ def fit_fair(
     >>> len(history.loss)
     2
     """
-    _check_int(batch_size, "batch_size", 2)
-    _check_int(epochs, "epochs", 1)
-    if (
-        isinstance(warmup_epochs, bool)
-        or not isinstance(warmup_epochs, int)
-        or not (0 <= warmup_epochs <= epochs)
-    ):
-        raise ValueError(
-            f"warmup_epochs={warmup_epochs!r} is not valid; expected an integer in [0, epochs]."
-        )
-    if early_stopping is not None:
-        _check_int(early_stopping, "early_stopping", 1)
-        if val_data is None:
-            raise ValueError("early_stopping needs val_data to monitor.")
+    check_params(
+        {
+            "batch_size": batch_size,
+            "epochs": epochs,
+            "early_stopping": early_stopping,
+            "random_state": random_state,
+        },
+        _TRAINING_LIMITS,
+    )
+    check_params(
+        {"warmup_epochs": warmup_epochs}, {"warmup_epochs": Interval("integer", 0, epochs)}
+    )
+    if early_stopping is not None and val_data is None:
+        raise ValueError("early_stopping needs val_data to monitor.")
     if monitor not in ("objective", "loss"):
         raise ValueError(f"monitor={monitor!r} is not valid; expected 'objective' or 'loss'.")
-    if random_state is not None and (
-        isinstance(random_state, bool) or not isinstance(random_state, int)
-    ):
-        raise TypeError(
-            f"random_state must be None or an integer; got {type(random_state).__name__}."
-        )
     device = _device_of(model)
     transform = penalty_input if penalty_input is not None else _identity
     with _seeded(random_state, device):
@@ -417,11 +422,6 @@ def _optimizer(optimizer: Any, model: nn.Module) -> torch.optim.Optimizer:
         "optimizer must be None, a torch.optim.Optimizer or a factory params -> optimizer; got "
         f"{type(optimizer).__name__}."
     )
-
-
-def _check_int(value: Any, name: str, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name}={value!r} is not valid; expected an integer >= {minimum}.")
 
 
 @contextmanager
