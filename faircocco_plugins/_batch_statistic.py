@@ -43,6 +43,7 @@ from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky, row_
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
 from ._strata import Strata
+from ._terms import Role
 from ._threads import single_blas_thread
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
@@ -175,7 +176,7 @@ class BatchStatistic:
                 maps[role].fit_transform(k, np.zeros(()))
         self._scalings, self._maps = scalings, maps
         # the strata the null permutes within: the outcome's levels or quantile bins under EO
-        self._strata = Strata(roles["c"]) if "c" in roles else None
+        self._strata = Strata(roles[Role.GIVEN]) if Role.GIVEN in roles else None
         width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
         self._wide_side = width > _NARROW_SIDE
         self._host_rows = HostRows(sensitive, truth)
@@ -205,7 +206,7 @@ class BatchStatistic:
         x = y_pred if is_array_api_obj(y_pred) else pred
         if self._host_rows.sensitive_is_constant(rows):
             return _output(host_function(_zero, x, pred), y_pred)
-        shift = self.options.ridge.shift("u", pred.shape[0])
+        shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
         # with several attributes the side is wide enough for OpenBLAS to spread a product over
         # threads, which measured 3x slower on two cores; a narrow side's products stay on one
         # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
@@ -324,7 +325,7 @@ class BatchStatistic:
         e = centred[:, :e_width]
         conditioning = None
         if e_width < centred.shape[1]:
-            gram.flat[e_width * step :: step] += self.options.ridge.shift("c", n)
+            gram.flat[e_width * step :: step] += self.options.ridge.shift(Role.GIVEN, n)
             conditioning = PsdSolver(gram[e_width:, e_width:])
             e = e - centred[:, e_width:] @ conditioning.solve(gram[e_width:, :e_width])
         lower = host_cholesky(gram[:e_width, :e_width])
@@ -353,26 +354,29 @@ class BatchStatistic:
         """Feature rows ``W[g] ⊗ φ`` of ``e`` then (EO) ``c``, side by side, from
         :meth:`_feature_rows`' results; and the width of ``e``'s."""
         blocks = [
-            row_kronecker(self._maps[role].level_rows(features[role]), features[f"{role}:"])
-            for role in ("e", "c")
+            row_kronecker(self._maps[role].level_rows(features[role]), features[_factors_of(role)])
+            for role in (Role.ATTRIBUTES, Role.GIVEN)
             if role in self._maps
         ]
         return np.concatenate(blocks, axis=1), blocks[0].shape[1]
 
     def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Level codes (``"e"``, ``"c"``) and continuous factor rows (``"e:"``, ``"c:"``) of
-        distinct host rows, under the fitted maps: what :class:`RowTable` remembers."""
+        """Level codes (keyed by the role) and continuous factor rows (keyed by
+        :func:`_factors_of` the role) of distinct host rows, under the fitted maps: what
+        :class:`RowTable` remembers."""
         assert self._scalings is not None
         sensitive, truth = self._host_rows.variables(rows)
         features = {}
         roles = self._roles(sensitive, truth, self._scalings)
         for role, k in roles.items():
-            features[role], features[f"{role}:"] = self._maps[role].transform(k, np.zeros(()))
+            features[role], features[_factors_of(role)] = self._maps[role].transform(
+                k, np.zeros(())
+            )
         if self.chance_adjusted:
             n = rows.shape[0]
             strata = self._strata
             features[_STRATUM] = (
-                np.zeros(n, dtype=np.int64) if strata is None else strata.assign(roles["c"])
+                np.zeros(n, dtype=np.int64) if strata is None else strata.assign(roles[Role.GIVEN])
             )
         return features
 
@@ -470,6 +474,12 @@ class HostRows:
         sensitive, truth = variables
         assert sensitive is not None
         return sensitive, truth
+
+
+def _factors_of(role: str) -> str:
+    """The key of a role's continuous factor rows in the feature table (the role's own key
+    holds its level codes)."""
+    return f"{role} factors"
 
 
 def _check_layout(variable: Variable, fitted: Variable) -> None:

@@ -19,7 +19,7 @@ from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
 from ._lowrank import FeatureMap, LowRankFit, StratumMoments, refitted_features, row_kronecker
 from ._strata import Strata
-from ._terms import Ridge
+from ._terms import Ridge, Role
 
 
 def explicit_fit(
@@ -111,7 +111,7 @@ class ExplicitRows:
     def row_strata(self) -> np.ndarray:
         if not self._conditional:
             return np.zeros(self.n, dtype=np.int64)
-        return Strata(self._roles["c"]).assign(self._roles["c"])
+        return Strata(self._roles[Role.GIVEN]).assign(self._roles[Role.GIVEN])
 
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}

@@ -41,7 +41,10 @@ from ._exact import MAX_EXACT_ROWS
 from ._kernels import KernelInput, gaussian, to_host
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
-from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
+from ._terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace
+
+#: the roles as the formulas name them: R_u, R_e and R_c (see :class:`._terms.Role`)
+U, E, C = Role.MEASURED, Role.ATTRIBUTES, Role.GIVEN
 
 #: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this.
 TOLERANCE = 1e-6
@@ -276,7 +279,7 @@ class GroupedMoments:
     def __init__(self, first: dict[str, KernelInput], conditional: bool, rank: int | None) -> None:
         self.roles = list(first)
         self.maps = {role: FeatureMap(rank) for role in first}
-        self.strata = Strata(first["c"]) if conditional else None
+        self.strata = Strata(first[C]) if conditional else None
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
         self._in_memory: dict[str, KernelInput] | None = None
@@ -317,7 +320,7 @@ class GroupedMoments:
             codes.append(role_codes)
             factors.append(factor)
         if self.strata is not None:
-            codes.append(self.strata.assign(chunk["c"]))
+            codes.append(self.strata.assign(chunk[C]))
         stacked = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
         groups = self._keys.encode_rows(np.stack(codes, axis=1))
         # numpy radix-sorts 16-bit keys in O(n)
@@ -370,7 +373,7 @@ class GroupedMoments:
         roles = _in_memory(self._in_memory)
         if self.strata is None:
             return np.zeros(self.n, dtype=np.int64)
-        return self.strata.assign(roles["c"])
+        return self.strata.assign(roles[C])
 
     def host_features(self) -> dict[str, np.ndarray]:
         """Uncentred feature rows of each variable of the in-memory data."""
@@ -475,7 +478,7 @@ class LowRankFit:
         use (only the permutation null and the permutation test need it).
         """
         self._source_of = source
-        self._shifts = {role: ridge.shift(role, n) for role in ("u", "e", "c")}
+        self._shifts: dict[str, float] = {role: ridge.shift(role, n) for role in (U, E, C)}
         self._means = means
         self._grams = centred
         solvers = self._solvers(centred)
@@ -484,7 +487,10 @@ class LowRankFit:
             rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
             method="lowrank",
             n=n,
-            norms=lambda: (_norm(centred, solvers, "u"), _norm(centred, solvers, "e")),
+            norms=lambda: (
+                _norm(centred, solvers, U),
+                _norm(centred, solvers, E),
+            ),
             expected_statistic=self._null_statistic,
         )
 
@@ -512,10 +518,10 @@ class LowRankFit:
         """
         features = self._centred_features
         grams = dict(self._host_grams)
-        permuted = features["e"][permutation]
-        for role in [r for r in ("u", "c") if r in features]:
-            grams[(role, "e")] = features[role].T @ permuted
-            grams[("e", role)] = grams[(role, "e")].T
+        permuted = features[E][permutation]
+        for role in [r for r in (U, C) if r in features]:
+            grams[(role, E)] = features[role].T @ permuted
+            grams[(E, role)] = grams[(role, E)].T
         return float(_statistic(grams, self._host_solvers))
 
     def attribute_statistic(self, e: KernelInput) -> float:
@@ -525,14 +531,17 @@ class LowRankFit:
         is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
         """
         features = self._centred_features
-        rows = self._source.refitted_features("e", e)
+        rows = self._source.refitted_features(E, e)
         rows = rows - np.mean(rows, axis=0)
         grams = dict(self._host_grams)
-        grams[("e", "e")] = rows.T @ rows
-        for role in [r for r in ("u", "c") if r in features]:
-            grams[(role, "e")] = features[role].T @ rows
-            grams[("e", role)] = grams[(role, "e")].T
-        solvers = {**self._host_solvers, **self._solvers({("e", "e"): grams[("e", "e")]})}
+        grams[(E, E)] = rows.T @ rows
+        for role in [r for r in (U, C) if r in features]:
+            grams[(role, E)] = features[role].T @ rows
+            grams[(E, role)] = grams[(role, E)].T
+        solvers = {
+            **self._host_solvers,
+            **self._solvers({(E, E): grams[(E, E)]}),
+        }
         return float(_statistic(grams, solvers))
 
     @cached_property
@@ -554,9 +563,9 @@ class LowRankFit:
         """Expected statistic when attribute rows are permuted within strata."""
         means = {role: to_host(m) for role, m in self._means.items()}
         solvers = self._host_solvers
-        conditional = "c" in solvers
+        conditional = C in solvers
         if conditional:
-            t_u = solvers["c"].solve(self._host_grams[("c", "u")])
+            t_u = solvers[C].solve(self._host_grams[(C, U)])
         u_sums, u_diag, e_sums, e_diag, counts = [], [], [], [], []
         for n_s, raw_sums, raw_grams in self._source.stratum_moments():
             sums = {role: raw_sums[role] - n_s * means[role] for role in raw_sums}
@@ -567,37 +576,42 @@ class LowRankFit:
                 + n_s * np.outer(means[x], means[y])
                 for (x, y) in raw_grams
             }
-            psi, gram_u = sums["u"], centred[("u", "u")]
+            psi, gram_u = sums[U], centred[(U, U)]
             if conditional:
-                psi = psi - t_u.T @ sums["c"]
-                gram_u = _projected_gram(gram_u, centred[("u", "c")], centred[("c", "c")], t_u)
+                psi = psi - t_u.T @ sums[C]
+                gram_u = _projected_gram(
+                    gram_u,
+                    centred[(U, C)],
+                    centred[(C, C)],
+                    t_u,
+                )
             u_sums.append(psi)
-            u_diag.append(np.trace(solvers["u"].solve(gram_u)))
-            e_sums.append(sums["e"])
-            e_diag.append(np.trace(solvers["e"].solve(centred[("e", "e")])))
+            u_diag.append(np.trace(solvers[U].solve(gram_u)))
+            e_sums.append(sums[E])
+            e_diag.append(np.trace(solvers[E].solve(centred[(E, E)])))
             counts.append(n_s)
         psi_all, e_all = np.stack(u_sums), np.stack(e_sums)
-        m = StrataBlocks(psi_all @ solvers["u"].solve(psi_all.T), np.asarray(u_diag))
-        b = StrataBlocks(e_all @ solvers["e"].solve(e_all.T), np.asarray(e_diag))
+        m = StrataBlocks(psi_all @ solvers[U].solve(psi_all.T), np.asarray(u_diag))
+        b = StrataBlocks(e_all @ solvers[E].solve(e_all.T), np.asarray(e_diag))
         return expected_permuted_trace(m, b, np.asarray(counts))
 
 
 def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> Any:
     """``Tr[A_u Q A_e Qᵀ]`` with ``Q = Φ_uᵀ (I − R_c) Φ_e`` (``Q = C_ue`` without conditioning)."""
-    q = c[("u", "e")]
-    if "c" in solvers:
-        q = q - c[("u", "c")] @ solvers["c"].solve(c[("c", "e")])
+    q = c[(U, E)]
+    if C in solvers:
+        q = q - c[(U, C)] @ solvers[C].solve(c[(C, E)])
     xp = namespace(q)
-    return trace_of_product(solvers["u"].solve(q), solvers["e"].solve(xp.permute_dims(q, (1, 0))))
+    return trace_of_product(solvers[U].solve(q), solvers[E].solve(xp.permute_dims(q, (1, 0))))
 
 
 def _norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str) -> Any:
     """``||R_x (I − R_c)||_F``, from ``Tr[A_x C_xx A_x Φ_xᵀ (I − R_c)² Φ_x]``, for ``x = role``."""
     c_xx = c[(role, role)]
     projected = c_xx
-    if "c" in solvers:
-        t_x = solvers["c"].solve(c[("c", role)])
-        projected = _projected_gram(c_xx, c[(role, "c")], c[("c", "c")], t_x)
+    if C in solvers:
+        t_x = solvers[C].solve(c[(C, role)])
+        projected = _projected_gram(c_xx, c[(role, C)], c[(C, C)], t_x)
     squared = trace_of_product(solvers[role].solve(c_xx), solvers[role].solve(projected))
     xp = namespace(squared)
     return xp.sqrt(xp.clip(squared, min=0.0))

@@ -43,7 +43,7 @@ from ._local_null import LocalPermutationFit
 from ._lowrank import GroupedMoments, LowRankFit
 from ._params import Interval, check_params
 from ._strata import Strata, is_discrete, local_strata
-from ._terms import ConstantAttributesFit, Ridge
+from ._terms import ConstantAttributesFit, Ridge, Role
 from ._threads import single_blas_thread
 
 #: ``method="auto"`` uses the exact estimator below this many rows. Measured on two cores (EO, one
@@ -190,14 +190,14 @@ class Problem:
         inputs = self.kernel_inputs(self.scalings())
         roles = roles_of(self.options.notion, **inputs)
         fit = self.estimate(roles)
-        if "c" not in roles or is_discrete(roles["c"]):
+        if Role.GIVEN not in roles or is_discrete(roles[Role.GIVEN]):
             return fit
 
         def permuted_attributes(permutation: np.ndarray) -> KernelInput:
             permuted = {**inputs, "sensitive": inputs["sensitive"].take(permutation)}
-            return roles_of(self.options.notion, **permuted)["e"]
+            return roles_of(self.options.notion, **permuted)[Role.ATTRIBUTES]
 
-        strata = local_strata(roles["c"])
+        strata = local_strata(roles[Role.GIVEN])
         return LocalPermutationFit(fit, permuted_attributes, strata, self.options.random_state)
 
     def variables(self) -> dict[str, Variable]:
@@ -213,20 +213,20 @@ class Problem:
         """The estimator chosen by ``method`` on the kernel inputs ``roles``."""
         if self.method() == "exact":
             return ExactFit(
-                roles["u"],
-                roles["e"],
-                roles.get("c"),
+                roles[Role.MEASURED],
+                roles[Role.ATTRIBUTES],
+                roles.get(Role.GIVEN),
                 strata_of(roles),
                 self.options.ridge,
                 self.like,
             )
         if any(is_tracked(k) for k in roles.values()):
             fit = explicit_fit(
-                roles, "c" in roles, self.options.rank, self.options.ridge, self.like
+                roles, Role.GIVEN in roles, self.options.rank, self.options.ridge, self.like
             )
             if fit is not None:
                 return fit
-        moments = GroupedMoments(roles, "c" in roles, self.options.rank)
+        moments = GroupedMoments(roles, Role.GIVEN in roles, self.options.rank)
         moments.add(roles, self.like)
         return moments.fit(self.options.ridge, self.like, roles)
 
@@ -263,23 +263,23 @@ def roles_of(
 ) -> dict[str, KernelInput]:
     """The roles of the notion table above; a role whose variable is ``None`` is left out."""
     if notion == "dp":
-        table = {"u": pred, "e": sensitive}
+        table = {Role.MEASURED: pred, Role.ATTRIBUTES: sensitive}
     else:
         assert truth is not None
         measured, given = (pred, truth) if notion == "eo" else (truth, pred)
         table = {
-            "u": measured,
-            "e": None if given is None else concat_inputs(sensitive, given),
-            "c": given,
+            Role.MEASURED: measured,
+            Role.ATTRIBUTES: None if given is None else concat_inputs(sensitive, given),
+            Role.GIVEN: given,
         }
     return {role: k for role, k in table.items() if k is not None}
 
 
 def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:
     """Stratum of each row for the permutation null (one stratum without conditioning)."""
-    if "c" not in roles:
-        return np.zeros(roles["u"].n, dtype=np.int64)
-    return Strata(roles["c"]).assign(roles["c"])
+    if Role.GIVEN not in roles:
+        return np.zeros(roles[Role.MEASURED].n, dtype=np.int64)
+    return Strata(roles[Role.GIVEN]).assign(roles[Role.GIVEN])
 
 
 def report_columns(
@@ -338,7 +338,7 @@ class StreamMoments:
         problem = _chunk_problem(first, columns, options)
         scalings = problem.scalings()
         roles = problem_roles(options.notion, problem, scalings)
-        moments = GroupedMoments(roles, "c" in roles, options.rank)
+        moments = GroupedMoments(roles, Role.GIVEN in roles, options.rank)
         moments.add(roles, problem.like)
         return cls(moments, scalings, columns, options, RangeWatch.of(problem))
 

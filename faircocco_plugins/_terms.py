@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
@@ -22,6 +23,20 @@ import numpy as np
 
 from ._backend import as_numpy_scalar, namespace
 from ._inputs import Variable
+
+
+class Role(StrEnum):
+    """The statistic's three variables, which key its features, Gram blocks and solvers.
+
+    Members are strings (``"u"``, ``"e"``, ``"c"``), so a mapping keyed by either finds both.
+    """
+
+    #: ``u``: the variable whose dependence is measured (predictions; outcomes under CAL)
+    MEASURED = "u"
+    #: ``e``: the attributes, extended by the conditioning variable under EO and CAL
+    ATTRIBUTES = "e"
+    #: ``c``: the conditioning variable (outcomes under EO, predictions under CAL)
+    GIVEN = "c"
 
 
 @dataclass(frozen=True)
@@ -41,7 +56,7 @@ class Ridge:
 
     def shift(self, role: str, n: int) -> float:
         """``ε N`` of role ``"u"``, ``"e"`` or ``"c"`` over ``n`` rows."""
-        return (self.conditioning if role == "c" else self.eps) * n
+        return (self.conditioning if role == Role.GIVEN else self.eps) * n
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ __all__ = [
     "available_methods",
     "check_params",
     "check_statistic_options",
+    "kind_from_levels",
     "outcome_kind",
 ]
 
@@ -489,10 +490,32 @@ def attribute_kind(column: pd.Series) -> str:
     """
     if not isinstance(column, pd.Series):
         raise TypeError(f"column must be a pandas Series; got {type(column).__name__}.")
-    levels = column.nunique(dropna=True)
-    if is_nominal(column):
-        return "binary" if levels <= 2 else "categorical"
-    return "binary" if levels <= 2 else "continuous"
+    return kind_from_levels(column.nunique(dropna=True), nominal=is_nominal(column))
+
+
+def kind_from_levels(levels: int, *, nominal: bool) -> str:
+    """The kind rule of :func:`attribute_kind`, from a column's number of distinct values.
+
+    Parameters
+    ----------
+    levels : int
+        Distinct values of the column.
+    nominal : bool
+        Whether its values are names (levels) rather than numbers.
+
+    Returns
+    -------
+    {"binary", "categorical", "continuous"}
+
+    Examples
+    --------
+    >>> from faircocco_plugins.plugins import kind_from_levels
+    >>> kind_from_levels(2, nominal=False), kind_from_levels(5, nominal=True)
+    ('binary', 'categorical')
+    """
+    if levels <= 2:
+        return "binary"
+    return "categorical" if nominal else "continuous"
 
 
 def outcome_kind(y: pd.Series, task: str) -> str:

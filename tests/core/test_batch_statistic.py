@@ -249,19 +249,18 @@ def test_bad_batches_of_floating_arrays_after_fit_get_the_full_validations_error
 
 def _null_subtracted(pred, sensitive, y, notion, ridges):
     """The core's low-rank statistic minus its permutation null (the chance-adjusted value)."""
-    from faircocco_plugins._api import _options, _terms
+    from faircocco_plugins._api import _terms
+    from faircocco_plugins._problem import Options
 
-    options = _options(
-        {
-            "notion": notion,
-            "method": "lowrank",
-            "rank": None,
-            "eps": ridges.get("eps", 1e-4),
-            "conditioning_eps": ridges.get("conditioning_eps"),
-            "attribute_kernel": "product",
-            "bandwidth": "median",
-            "random_state": None,
-        }
+    options = Options.check(
+        notion=notion,
+        method="lowrank",
+        rank=None,
+        eps=ridges.get("eps", 1e-4),
+        conditioning_eps=ridges.get("conditioning_eps"),
+        attribute_kernel="product",
+        bandwidth="median",
+        random_state=None,
     )
     terms = _terms(pred, sensitive, None if notion == "dp" else y, None, options)["joint"]
     return float(terms.statistic) - terms.null_statistic

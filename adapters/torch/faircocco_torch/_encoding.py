@@ -11,6 +11,7 @@ import pandas as pd
 import torch
 
 from faircocco_plugins import is_nominal
+from faircocco_plugins.plugins import kind_from_levels
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ class SensitiveEncoder:
                     levels = tuple(sorted(levels))
                 except TypeError:
                     levels = tuple(sorted(levels, key=str))
-                kind = "categorical" if len(levels) > 2 else "binary"
+                kind = kind_from_levels(len(levels), nominal=True)
                 columns.append(_Column(label, True, levels, 0.0, 1.0, kind))
             else:
                 values = _numeric_values(series, label)
@@ -186,7 +187,7 @@ class SensitiveEncoder:
                     mean = float(values.mean())
                     std = float(values.std())
                     scale = std if std > 0 else 1.0
-                kind = "binary" if np.unique(values).size <= 2 else "continuous"
+                kind = kind_from_levels(np.unique(values).size, nominal=False)
                 columns.append(_Column(label, False, (), mean, scale, kind))
         self._columns = tuple(columns)
         self.feature_names_in_ = np.asarray([str(c) for c in frame.columns], dtype=object)
