@@ -20,8 +20,8 @@ from scipy.linalg import get_lapack_funcs
 def namespace(*arrays: Any) -> Any:
     """The array-API namespace of ``arrays`` (``array_api_compat.array_namespace``).
 
-    Numpy arrays take a shortcut: the general lookup costs about 10 µs, and per-batch host code
-    asks for the namespace dozens of times.
+    Numpy arrays take a shortcut: per-batch host code asks for the namespace dozens of times
+    (the general lookup's cost is in the performance docs' "Why the fast paths exist").
     """
     if all(type(a) is np.ndarray for a in arrays):
         return _numpy_namespace()

@@ -208,8 +208,8 @@ class BatchStatistic:
             return _output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
         # with several attributes the side is wide enough for OpenBLAS to spread a product over
-        # threads, which measured 3x slower on two cores; a narrow side's products stay on one
-        # thread anyway, and switching OpenBLAS's thread count measured 10% of such a call
+        # threads, which is slower on two cores; a narrow side's products stay on one thread
+        # anyway, and switching the thread count would cost more than it saves
         with single_blas_thread() if self._wide_side else nullcontext():
             statistic = host_function(self._statistic(rows, shift), x, pred)
         return _output(statistic, y_pred)
@@ -240,8 +240,9 @@ class BatchStatistic:
         numeric columns, converted directly; None for any other batch.
 
         Training passes thousands of such batches, and inside a training step, whose model and
-        optimiser keep evicting this code from the caches, the full validation measured about
-        190 µs of a 1.2 ms call. Any other batch, and every error, takes the full validation.
+        optimiser keep evicting this code from the caches, the full validation is a sixth of the
+        call (performance docs, "Why the fast paths exist"). Any other batch, and every error,
+        takes the full validation.
         """
         if not self.is_fitted:
             return None

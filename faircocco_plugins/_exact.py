@@ -18,8 +18,8 @@ from ._kernels import KernelInput, kernel_matrix, to_host
 from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
 
 #: Most rows the exact estimator accepts. It holds several ``N × N`` float64 matrices (0.75 GiB
-#: each at 10,000 rows) and its time grows as N³: measured at 3,000 rows on two cores, 3.8 s
-#: (DP) and 9.3 s (EO) (see the performance page), so about 2.5 and 6 minutes at 10,000.
+#: each at 10,000 rows) and its time grows as N³ (minutes at 10,000 rows; see the performance
+#: page).
 MAX_EXACT_ROWS = 10_000
 #: Seconds of the exact estimator at 3,000 rows (DP, EO), for the estimate in its refusal.
 _SECONDS_AT_3000 = {False: 3.8, True: 9.3}

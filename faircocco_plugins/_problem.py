@@ -46,10 +46,9 @@ from ._strata import Strata, is_discrete, local_strata
 from ._terms import ConstantAttributesFit, Ridge, Role
 from ._threads import single_blas_thread
 
-#: ``method="auto"`` uses the exact estimator below this many rows. Measured on two cores (EO, one
-#: binary attribute), the low-rank estimator is already faster at N = 128 (score 3.8 ms against
-#: 4.5 ms; penalty forward and backward 4.3 ms against 7.8 ms) and agrees with the exact one to
-#: about 1e-6; at N = 64 the exact one is faster (2.9 ms against 4.1 ms).
+#: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
+#: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance
+#: docs, "Why the fast paths exist").
 AUTO_EXACT_BELOW = 128
 
 

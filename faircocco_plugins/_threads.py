@@ -70,8 +70,8 @@ def in_memory_on_one_blas_thread(function: Callable[P, T]) -> Callable[P, T]:
 def single_blas_thread() -> Iterator[None]:
     """Run numpy/SciPy BLAS and LAPACK calls on one thread inside the block.
 
-    Set on the libraries directly: ``threadpoolctl``'s ``limit`` costs about 25 µs per entry,
-    which shows once per training batch.
+    Set on the libraries directly: ``threadpoolctl``'s ``limit`` costs more per entry, which
+    would show once per training batch.
     """
     global _open_blocks, _saved_counts
     if not get_config()["limit_blas_threads"]:
