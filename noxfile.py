@@ -7,6 +7,8 @@ runs in the development environment (``make pytest``).
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -21,5 +23,8 @@ def torch(session: nox.Session) -> None:
     # torch requirement pulls a CUDA build of several GB
     session.install("torch==2.13.0")
     session.install("-e", ".", "-e", "adapters/torch[test]")
+    if os.environ.get("FAIRCOCCO_DATA"):
+        # the tests run from the adapter's folder: a relative data path must not move
+        session.env["FAIRCOCCO_DATA"] = os.path.abspath(os.environ["FAIRCOCCO_DATA"])
     session.chdir("adapters/torch")
     session.run("python", "-m", "pytest", "-q", *session.posargs)
