@@ -47,7 +47,8 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
-from ..plugins import NOTIONS, TASKS, attribute_kind
+from ..gaps import disparate_impacts, equal_opportunity_differences
+from ..plugins import NOTIONS, TASKS
 from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).
@@ -190,12 +191,11 @@ def evaluate_predictions(
         truth_b, pred_b = truth_f > median, pred_f > median
         score_pred, score_true = pred_f, truth_f
     metrics.update(_faircocco(score_pred, score_true, sensitive, notions, random_state))
-    groups = attribute_groups(sensitive)
-    deo = {a: equal_opportunity_gap(truth_b, pred_b, groups[a]) for a in groups.columns}
-    di = {a: disparate_impact(pred_b, groups[a]) for a in groups.columns}
-    metrics["deo"] = _nan_extreme(list(deo.values()), max)
+    deo = equal_opportunity_differences(truth_b, pred_b, sensitive)
+    di = disparate_impacts(pred_b, sensitive)
+    metrics["deo"] = _nan_extreme(deo.tolist(), max)
     metrics.update({f"deo[{a}]": value for a, value in deo.items()})
-    metrics["di"] = _nan_extreme(list(di.values()), min)
+    metrics["di"] = _nan_extreme(di.tolist(), min)
     metrics.update({f"di[{a}]": value for a, value in di.items()})
     return metrics
 
@@ -245,106 +245,6 @@ def degenerate_runs(runs: pd.DataFrame, part: str = "test") -> pd.Series:
 
     # comparisons with NaN are false: an unknown value is not degenerate
     return (column("single_class") == 1.0) | (column("prediction_spread") < SPREAD_THRESHOLD)
-
-
-def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
-    """The group of each row for DEO and DI: levels, or halves at the median when continuous.
-
-    Parameters
-    ----------
-    sensitive : pandas.DataFrame
-        Sensitive attributes with their raw types.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Same shape and column names (as str); binary and categorical attributes keep their
-        values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from faircocco_plugins.bench import attribute_groups
-    >>> attribute_groups(pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]}))["age"].tolist()
-    ['<= median', '<= median', '> median', '> median']
-    """
-    if not isinstance(sensitive, pd.DataFrame):
-        raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
-    columns = {}
-    for name in sensitive.columns:
-        column = sensitive[name]
-        if column.isna().any():
-            raise ValueError(f"sensitive column {name!r} has missing values.")
-        if attribute_kind(column) == "continuous":
-            values = column.to_numpy(dtype=float)
-            above = values > np.median(values)
-            columns[str(name)] = np.where(above, "> median", "<= median")
-        else:
-            columns[str(name)] = column.to_numpy(dtype=object)
-    return pd.DataFrame(columns, index=sensitive.index)
-
-
-def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
-    """DEO of one attribute: the largest gap in true-positive rates between its groups.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of bool of shape (n,)
-        Positive outcomes and positive predictions.
-    groups : array-like of shape (n,)
-        The group of each row.
-
-    Returns
-    -------
-    float
-        ``max_g TPR_g − min_g TPR_g`` over groups with at least one positive outcome; NaN
-        when fewer than two groups have one.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import equal_opportunity_gap
-    >>> equal_opportunity_gap(
-    ...     [True, True, True, True], [True, True, True, False], ["a", "a", "b", "b"]
-    ... )
-    0.5
-    """
-    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
-    rates = [
-        float(pred[(labels == g) & truth].mean())
-        for g in pd.unique(labels)
-        if ((labels == g) & truth).any()
-    ]
-    if len(rates) < 2:
-        return math.nan
-    return max(rates) - min(rates)
-
-
-def disparate_impact(y_pred: Any, groups: Any) -> float:
-    """DI of one attribute: lowest over highest positive-prediction rate of its groups.
-
-    Parameters
-    ----------
-    y_pred : array-like of bool of shape (n,)
-        Positive predictions.
-    groups : array-like of shape (n,)
-        The group of each row.
-
-    Returns
-    -------
-    float
-        In [0, 1]; 1.0 when all groups have the same rate, including when no row is
-        predicted positive.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench import disparate_impact
-    >>> disparate_impact([True, False, True, True], ["a", "a", "b", "b"])
-    0.5
-    """
-    _, pred, labels = _binary_with_groups(y_pred, y_pred, groups)
-    rates = [float(pred[labels == g].mean()) for g in pd.unique(labels)]
-    highest = max(rates)
-    return 1.0 if highest == 0 else min(rates) / highest
 
 
 def _positive_scores(proba: Any, n: int) -> np.ndarray:
@@ -432,22 +332,6 @@ def _vector(values: Any, name: str) -> np.ndarray:
     if array.dtype.kind == "f" and not np.isfinite(array).all():
         raise ValueError(f"{name} contains NaN or infinite values.")
     return array
-
-
-def _binary_with_groups(
-    first: Any, second: Any, groups: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    a = np.asarray(first, dtype=bool)
-    b = np.asarray(second, dtype=bool)
-    labels = np.asarray(groups, dtype=object)
-    if not a.shape == b.shape == labels.shape or a.ndim != 1:
-        raise ValueError(
-            f"predictions, outcomes and groups must be 1-D of the same length; got shapes "
-            f"{a.shape}, {b.shape} and {labels.shape}."
-        )
-    if a.size == 0:
-        raise ValueError("at least one row is needed.")
-    return a, b, labels
 
 
 def _nan_extreme(values: list[float], pick: Any) -> float:

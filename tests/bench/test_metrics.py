@@ -11,13 +11,11 @@ import pytest
 from faircocco_plugins import faircocco_report, faircocco_score
 from faircocco_plugins.bench import (
     SPREAD_THRESHOLD,
-    attribute_groups,
     degenerate_runs,
-    disparate_impact,
-    equal_opportunity_gap,
     evaluate_predictions,
     metric_names,
 )
+from faircocco_plugins.gaps import attribute_groups, disparate_impact, equal_opportunity_gap
 
 # rows 0-3 are group "f", rows 4-7 group "m"
 Y = np.array([1, 1, 0, 0, 1, 1, 0, 0])

@@ -1,0 +1,193 @@
+"""The paper's group gaps: DEO and DI per attribute, continuous attributes split at the median.
+
+The FairCOCCO paper reports, beside its score, the difference of equal opportunity (DEO, the
+gap in true-positive rates between groups) and the disparate impact ratio (DI) of binary
+predictions. Groups are the levels of a binary or categorical attribute and the two halves of a
+continuous one split at its median on the evaluated rows (``<= median`` and ``> median``). The
+harness and the fairlearn adapter compute the paper's columns with these functions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .plugins import attribute_kind
+
+__all__ = [
+    "attribute_groups",
+    "disparate_impact",
+    "disparate_impacts",
+    "equal_opportunity_differences",
+    "equal_opportunity_gap",
+]
+
+
+def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
+    """The group of each row for DEO and DI: levels, or halves at the median when continuous.
+
+    Parameters
+    ----------
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same shape and column names (as str); binary and categorical attributes keep their
+        values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.gaps import attribute_groups
+    >>> attribute_groups(pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]}))["age"].tolist()
+    ['<= median', '<= median', '> median', '> median']
+    """
+    if not isinstance(sensitive, pd.DataFrame):
+        raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    columns = {}
+    for name in sensitive.columns:
+        column = sensitive[name]
+        if column.isna().any():
+            raise ValueError(f"sensitive column {name!r} has missing values.")
+        if attribute_kind(column) == "continuous":
+            values = column.to_numpy(dtype=float)
+            above = values > np.median(values)
+            columns[str(name)] = np.where(above, "> median", "<= median")
+        else:
+            columns[str(name)] = column.to_numpy(dtype=object)
+    return pd.DataFrame(columns, index=sensitive.index)
+
+
+def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """DEO of one attribute: the largest gap in true-positive rates between its groups.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of bool of shape (n,)
+        Positive outcomes and positive predictions.
+    groups : array-like of shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    float
+        ``max_g TPR_g − min_g TPR_g`` over groups with at least one positive outcome; NaN
+        when fewer than two groups have one.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.gaps import equal_opportunity_gap
+    >>> equal_opportunity_gap(
+    ...     [True, True, True, True], [True, True, True, False], ["a", "a", "b", "b"]
+    ... )
+    0.5
+    """
+    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
+    rates = [
+        float(pred[(labels == g) & truth].mean())
+        for g in pd.unique(labels)
+        if ((labels == g) & truth).any()
+    ]
+    if len(rates) < 2:
+        return math.nan
+    return max(rates) - min(rates)
+
+
+def disparate_impact(y_pred: Any, groups: Any) -> float:
+    """DI of one attribute: lowest over highest positive-prediction rate of its groups.
+
+    Parameters
+    ----------
+    y_pred : array-like of bool of shape (n,)
+        Positive predictions.
+    groups : array-like of shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1.0 when all groups have the same rate, including when no row is
+        predicted positive.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.gaps import disparate_impact
+    >>> disparate_impact([True, False, True, True], ["a", "a", "b", "b"])
+    0.5
+    """
+    _, pred, labels = _binary_with_groups(y_pred, y_pred, groups)
+    rates = [float(pred[labels == g].mean()) for g in pd.unique(labels)]
+    highest = max(rates)
+    return 1.0 if highest == 0 else min(rates) / highest
+
+
+def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+    """DEO of each attribute, continuous ones split at their median (the paper's protocol).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of bool of shape (n,)
+        Positive outcomes and positive predictions.
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+
+    Returns
+    -------
+    pandas.Series
+        :func:`equal_opportunity_gap` of each attribute, indexed by its name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.gaps import equal_opportunity_differences
+    >>> people = pd.DataFrame({"sex": ["f", "f", "m", "m"], "age": [20.0, 60.0, 30.0, 50.0]})
+    >>> equal_opportunity_differences([1, 1, 1, 1], [1, 1, 1, 0], people).tolist()
+    [0.5, 0.5]
+    """
+    groups = attribute_groups(sensitive)
+    return pd.Series(
+        {name: equal_opportunity_gap(y_true, y_pred, groups[name]) for name in groups.columns},
+        dtype=float,
+    )
+
+
+def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+    """DI of each attribute, continuous ones split at their median (the paper's protocol).
+
+    Parameters
+    ----------
+    y_pred : array-like of bool of shape (n,)
+        Positive predictions.
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+
+    Returns
+    -------
+    pandas.Series
+        :func:`disparate_impact` of each attribute, indexed by its name.
+    """
+    groups = attribute_groups(sensitive)
+    return pd.Series(
+        {name: disparate_impact(y_pred, groups[name]) for name in groups.columns}, dtype=float
+    )
+
+
+def _binary_with_groups(
+    first: Any, second: Any, groups: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(first, dtype=bool)
+    b = np.asarray(second, dtype=bool)
+    labels = np.asarray(groups, dtype=object)
+    if not a.shape == b.shape == labels.shape or a.ndim != 1:
+        raise ValueError(
+            f"predictions, outcomes and groups must be 1-D of the same length; got shapes "
+            f"{a.shape}, {b.shape} and {labels.shape}."
+        )
+    if a.size == 0:
+        raise ValueError("at least one row is needed.")
+    return a, b, labels
