@@ -14,10 +14,10 @@ venv: $(STAMP)
 # torch goes in first and pinned: a CPU wheel of exactly this version is available to pip, while
 # any other torch requirement pulls a CUDA build of several GB. The stamp makes this target a
 # no-op until pyproject.toml changes.
-$(STAMP): pyproject.toml adapters/torch/pyproject.toml
+$(STAMP): pyproject.toml adapters/torch/pyproject.toml adapters/fairlearn/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install torch==2.13.0
-	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch
+	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch -e adapters/fairlearn
 	touch $(STAMP)
 
 # A short real study (4 minutes 15 seconds on 2 cores, report included; see the harness guide):
@@ -31,6 +31,7 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/mypy adapters/torch/faircocco_torch
+	$(BIN)/mypy adapters/fairlearn/faircocco_fairlearn
 	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 

@@ -13,7 +13,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["torch"]
+nox.options.sessions = ["torch", "fairlearn"]
 
 
 @nox.session
@@ -27,4 +27,12 @@ def torch(session: nox.Session) -> None:
         # the tests run from the adapter's folder: a relative data path must not move
         session.env["FAIRCOCCO_DATA"] = os.path.abspath(os.environ["FAIRCOCCO_DATA"])
     session.chdir("adapters/torch")
+    session.run("python", "-m", "pytest", "-q", *session.posargs)
+
+
+@nox.session
+def fairlearn(session: nox.Session) -> None:
+    """The fairlearn adapter against the core and fairlearn 0.15, from ``adapters/fairlearn``."""
+    session.install("-e", ".", "-e", "adapters/fairlearn[test]")
+    session.chdir("adapters/fairlearn")
     session.run("python", "-m", "pytest", "-q", *session.posargs)

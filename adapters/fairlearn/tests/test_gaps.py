@@ -1,0 +1,36 @@
+"""The paper's DEO and DI with fairlearn's signature, against values counted by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from faircocco_fairlearn import difference_of_equal_opportunity, disparate_impact_ratio
+
+# rows 0-3 are women, 4-7 men; ages below the median (35) in rows 0, 1, 4, 5
+PEOPLE = pd.DataFrame(
+    {"sex": ["f"] * 4 + ["m"] * 4, "age": [20.0, 30.0, 40.0, 50.0, 25.0, 35.0, 45.0, 55.0]}
+)
+Y = [1, 1, 1, 0, 1, 1, 0, 0]
+Y_HAT = [1, 1, 0, 0, 1, 0, 1, 0]
+
+
+def test_deo_is_the_largest_true_positive_gap():
+    # sex: TPR f = 2/3, m = 1/2 -> 1/6; age: <= median (rows 0,1,4,5) TPR 3/4, > median
+    # (rows 2,3,6,7) TPR 0/1 -> 3/4
+    assert difference_of_equal_opportunity(Y, Y_HAT, sensitive_features=PEOPLE) == 0.75
+
+
+def test_di_is_the_lowest_rate_ratio():
+    # sex: positive rates f 2/4, m 2/4 -> 1; age: <= median 3/4, > median 1/4 -> 1/3
+    assert disparate_impact_ratio(Y, Y_HAT, sensitive_features=PEOPLE) == pytest.approx(1 / 3)
+
+
+def test_bad_labels_name_their_argument():
+    with pytest.raises(ValueError, match="y_pred must hold binary labels"):
+        difference_of_equal_opportunity(Y, [0.2] * 8, sensitive_features=PEOPLE)
+    with pytest.raises(ValueError, match="y_true must hold binary labels"):
+        difference_of_equal_opportunity(["a"] * 8, Y_HAT, sensitive_features=PEOPLE)
+    assert math.isnan(difference_of_equal_opportunity([0] * 8, Y_HAT, sensitive_features=PEOPLE))
