@@ -6,13 +6,16 @@ of the predictions on all attributes jointly, whatever their types, with fairlea
 ``metric(y_true, y_pred, *, sensitive_features)`` signature; :func:`faircocco_sample_params`
 passes a mixed-type table of attributes through ``MetricFrame``'s ``sample_params``. The paper's
 DEO and DI columns are :func:`difference_of_equal_opportunity` and
-:func:`disparate_impact_ratio`.
+:func:`disparate_impact_ratio`. :class:`FairCOCCOMoment` is a linearised FairCOCCO constraint for
+fairlearn's reductions, for any scikit-learn estimator.
 """
 
 from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
 from ._metrics import faircocco_metric, faircocco_metric_report, faircocco_sample_params
+from ._moment import FairCOCCOMoment
 
 __all__ = [
+    "FairCOCCOMoment",
     "difference_of_equal_opportunity",
     "disparate_impact_ratio",
     "faircocco_metric",
