@@ -69,6 +69,35 @@ PRESETS: dict[str, Preset] = {
         max_train_rows=2000,
         max_eval_rows=20_000,
     ),
+    "fairlearn": Preset(
+        name="fairlearn",
+        description=(
+            "fairlearn's reductions (with its parity constraints and with the FairCOCCO "
+            "constraint) around logistic regression and boosted trees, the base models alone, "
+            "and the network with FairCOCCO and FACL, on the paper's single binary-attribute "
+            "datasets (Adult, COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick "
+            "grids, 10 epochs (2 of warm-up), at most 2,000 training rows. Needs the fairlearn "
+            "adapter (pip install -e adapters/fairlearn)"
+        ),
+        datasets=("adult", "compas", "german", "drugs"),
+        methods=(
+            "sklearn_unmitigated",
+            "fairlearn_expgrad",
+            "fairlearn_expgrad_tpr",
+            "fairlearn_expgrad_faircocco",
+            "fairlearn_gridsearch",
+            "nn",
+            "faircocco",
+            "facl",
+        ),
+        notions=("dp", "eo"),
+        seeds=(0, 1, 2),
+        grid="quick",
+        epochs=10,
+        warmup_epochs=2,
+        max_train_rows=2000,
+        max_eval_rows=20_000,
+    ),
     "paper": Preset(
         name="paper",
         description=(

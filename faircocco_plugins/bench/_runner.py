@@ -252,10 +252,13 @@ def _dataset(loader: Loader, name: str, seed: int) -> Any:
 
 @contextmanager
 def single_threaded() -> Iterator[None]:
-    """One BLAS and one torch thread inside the block, for reproducible, uncontended cells."""
+    """One BLAS, OpenMP and torch thread inside the block, for reproducible, uncontended cells
+    (scikit-learn's boosted trees use OpenMP)."""
+    from threadpoolctl import threadpool_limits
+
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
-    with single_blas_thread():
+    with single_blas_thread(), threadpool_limits(1, user_api="openmp"):
         if torch is not None:
             torch.set_num_threads(1)
         try:

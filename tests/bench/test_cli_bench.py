@@ -125,6 +125,17 @@ def test_synthetic_fallback_note_says_what_runs_and_how_to_give_the_data(
     assert note.endswith("('faircocco datasets --data-dir DIR' lists the ones it finds)")
 
 
+def test_fairlearn_preset_puts_fairlearns_mitigators_beside_ours() -> None:
+    config, notes = preset_config("fairlearn")
+    assert config.datasets == ("adult", "compas", "german", "drugs")
+    assert {"fairlearn_expgrad", "fairlearn_expgrad_faircocco", "sklearn_unmitigated"} <= set(
+        config.methods
+    )
+    assert {"faircocco", "facl", "nn"} <= set(config.methods)
+    assert config.notions == ("dp", "eo") and config.seeds == (0, 1, 2)
+    assert notes == []
+
+
 def test_paper_preset_is_the_paper_protocol() -> None:
     config, _ = preset_config("paper", datasets=PAPER_DATASETS)
     assert config.datasets == PAPER_DATASETS
