@@ -218,34 +218,57 @@ _GROUPS_NOTE = (
     "fairlearn's parity constraints group rows by value: several attributes become their "
     "intersections, and a continuous one would make one group per value"
 )
-EXPGRAD = MethodSpec(
-    name="fairlearn_expgrad",
-    description="fairlearn ExponentiatedGradient with DemographicParity / EqualizedOdds",
-    capabilities=_reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
-    factory=expgrad,
-    param_grid={"base": BASES, "difference_bound": (0.005, 0.01, 0.02, 0.05, 0.1)},
-    quick_grid={"base": BASES, "difference_bound": (0.01, 0.05)},
-    sweep_param="difference_bound",
+#: The sweeps of the allowed violation: parity gaps, and the FairCOCCO constraint's smaller
+#: cross-covariances.
+_PARITY_BOUNDS, _QUICK_PARITY_BOUNDS = (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.05)
+_FAIRCOCCO_BOUNDS, _QUICK_FAIRCOCCO_BOUNDS = (0.0005, 0.001, 0.002, 0.005, 0.01), (0.001, 0.005)
+
+
+def _expgrad_spec(
+    name: str,
+    description: str,
+    constraint: str,
+    capabilities: Capabilities,
+    bounds: tuple[float, ...],
+    quick_bounds: tuple[float, ...],
+) -> MethodSpec:
+    """``ExponentiatedGradient`` under one constraint, swept over its allowed violation."""
+    return MethodSpec(
+        name=name,
+        description=description,
+        capabilities=capabilities,
+        factory=functools.partial(expgrad, constraint=constraint),
+        param_grid={"base": BASES, "difference_bound": bounds},
+        quick_grid={"base": BASES, "difference_bound": quick_bounds},
+        sweep_param="difference_bound",
+    )
+
+
+EXPGRAD = _expgrad_spec(
+    "fairlearn_expgrad",
+    "fairlearn ExponentiatedGradient with DemographicParity / EqualizedOdds",
+    "parity",
+    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
+    _PARITY_BOUNDS,
+    _QUICK_PARITY_BOUNDS,
 )
-EXPGRAD_TPR = MethodSpec(
-    name="fairlearn_expgrad_tpr",
-    description="fairlearn ExponentiatedGradient with TruePositiveRateParity",
-    capabilities=_reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
-    factory=functools.partial(expgrad, constraint="tpr"),
-    param_grid={"base": BASES, "difference_bound": (0.005, 0.01, 0.02, 0.05, 0.1)},
-    quick_grid={"base": BASES, "difference_bound": (0.01, 0.05)},
-    sweep_param="difference_bound",
+EXPGRAD_TPR = _expgrad_spec(
+    "fairlearn_expgrad_tpr",
+    "fairlearn ExponentiatedGradient with TruePositiveRateParity",
+    "tpr",
+    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
+    _PARITY_BOUNDS,
+    _QUICK_PARITY_BOUNDS,
 )
-EXPGRAD_FAIRCOCCO = MethodSpec(
-    name="fairlearn_expgrad_faircocco",
-    description="fairlearn ExponentiatedGradient with the linearised FairCOCCO constraint",
-    capabilities=_reduction_capabilities(
+EXPGRAD_FAIRCOCCO = _expgrad_spec(
+    "fairlearn_expgrad_faircocco",
+    "fairlearn ExponentiatedGradient with the linearised FairCOCCO constraint",
+    "faircocco",
+    _reduction_capabilities(
         _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
     ),
-    factory=functools.partial(expgrad, constraint="faircocco"),
-    param_grid={"base": BASES, "difference_bound": (0.0005, 0.001, 0.002, 0.005, 0.01)},
-    quick_grid={"base": BASES, "difference_bound": (0.001, 0.005)},
-    sweep_param="difference_bound",
+    _FAIRCOCCO_BOUNDS,
+    _QUICK_FAIRCOCCO_BOUNDS,
 )
 GRIDSEARCH = MethodSpec(
     name="fairlearn_gridsearch",
