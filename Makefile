@@ -32,6 +32,7 @@ lint: venv
 	$(BIN)/mypy
 	$(BIN)/mypy adapters/torch/faircocco_torch
 	$(BIN)/mypy adapters/fairlearn/faircocco_fairlearn
+	$(BIN)/mypy adapters/aif360/faircocco_aif360
 	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 

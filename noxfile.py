@@ -13,7 +13,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["torch", "fairlearn"]
+nox.options.sessions = ["torch", "fairlearn", "aif360"]
 
 
 @nox.session
@@ -23,9 +23,7 @@ def torch(session: nox.Session) -> None:
     # torch requirement pulls a CUDA build of several GB
     session.install("torch==2.13.0")
     session.install("-e", ".", "-e", "adapters/torch[test]")
-    if os.environ.get("FAIRCOCCO_DATA"):
-        # the tests run from the adapter's folder: a relative data path must not move
-        session.env["FAIRCOCCO_DATA"] = os.path.abspath(os.environ["FAIRCOCCO_DATA"])
+    _absolute_data_path(session)
     session.chdir("adapters/torch")
     session.run("python", "-m", "pytest", "-q", *session.posargs)
 
@@ -36,3 +34,23 @@ def fairlearn(session: nox.Session) -> None:
     session.install("-e", ".", "-e", "adapters/fairlearn[test]")
     session.chdir("adapters/fairlearn")
     session.run("python", "-m", "pytest", "-q", *session.posargs)
+
+
+@nox.session
+def aif360(session: nox.Session) -> None:
+    """The AIF360 adapter against the core, the torch adapter and AIF360 0.6.1 with pandas<3,
+    from ``adapters/aif360``; its layering is checked here, where AIF360 is installed."""
+    session.install("torch==2.13.0")  # first, as for the torch session
+    session.install(
+        "-e", ".[bench]", "-e", "adapters/torch", "-e", "adapters/aif360[test]", "import-linter"
+    )
+    _absolute_data_path(session)
+    session.chdir("adapters/aif360")
+    session.run("lint-imports")
+    session.run("python", "-m", "pytest", "-q", *session.posargs)
+
+
+def _absolute_data_path(session: nox.Session) -> None:
+    """The tests run from the adapter's folder: a relative data path must not move."""
+    if os.environ.get("FAIRCOCCO_DATA"):
+        session.env["FAIRCOCCO_DATA"] = os.path.abspath(os.environ["FAIRCOCCO_DATA"])

@@ -99,6 +99,10 @@ class Capabilities:
         attribute only.
     needs_gradients : bool
         Whether the method trains a model by gradients with a differentiable fairness term.
+    attributes_at_prediction : bool
+        Whether the method needs the sensitive attributes to predict, as post-processors do:
+        the harness then passes ``sensitive_features=`` to ``predict`` and ``predict_proba``
+        too.
     note : str
         How unsupported kinds are adapted, when they are.
 
@@ -124,6 +128,7 @@ class Capabilities:
     outcomes: tuple[str, ...]
     multiple_attributes: str
     needs_gradients: bool
+    attributes_at_prediction: bool = False
     note: str = ""
 
     def __post_init__(self) -> None:
@@ -207,6 +212,8 @@ class Mitigator(Protocol):
     """The estimator contract of a method: fairlearn's ``sensitive_features=`` convention.
 
     ``predict_proba(X)`` is optional; when present, classification runs also report the AUC.
+    A method whose :class:`Capabilities` declare ``attributes_at_prediction`` (a
+    post-processor) is also given ``sensitive_features=`` by ``predict`` and ``predict_proba``.
 
     Examples
     --------

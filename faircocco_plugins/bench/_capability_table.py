@@ -111,6 +111,8 @@ def _notes(spec: MethodSpec) -> str:
     if any(notion in caps.notions for notion in ("eo", "cal")) and set(caps.outcomes) != set(KINDS):
         accepted = ", ".join(caps.outcomes) if caps.outcomes else "none"
         notes.append(f"outcomes under EO/CAL: {accepted}")
+    if caps.attributes_at_prediction:
+        notes.append("needs the attributes at prediction")
     if caps.note:
         notes.append(caps.note)
     return "; ".join(notes)

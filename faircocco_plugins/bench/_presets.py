@@ -98,6 +98,39 @@ PRESETS: dict[str, Preset] = {
         max_train_rows=2000,
         max_eval_rows=20_000,
     ),
+    "aif360": Preset(
+        name="aif360",
+        description=(
+            "AIF360's mitigators (PrejudiceRemover, its reductions, GerryFair, MetaFair, "
+            "reweighing and three post-processors around logistic regression) and the network "
+            "with FairCOCCO and FACL, on the paper's single binary-attribute datasets (Adult, "
+            "COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick grids, 10 epochs (2 of "
+            "warm-up), at most 2,000 training rows. Needs the AIF360 adapter (pip install -e "
+            "adapters/torch -e adapters/aif360, with pandas<3)"
+        ),
+        datasets=("adult", "compas", "german", "drugs"),
+        methods=(
+            "aif360_prejudice_remover",
+            "aif360_expgrad",
+            "aif360_gridsearch",
+            "aif360_gerryfair",
+            "aif360_meta_fair",
+            "aif360_eq_odds",
+            "aif360_calibrated_eq_odds",
+            "aif360_reject_option",
+            "aif360_reweighing",
+            "nn",
+            "faircocco",
+            "facl",
+        ),
+        notions=("dp", "eo"),
+        seeds=(0, 1, 2),
+        grid="quick",
+        epochs=10,
+        warmup_epochs=2,
+        max_train_rows=2000,
+        max_eval_rows=20_000,
+    ),
     "paper": Preset(
         name="paper",
         description=(

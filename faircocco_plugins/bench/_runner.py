@@ -159,7 +159,10 @@ def execute_cell(
                 measured["fit_seconds"] = time.perf_counter() - started
                 stage = "predict"
                 started = time.perf_counter()
-                outputs = [_predict(model, part[0], data.task) for part in (validation, test)]
+                at_prediction = spec.capabilities.attributes_at_prediction
+                outputs = [
+                    _predict(model, part, data.task, at_prediction) for part in (validation, test)
+                ]
                 measured["predict_seconds"] = time.perf_counter() - started
             measured["peak_memory_mib"] = memory.peak_mib
             stage = "evaluate"
@@ -237,11 +240,15 @@ def _subsample(part: Any, seed: int, cap: int | None) -> Any:
     )
 
 
-def _predict(model: Any, X: pd.DataFrame, task: str) -> tuple[np.ndarray, np.ndarray | None]:
-    y_pred = np.asarray(model.predict(X))
+def _predict(
+    model: Any, part: Part, task: str, with_attributes: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    X, _, sensitive = part
+    extra = {"sensitive_features": sensitive} if with_attributes else {}
+    y_pred = np.asarray(model.predict(X, **extra))
     proba = None
     if task == "classification" and callable(getattr(model, "predict_proba", None)):
-        proba = np.asarray(model.predict_proba(X))
+        proba = np.asarray(model.predict_proba(X, **extra))
     return y_pred, proba
 
 

@@ -11,6 +11,7 @@ from ._dataset import Dataset, Part, Split
 from ._files import DatasetLoadError, DatasetUnavailableError
 from ._registry import (
     ENTRY_POINT_GROUP,
+    dataset_files,
     get_source,
     list_datasets,
     load_dataset,
@@ -30,6 +31,7 @@ __all__ = [
     "LoadedTable",
     "Part",
     "Split",
+    "dataset_files",
     "get_source",
     "list_datasets",
     "load_dataset",

@@ -160,7 +160,7 @@ def load_dataset(
     """
     source = _REGISTRY.get(name)
     seed = check_random_state(random_state)
-    paths = {file.name: resolve(file, data_dir, download=download) for file in source.files}
+    paths = dataset_files(name, data_dir=data_dir, download=download)
     identity = tuple(
         (file_name, str(path), path.stat().st_size, path.stat().st_mtime_ns)
         for file_name, path in paths.items()
@@ -186,6 +186,42 @@ def _prepared(source: DatasetSource, files: tuple[tuple[str, str, int, int], ...
     except Exception as error:
         raise DatasetLoadError(source.name, error) from error
     return prepare(table, name=source.name, task=source.task, attributes=source.attributes)
+
+
+def dataset_files(
+    name: str, *, data_dir: PathArg = None, download: bool | None = None
+) -> dict[str, Path]:
+    """The verified local paths of a dataset's raw files, by file name.
+
+    Each file is found as :func:`load_dataset` finds it (under ``data_dir``, ``$FAIRCOCCO_DATA``
+    or the user cache, downloaded into the cache where allowed) and checked against its
+    sha256. For code that reads the raw files with another toolkit's own loader.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see :func:`list_datasets`).
+    data_dir, download
+        As for :func:`load_dataset`.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Empty for a dataset without raw files.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        If a file is missing and cannot be downloaded, or its copy has other bytes.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.datasets import dataset_files
+    >>> dataset_files("synthetic")
+    {}
+    """
+    source = _REGISTRY.get(name)
+    return {file.name: resolve(file, data_dir, download=download) for file in source.files}
 
 
 def get_source(name: str) -> DatasetSource:

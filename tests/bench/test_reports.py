@@ -334,6 +334,8 @@ def test_capability_table_matches_declared_capabilities() -> None:
         several = {"joint": "✓ joint", "sum": "✓ sum", "single": "✗"}
         assert row["several attributes"] == several[caps.multiple_attributes]
         assert caps.note in row["notes"]
+        at_prediction = "needs the attributes at prediction" in row["notes"]
+        assert at_prediction == caps.attributes_at_prediction, name
     # the paper's Table 2: FACL supports no CAL and sums per attribute; FairCOCCO does it all
     assert table.loc["facl", "CAL"] == "✗"
     assert (table.loc["faircocco"].drop("notes") != "✗").all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import subprocess
@@ -254,9 +255,42 @@ def test_sensitive_attributes_reach_the_method_with_raw_types(
     pd.testing.assert_series_equal(sensitive.dtypes, data.sensitive.dtypes, check_names=False)
 
 
-def _replace(spec: MethodSpec, **changes: Any) -> MethodSpec:
-    import dataclasses
+class _PostProcessor:
+    """Predicts the positive class for one sex: only with the attributes at prediction."""
 
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> _PostProcessor:
+        self.level_ = sensitive_features["sex"].iloc[0]
+        return self
+
+    def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+        assert len(sensitive_features) == len(X)
+        return (sensitive_features["sex"] == self.level_).to_numpy().astype(int)
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+        positive = self.predict(X, sensitive_features=sensitive_features)
+        return np.column_stack([1 - positive, positive]).astype(float)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_methods_that_declare_it_get_the_attributes_at_prediction(
+    declared: bool, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    spec = bench_methods["linear"]
+    caps = dataclasses.replace(spec.capabilities, attributes_at_prediction=declared)
+    spec = _replace(spec, capabilities=caps, factory=lambda **_: _PostProcessor())
+    data = bench_loader("tiny", 0)
+    config = StudyConfig(datasets=("tiny",), methods=("linear",), notions=("dp",), seeds=(0,))
+    cells, _ = plan_study(config, {"linear": spec}, {"tiny": DatasetProfile.of(data)})
+    record = execute_cell(cells[0], spec, bench_loader, "rev")
+    if declared:
+        assert record.status == "ok"
+        # predictions that are the attribute itself: positive rates 1 and 0
+        assert record.metrics["test.di"] == 0.0
+    else:
+        assert record.status == "failed" and "sensitive_features" in record.reason
+
+
+def _replace(spec: MethodSpec, **changes: Any) -> MethodSpec:
     return dataclasses.replace(spec, **changes)
 
 

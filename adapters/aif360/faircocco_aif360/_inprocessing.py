@@ -1,0 +1,168 @@
+"""FairCOCCO learning as an AIF360 in-processing algorithm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from aif360.algorithms import Transformer
+
+from ._conversion import feature_columns, features, outcome, protected, task_of
+from ._network import NETWORK_DEFAULTS, fit_network
+
+
+class FairCOCCOInprocessing(Transformer):
+    """The paper's network trained with the FairCOCCO penalty, as an AIF360 ``Transformer``.
+
+    ``fit`` trains on ``dataset.features`` with the penalty on **all**
+    ``dataset.protected_attribute_names`` jointly, at their raw values: a continuous attribute
+    stays continuous, and several attributes are one joint attribute, so dependence on their
+    combination is penalised too. ``predict`` returns a copy of the dataset with ``scores``
+    (the probability of the favourable label; the prediction for regression) and ``labels``
+    set. Instance weights (from ``Reweighing``, say) are honoured by training on rows drawn in
+    proportion to them.
+
+    A ``BinaryLabelDataset`` is classified; any other ``StructuredDataset`` with one label
+    column (a ``RegressionDataset``) is regressed.
+
+    Parameters
+    ----------
+    notion : {"dp", "eo", "cal"}
+        The fairness notion the penalty enforces.
+    lam : float
+        The penalty's weight.
+    protected_as_features : bool
+        Whether the protected attributes are also model inputs. ``False`` (the default) is
+        fairness through unawareness on top of the penalty.
+    hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
+        The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
+    random_state : int or None
+        Seeds the initial weights, the batches and the weighted resampling.
+
+    Attributes
+    ----------
+    model_ : FairCOCCOClassifier or FairCOCCORegressor
+        The trained network.
+    feature_names_ : list of str
+        The input columns, in order.
+    task_ : {"classification", "regression"}
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from aif360.datasets import BinaryLabelDataset
+    >>> from faircocco_aif360 import FairCOCCOInprocessing
+    >>> rng = np.random.default_rng(0)
+    >>> age = rng.uniform(18, 80, 400)
+    >>> df = pd.DataFrame({"x": rng.normal(size=400) + age / 40, "age": age})
+    >>> df["y"] = (df["x"] > 1).astype(float)
+    >>> data = BinaryLabelDataset(df=df, label_names=["y"], protected_attribute_names=["age"])
+    >>> algorithm = FairCOCCOInprocessing(notion="dp", lam=1.0, epochs=5, random_state=0)
+    >>> predicted = algorithm.fit_predict(data)
+    >>> predicted.scores.shape, bool(((predicted.scores >= 0) & (predicted.scores <= 1)).all())
+    ((400, 1), True)
+    """
+
+    def __init__(
+        self,
+        notion: str = "eo",
+        lam: float = 1.0,
+        *,
+        protected_as_features: bool = False,
+        hidden_layer_sizes: Any = NETWORK_DEFAULTS["hidden_layer_sizes"],
+        batch_size: int = NETWORK_DEFAULTS["batch_size"],
+        learning_rate: float = NETWORK_DEFAULTS["learning_rate"],
+        epochs: int = NETWORK_DEFAULTS["epochs"],
+        warmup_epochs: int = NETWORK_DEFAULTS["warmup_epochs"],
+        weight_decay: float = NETWORK_DEFAULTS["weight_decay"],
+        verbose: bool = NETWORK_DEFAULTS["verbose"],
+        random_state: int | None = None,
+    ) -> None:
+        network = {
+            "hidden_layer_sizes": hidden_layer_sizes,
+            "batch_size": batch_size,
+            "learning_rate": learning_rate,
+            "epochs": epochs,
+            "warmup_epochs": warmup_epochs,
+            "weight_decay": weight_decay,
+            "verbose": verbose,
+        }
+        # the parameters AIF360 records in each output dataset's metadata
+        super().__init__(
+            notion=notion,
+            lam=lam,
+            protected_as_features=protected_as_features,
+            random_state=random_state,
+            **network,
+        )
+        self.notion = notion
+        self.lam = lam
+        self.protected_as_features = protected_as_features
+        self.network = network
+        self.random_state = random_state
+
+    def fit(self, dataset: Any) -> FairCOCCOInprocessing:
+        """Train the network on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : BinaryLabelDataset or RegressionDataset
+            Training data; its protected attributes are penalised jointly.
+
+        Returns
+        -------
+        FairCOCCOInprocessing
+            ``self``.
+        """
+        self.task_ = task_of(dataset)
+        self.feature_names_ = feature_columns(
+            dataset, protected_as_features=self.protected_as_features
+        )
+        self.protected_attribute_names_ = list(dataset.protected_attribute_names)
+        self.model_ = fit_network(
+            self.task_,
+            features(dataset, self.feature_names_),
+            outcome(dataset, self.task_),
+            protected(dataset),
+            weights=dataset.instance_weights,
+            notion=self.notion,
+            lam=self.lam,
+            random_state=self.random_state,
+            **self.network,
+        )
+        return self
+
+    def predict(self, dataset: Any) -> Any:
+        """A copy of ``dataset`` with the network's ``scores`` and ``labels``.
+
+        Parameters
+        ----------
+        dataset : BinaryLabelDataset or RegressionDataset
+            Data of the kind the model was fitted on, with the same feature columns.
+
+        Returns
+        -------
+        BinaryLabelDataset or RegressionDataset
+            For classification, ``scores`` is the probability of the favourable label and
+            ``labels`` the favourable label where it is at least 0.5 (the unfavourable one
+            otherwise); for regression both are the predictions. The input is not modified.
+        """
+        if not hasattr(self, "model_"):
+            raise ValueError(
+                "This FairCOCCOInprocessing instance is not fitted yet; call fit(dataset) first."
+            )
+        task = task_of(dataset)
+        if task != self.task_:
+            raise ValueError(
+                f"dataset is a {task} dataset but the model was fitted for {self.task_}."
+            )
+        X = features(dataset, self.feature_names_)
+        out = dataset.copy(deepcopy=True)
+        if task == "classification":
+            scores = self.model_.predict_proba(X)[:, 1]
+            labels = np.where(scores >= 0.5, dataset.favorable_label, dataset.unfavorable_label)
+        else:
+            scores = labels = self.model_.predict(X)
+        out.scores = np.asarray(scores, dtype=np.float64).reshape(-1, 1)
+        out.labels = np.asarray(labels, dtype=np.float64).reshape(-1, 1)
+        return out

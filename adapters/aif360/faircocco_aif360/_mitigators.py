@@ -1,0 +1,497 @@
+"""AIF360's mitigators as methods of the head-to-head harness.
+
+Each entry point of the group ``faircocco_plugins.mitigators`` loads to a
+:class:`faircocco_plugins.plugins.MethodSpec` whose model takes the harness's
+``fit(X, y, *, sensitive_features)`` and builds the ``BinaryLabelDataset`` AIF360's classic API
+expects. Choices the harness needs and AIF360 leaves to its user:
+
+* **Privileged group.** AIF360's group methods compare a privileged with an unprivileged group
+  of one binary attribute. The privileged level is the one with the higher rate of positive
+  training labels, so that every method corrects in the direction the data calls for.
+* **Attributes as features.** An AIF360 dataset always holds its protected attributes among its
+  features. Methods whose model reads them (PrejudiceRemover, GerryFair, and the
+  post-processors, which adjust each group's decisions) declare that they need the attributes
+  at prediction; the reductions drop them, as AIF360's ``drop_prot_attr`` does by default, and
+  MetaFair gets features without them (with them its Gaussian model is singular, AIF360 issue
+  #454).
+* **Post-processing data.** The post-processors are fitted on the base model's predictions of
+  the training rows, since the harness keeps its validation rows for model selection.
+* **Scores.** ``predict_proba`` is offered only where the method's scores carry its decisions:
+  ``EqOddsPostprocessing`` and ``RejectOptionClassification`` change labels and leave the base
+  model's scores, so scoring those would measure the unmitigated model.
+
+``AdversarialDebiasing`` needs TensorFlow 1's session API, which is not installed with AIF360
+and is not offered here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind
+
+_LABEL = "__label__"
+
+
+class AIF360Method:
+    """An AIF360 algorithm behind the harness's ``fit(X, y, *, sensitive_features)``.
+
+    Parameters
+    ----------
+    algorithm : callable
+        ``algorithm(privileged, unprivileged, names)`` builds the AIF360 object from the
+        privileged and unprivileged group conditions and the attribute names.
+    kind : {"inprocessing", "postprocessing", "reweighing"}
+        How the algorithm is used: trained on the dataset; fitted on a logistic regression's
+        training predictions and applied to its predictions; or giving instance weights to a
+        logistic regression.
+    attribute_features : bool
+        Whether the attributes stay among the features the algorithm sees.
+    needs_attributes : bool
+        Whether its predictions depend on the attributes, so that ``predict`` needs them (the
+        method's ``Capabilities.attributes_at_prediction``).
+    random_state : int or None
+        Seeds the randomised predictions (ExponentiatedGradient's, through numpy's global
+        generator, which fairlearn draws from when AIF360 gives it no seed).
+    """
+
+    def __init__(
+        self,
+        algorithm: Any,
+        *,
+        kind: str,
+        attribute_features: bool,
+        needs_attributes: bool,
+        random_state: int | None,
+    ) -> None:
+        self.algorithm = algorithm
+        self.kind = kind
+        self.attribute_features = attribute_features
+        self.needs_attributes = needs_attributes
+        self.random_state = random_state
+
+    def fit(self, X: pd.DataFrame, y: Any, *, sensitive_features: pd.DataFrame) -> AIF360Method:
+        from sklearn.linear_model import LogisticRegression
+
+        self.names_ = [str(c) for c in sensitive_features.columns]
+        self.codes_ = {
+            name: _privileged_first(sensitive_features[col], y)
+            for name, col in zip(self.names_, sensitive_features.columns, strict=True)
+        }
+        privileged = [{name: 1.0 for name in self.names_}]
+        unprivileged = [{name: 0.0 for name in self.names_}]
+        self.model_ = self.algorithm(privileged, unprivileged, self.names_)
+        data = self._dataset(X, sensitive_features, y)
+        if self.kind == "inprocessing":
+            with _interpreter_on_path():
+                self.model_.fit(data)
+            return self
+        self.base_ = LogisticRegression(max_iter=1000)
+        if self.kind == "reweighing":
+            weights = self.model_.fit_transform(data).instance_weights
+            self.base_.fit(np.asarray(X), np.asarray(y), sample_weight=weights)
+        else:
+            self.base_.fit(np.asarray(X), np.asarray(y))
+            self.model_.fit(data, self._base_predictions(X, data))
+        return self
+
+    def predict(self, X: pd.DataFrame, sensitive_features: Any = None) -> np.ndarray:
+        if self.kind == "reweighing":
+            return np.asarray(self.base_.predict(np.asarray(X)))
+        return np.asarray(self._predicted(X, sensitive_features).labels.ravel(), dtype=np.int64)
+
+    def _predicted(self, X: pd.DataFrame, sensitive_features: Any) -> Any:
+        """AIF360's output dataset for ``X`` (in- and post-processing)."""
+        data = self._dataset(X, self._attributes(X, sensitive_features))
+        with _interpreter_on_path(), _seeded_global_rng(self.random_state):
+            if self.kind == "inprocessing":
+                return self.model_.predict(data)
+            return self.model_.predict(self._base_predictions(X, data))
+
+    def _attributes(self, X: pd.DataFrame, sensitive_features: Any) -> pd.DataFrame:
+        if sensitive_features is not None:
+            return sensitive_features
+        if self.needs_attributes:
+            raise ValueError(
+                "sensitive_features is required: this method's predictions depend on the "
+                "attributes."
+            )
+        # an AIF360 dataset must hold them; the algorithm drops them before its model
+        first_levels = {name: levels[0] for name, levels in self.codes_.items()}
+        return pd.DataFrame(first_levels, index=range(len(X)))
+
+    def _base_predictions(self, X: pd.DataFrame, data: Any) -> Any:
+        scores = self.base_.predict_proba(np.asarray(X))[:, 1]
+        predicted = data.copy(deepcopy=True)
+        predicted.scores = scores.reshape(-1, 1)
+        predicted.labels = (scores >= 0.5).astype(np.float64).reshape(-1, 1)
+        return predicted
+
+    def _dataset(self, X: pd.DataFrame, sensitive: pd.DataFrame, y: Any = None) -> Any:
+        from aif360.datasets import BinaryLabelDataset
+
+        frame = pd.DataFrame(np.asarray(X, dtype=np.float64), columns=[str(c) for c in X.columns])
+        for name, column in zip(self.names_, sensitive.columns, strict=True):
+            levels = self.codes_[name]
+            values = pd.Series(np.asarray(sensitive[column]))
+            if not values.isin(levels).all():
+                raise ValueError(f"sensitive_features[{name!r}] has levels unseen in fit.")
+            frame[name] = values.map({level: float(i == 0) for i, level in enumerate(levels)})
+        frame[_LABEL] = 0.0 if y is None else np.asarray(y, dtype=np.float64)
+        data = BinaryLabelDataset(
+            df=frame, label_names=[_LABEL], protected_attribute_names=self.names_
+        )
+        if not self.attribute_features:
+            keep = [i for i, n in enumerate(data.feature_names) if n not in self.names_]
+            data.features = data.features[:, keep]
+            data.feature_names = [data.feature_names[i] for i in keep]
+        return data
+
+
+class AIF360Scorer(AIF360Method):
+    """An :class:`AIF360Method` whose scores carry its decisions: it has ``predict_proba``."""
+
+    def predict_proba(self, X: pd.DataFrame, sensitive_features: Any = None) -> np.ndarray:
+        if self.kind == "reweighing":
+            return np.asarray(self.base_.predict_proba(np.asarray(X)))
+        scores = np.clip(self._predicted(X, sensitive_features).scores.ravel(), 0.0, 1.0)
+        return np.column_stack([1 - scores, scores])
+
+
+def _privileged_first(column: pd.Series, y: Any) -> list[Any]:
+    """The two levels of a binary attribute, the one with the higher positive rate first."""
+    levels = list(pd.unique(column))
+    if len(levels) != 2 or attribute_kind(column) != "binary":
+        raise ValueError(
+            f"sensitive_features[{column.name!r}] has {len(levels)} levels; AIF360's group "
+            "methods take binary attributes."
+        )
+    rates = [float(np.mean(np.asarray(y)[np.asarray(column == level)])) for level in levels]
+    return levels if rates[0] >= rates[1] else levels[::-1]
+
+
+@contextlib.contextmanager
+def _seeded_global_rng(seed: int | None) -> Iterator[None]:
+    """numpy's global generator seeded inside the block, and restored after it.
+
+    The legacy generator on purpose: it is the one fairlearn draws from when given no seed.
+    """
+    state = np.random.get_state()  # noqa: NPY002
+    np.random.seed(seed)  # noqa: NPY002
+    try:
+        yield
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
+
+
+@contextlib.contextmanager
+def _interpreter_on_path() -> Iterator[None]:
+    """This interpreter first on ``PATH``: PrejudiceRemover runs ``python`` in a subprocess,
+    which would otherwise be whichever ``python`` the shell finds, without AIF360."""
+    before = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + before
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = before
+
+
+def _check_task(task: str) -> None:
+    if task != "classification":
+        raise ValueError(f"task={task!r} is not valid; AIF360's mitigators here classify.")
+
+
+def prejudice_remover(
+    *, task: str, notion: str, random_state: int | None = None, eta: float = 1.0
+) -> AIF360Scorer:
+    """Kamishima et al.'s prejudice remover regulariser (mutual information, DP)."""
+    from aif360.algorithms.inprocessing import PrejudiceRemover
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: PrejudiceRemover(
+            eta=eta, sensitive_attr=names[0], class_attr=_LABEL
+        ),
+        kind="inprocessing",
+        attribute_features=True,
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+def _parity_constraint(notion: str) -> str:
+    return {"dp": "DemographicParity", "eo": "EqualizedOdds"}[notion]
+
+
+def _logistic() -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(max_iter=1000)
+
+
+def exponentiated_gradient(
+    *, task: str, notion: str, random_state: int | None = None, eps: float = 0.01
+) -> AIF360Scorer:
+    """AIF360's ``ExponentiatedGradientReduction`` (fairlearn's) around logistic regression."""
+    from aif360.algorithms.inprocessing import ExponentiatedGradientReduction
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: ExponentiatedGradientReduction(
+            _logistic(), _parity_constraint(notion), eps=eps, drop_prot_attr=True
+        ),
+        kind="inprocessing",
+        attribute_features=True,
+        needs_attributes=False,
+        random_state=random_state,
+    )
+
+
+def grid_search(
+    *, task: str, notion: str, random_state: int | None = None, constraint_weight: float = 0.5
+) -> AIF360Scorer:
+    """AIF360's ``GridSearchReduction`` (fairlearn's) around logistic regression."""
+    from aif360.algorithms.inprocessing import GridSearchReduction
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: GridSearchReduction(
+            _logistic(),
+            _parity_constraint(notion),
+            prot_attr=names,
+            constraint_weight=constraint_weight,
+            drop_prot_attr=True,
+        ),
+        kind="inprocessing",
+        attribute_features=True,
+        needs_attributes=False,
+        random_state=random_state,
+    )
+
+
+def gerryfair(
+    *, task: str, notion: str, random_state: int | None = None, gamma: float = 0.01
+) -> AIF360Method:
+    """Kearns et al.'s rich-subgroup fairness (false-positive rates), 10 iterations."""
+    from aif360.algorithms.inprocessing import GerryFairClassifier
+
+    _check_task(task)
+    return AIF360Method(
+        lambda priv, unpriv, names: GerryFairClassifier(
+            C=10, gamma=gamma, max_iters=10, fairness_def="FP"
+        ),
+        kind="inprocessing",
+        attribute_features=True,
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+def meta_fair(
+    *, task: str, notion: str, random_state: int | None = None, tau: float = 0.8
+) -> AIF360Scorer:
+    """Celis et al.'s meta-algorithm for statistical-rate (DP) constraints."""
+    from aif360.algorithms.inprocessing import MetaFairClassifier
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: MetaFairClassifier(
+            tau=tau, sensitive_attr=names[0], type="sr", seed=random_state
+        ),
+        kind="inprocessing",
+        attribute_features=False,
+        needs_attributes=False,
+        random_state=random_state,
+    )
+
+
+def eq_odds_postprocessing(
+    *, task: str, notion: str, random_state: int | None = None
+) -> AIF360Method:
+    """Hardt et al.'s equalised-odds post-processing of logistic regression's labels."""
+    from aif360.algorithms.postprocessing import EqOddsPostprocessing
+
+    _check_task(task)
+    return AIF360Method(
+        lambda priv, unpriv, names: EqOddsPostprocessing(unpriv, priv, seed=random_state),
+        kind="postprocessing",
+        attribute_features=True,
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+def calibrated_eq_odds(
+    *, task: str, notion: str, random_state: int | None = None, cost_constraint: str = "weighted"
+) -> AIF360Scorer:
+    """Pleiss et al.'s calibrated equalised-odds post-processing of logistic regression."""
+    from aif360.algorithms.postprocessing import CalibratedEqOddsPostprocessing
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: CalibratedEqOddsPostprocessing(
+            unpriv, priv, cost_constraint=cost_constraint, seed=random_state
+        ),
+        kind="postprocessing",
+        attribute_features=True,
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+_ROC_METRICS = {"dp": "Statistical parity difference", "eo": "Average odds difference"}
+
+
+def reject_option(
+    *, task: str, notion: str, random_state: int | None = None, metric_bound: float = 0.05
+) -> AIF360Method:
+    """Kamiran et al.'s reject option classification of logistic regression's scores."""
+    from aif360.algorithms.postprocessing import RejectOptionClassification
+
+    _check_task(task)
+    return AIF360Method(
+        lambda priv, unpriv, names: RejectOptionClassification(
+            unpriv,
+            priv,
+            metric_name=_ROC_METRICS[notion],
+            metric_ub=metric_bound,
+            metric_lb=-metric_bound,
+        ),
+        kind="postprocessing",
+        attribute_features=True,
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+def reweighing(*, task: str, notion: str, random_state: int | None = None) -> AIF360Scorer:
+    """Kamiran and Calders' reweighing, then logistic regression on the weighted rows."""
+    from aif360.algorithms.preprocessing import Reweighing
+
+    _check_task(task)
+    return AIF360Scorer(
+        lambda priv, unpriv, names: Reweighing(unpriv, priv),
+        kind="reweighing",
+        attribute_features=True,
+        needs_attributes=False,
+        random_state=random_state,
+    )
+
+
+def _capabilities(
+    notions: tuple[str, ...], *, at_prediction: bool, note: str, several: bool = False
+) -> Capabilities:
+    return Capabilities(
+        tasks=("classification",),
+        notions=notions,
+        attributes=("binary",),
+        outcomes=("binary",),
+        multiple_attributes="joint" if several else "single",
+        needs_gradients=False,
+        attributes_at_prediction=at_prediction,
+        note=note,
+    )
+
+
+def _spec(
+    name: str,
+    description: str,
+    factory: Any,
+    capabilities: Capabilities,
+    sweep: tuple[str, tuple[Any, ...], tuple[Any, ...]] | None = None,
+) -> MethodSpec:
+    if sweep is None:
+        return MethodSpec(name, description, capabilities, factory)
+    param, values, quick = sweep
+    return MethodSpec(
+        name,
+        description,
+        capabilities,
+        factory,
+        param_grid={param: values},
+        quick_grid={param: quick},
+        sweep_param=param,
+    )
+
+
+_BASE = "around logistic regression"
+PREJUDICE_REMOVER = _spec(
+    "aif360_prejudice_remover",
+    "AIF360 PrejudiceRemover (mutual-information regulariser)",
+    prejudice_remover,
+    _capabilities(("dp",), at_prediction=True, note="one logistic model per group"),
+    ("eta", (0.1, 1.0, 10.0, 100.0), (1.0, 25.0)),
+)
+EXPONENTIATED_GRADIENT = _spec(
+    "aif360_expgrad",
+    "AIF360 ExponentiatedGradientReduction with DemographicParity / EqualizedOdds",
+    exponentiated_gradient,
+    _capabilities(("dp", "eo"), at_prediction=False, note=_BASE),
+    ("eps", (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.05)),
+)
+GRID_SEARCH = _spec(
+    "aif360_gridsearch",
+    "AIF360 GridSearchReduction with DemographicParity / EqualizedOdds",
+    grid_search,
+    _capabilities(("dp", "eo"), at_prediction=False, note=_BASE),
+    ("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9)),
+)
+GERRYFAIR = _spec(
+    "aif360_gerryfair",
+    "AIF360 GerryFairClassifier (rich-subgroup false-positive-rate parity)",
+    gerryfair,
+    _capabilities(("eo",), at_prediction=True, note="false-positive rates only"),
+    ("gamma", (0.002, 0.005, 0.01, 0.05), (0.005, 0.05)),
+)
+META_FAIR = _spec(
+    "aif360_meta_fair",
+    "AIF360 MetaFairClassifier (statistical rate)",
+    meta_fair,
+    _capabilities(("dp",), at_prediction=False, note="features without the attribute"),
+    ("tau", (0.6, 0.7, 0.8, 0.9), (0.7, 0.9)),
+)
+EQ_ODDS = _spec(
+    "aif360_eq_odds",
+    "AIF360 EqOddsPostprocessing of logistic regression",
+    eq_odds_postprocessing,
+    _capabilities(("eo",), at_prediction=True, note="randomised labels, no scores"),
+)
+CALIBRATED_EQ_ODDS = _spec(
+    "aif360_calibrated_eq_odds",
+    "AIF360 CalibratedEqOddsPostprocessing of logistic regression",
+    calibrated_eq_odds,
+    _capabilities(("eo",), at_prediction=True, note="weighted false rates"),
+    ("cost_constraint", ("fpr", "fnr", "weighted"), ("weighted",)),
+)
+REJECT_OPTION = _spec(
+    "aif360_reject_option",
+    "AIF360 RejectOptionClassification of logistic regression",
+    reject_option,
+    _capabilities(("dp", "eo"), at_prediction=True, note="labels only, no scores"),
+    ("metric_bound", (0.01, 0.05, 0.1), (0.02, 0.1)),
+)
+REWEIGHING = _spec(
+    "aif360_reweighing",
+    "AIF360 Reweighing, then logistic regression on the weighted rows",
+    reweighing,
+    _capabilities(("dp",), at_prediction=False, note=_BASE),
+)
+#: Every method above, for listing and tests.
+METHODS: tuple[MethodSpec, ...] = (
+    PREJUDICE_REMOVER,
+    EXPONENTIATED_GRADIENT,
+    GRID_SEARCH,
+    GERRYFAIR,
+    META_FAIR,
+    EQ_ODDS,
+    CALIBRATED_EQ_ODDS,
+    REJECT_OPTION,
+    REWEIGHING,
+)
