@@ -11,9 +11,13 @@ expects. Choices the harness needs and AIF360 leaves to its user:
 * **Attributes as features.** An AIF360 dataset always holds its protected attributes among its
   features. Methods whose model reads them (PrejudiceRemover, GerryFair, and the
   post-processors, which adjust each group's decisions) declare that they need the attributes
-  at prediction; the reductions drop them, as AIF360's ``drop_prot_attr`` does by default, and
-  MetaFair gets features without them (with them its Gaussian model is singular, AIF360 issue
-  #454).
+  at prediction; the reductions drop them, as AIF360's ``drop_prot_attr`` does by default.
+* **MetaFair's features.** MetaFair fits one Gaussian to the features, label and attribute; when
+  the features are collinear (an attribute among them, AIF360 issue #454, or one-hot columns)
+  it is singular, its density ratios are 0/0 and every score is NaN. It gets the principal
+  components of the features without the attributes instead, which span the same space. Its
+  densities still underflow on rows far from the training mean (105 of Adult's 15,060 test
+  rows): AIF360 labels them unfavourable, and their score is 0 to match.
 * **Post-processing data.** The post-processors are fitted on the base model's predictions of
   the training rows, since the harness keeps its validation rows for model selection.
 * **Scores.** ``predict_proba`` is offered only where the method's scores carry its decisions:
@@ -29,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,8 +57,10 @@ class AIF360Method:
         How the algorithm is used: trained on the dataset; fitted on a logistic regression's
         training predictions and applied to its predictions; or giving instance weights to a
         logistic regression.
-    attribute_features : bool
-        Whether the attributes stay among the features the algorithm sees.
+    features : {"with_attributes", "principal_components"}
+        What the algorithm sees as features: ``X`` and the attributes, as in any AIF360
+        dataset; or the principal components of ``X`` alone, for MetaFair (see the module's
+        notes).
     needs_attributes : bool
         Whether its predictions depend on the attributes, so that ``predict`` needs them (the
         method's ``Capabilities.attributes_at_prediction``).
@@ -67,19 +74,17 @@ class AIF360Method:
         algorithm: Any,
         *,
         kind: str,
-        attribute_features: bool,
+        features: str = "with_attributes",
         needs_attributes: bool,
         random_state: int | None,
     ) -> None:
         self.algorithm = algorithm
         self.kind = kind
-        self.attribute_features = attribute_features
+        self.features = features
         self.needs_attributes = needs_attributes
         self.random_state = random_state
 
     def fit(self, X: pd.DataFrame, y: Any, *, sensitive_features: pd.DataFrame) -> AIF360Method:
-        from sklearn.linear_model import LogisticRegression
-
         self.names_ = [str(c) for c in sensitive_features.columns]
         self.codes_ = {
             name: _privileged_first(sensitive_features[col], y)
@@ -88,11 +93,30 @@ class AIF360Method:
         privileged = [{name: 1.0 for name in self.names_}]
         unprivileged = [{name: 0.0 for name in self.names_}]
         self.model_ = self.algorithm(privileged, unprivileged, self.names_)
+        if self.features == "principal_components":
+            self.mean_, self.axes_ = _principal_axes(np.asarray(X, dtype=np.float64))
         data = self._dataset(X, sensitive_features, y)
+        try:
+            self._fit_model(X, y, data)
+        except Exception as error:
+            # AIF360's own errors rarely say that a group was too small for the method
+            raise ValueError(
+                f"AIF360's {type(self.model_).__name__} failed with the training groups "
+                f"{_groups(sensitive_features, y)}: {type(error).__name__}: {error}"
+            ) from error
+        return self
+
+    def _fit_model(self, X: pd.DataFrame, y: Any, data: Any) -> None:
+        from sklearn.linear_model import LogisticRegression
+
         if self.kind == "inprocessing":
-            with _interpreter_on_path():
+            with _interpreter_on_path(), _quiet():
                 self.model_.fit(data)
-            return self
+            # PrejudiceRemover trains in a subprocess and ignores its exit status
+            model_file = getattr(self.model_, "model_name", None)
+            if model_file is not None and os.path.getsize(model_file) == 0:
+                raise RuntimeError("its training subprocess wrote no model")
+            return
         self.base_ = LogisticRegression(max_iter=1000)
         if self.kind == "reweighing":
             weights = self.model_.fit_transform(data).instance_weights
@@ -100,7 +124,6 @@ class AIF360Method:
         else:
             self.base_.fit(np.asarray(X), np.asarray(y))
             self.model_.fit(data, self._base_predictions(X, data))
-        return self
 
     def predict(self, X: pd.DataFrame, sensitive_features: Any = None) -> np.ndarray:
         if self.kind == "reweighing":
@@ -110,7 +133,7 @@ class AIF360Method:
     def _predicted(self, X: pd.DataFrame, sensitive_features: Any) -> Any:
         """AIF360's output dataset for ``X`` (in- and post-processing)."""
         data = self._dataset(X, self._attributes(X, sensitive_features))
-        with _interpreter_on_path(), _seeded_global_rng(self.random_state):
+        with _interpreter_on_path(), _seeded_global_rng(self.random_state), _quiet():
             if self.kind == "inprocessing":
                 return self.model_.predict(data)
             return self.model_.predict(self._base_predictions(X, data))
@@ -148,10 +171,9 @@ class AIF360Method:
         data = BinaryLabelDataset(
             df=frame, label_names=[_LABEL], protected_attribute_names=self.names_
         )
-        if not self.attribute_features:
-            keep = [i for i, n in enumerate(data.feature_names) if n not in self.names_]
-            data.features = data.features[:, keep]
-            data.feature_names = [data.feature_names[i] for i in keep]
+        if self.features == "principal_components":
+            data.features = (np.asarray(X, dtype=np.float64) - self.mean_) @ self.axes_
+            data.feature_names = [f"component_{i}" for i in range(self.axes_.shape[1])]
         return data
 
 
@@ -161,8 +183,48 @@ class AIF360Scorer(AIF360Method):
     def predict_proba(self, X: pd.DataFrame, sensitive_features: Any = None) -> np.ndarray:
         if self.kind == "reweighing":
             return np.asarray(self.base_.predict_proba(np.asarray(X)))
-        scores = np.clip(self._predicted(X, sensitive_features).scores.ravel(), 0.0, 1.0)
+        scores = self._predicted(X, sensitive_features).scores.ravel()
+        if not np.all(np.isfinite(scores)):
+            raise ValueError(
+                f"AIF360's {type(self.model_).__name__} gave {np.sum(~np.isfinite(scores))} "
+                f"non-finite scores of {len(scores)}."
+            )
+        scores = np.clip(scores, 0.0, 1.0)
         return np.column_stack([1 - scores, scores])
+
+
+class MetaFairMethod(AIF360Scorer):
+    """MetaFair, whose density ratios underflow to 0/0 on rows far from the training mean: it
+    labels those rows unfavourable (NaN is not above 0), and their score says the same, 0."""
+
+    def predict_proba(self, X: pd.DataFrame, sensitive_features: Any = None) -> np.ndarray:
+        scores = self._predicted(X, sensitive_features).scores.ravel()
+        scores = np.clip(np.nan_to_num(scores, nan=0.0), 0.0, 1.0)
+        return np.column_stack([1 - scores, scores])
+
+
+def _groups(sensitive: pd.DataFrame, y: Any) -> str:
+    """Each attribute level's rows and positive rate, as ``sex=f: 18 rows (positive 1.00)``."""
+    y = np.asarray(y)
+    parts = []
+    for column in sensitive.columns:
+        for level in pd.unique(sensitive[column]):
+            rows = np.asarray(sensitive[column] == level)
+            parts.append(f"{column}={level}: {rows.sum()} rows (positive {y[rows].mean():.2f})")
+    return ", ".join(parts)
+
+
+def _principal_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean of ``X`` and the axes of its principal components with non-zero variance.
+
+    One-hot columns are collinear, so MetaFair's Gaussian model of raw features is singular,
+    and its density ratios are 0/0 off the support; the components span the same space at
+    full rank.
+    """
+    mean = X.mean(axis=0)
+    _, singular, axes = np.linalg.svd(X - mean, full_matrices=False)
+    kept = singular > singular[0] * 1e-6
+    return mean, axes[kept].T
 
 
 def _privileged_first(column: pd.Series, y: Any) -> list[Any]:
@@ -189,6 +251,28 @@ def _seeded_global_rng(seed: int | None) -> Iterator[None]:
         yield
     finally:
         np.random.set_state(state)  # noqa: NPY002
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """No deprecation notices from AIF360's calls into scikit-learn and fairlearn, in this
+    process or PrejudiceRemover's, and no notices of MetaFair's 0/0 (handled above): a study
+    would print one per fit, and they are AIF360's to fix, not the user's."""
+    from sklearn.exceptions import DataConversionWarning
+
+    before = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = "ignore::FutureWarning"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DataConversionWarning)
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module="aif360")
+            yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONWARNINGS"]
+        else:
+            os.environ["PYTHONWARNINGS"] = before
 
 
 @contextlib.contextmanager
@@ -220,7 +304,6 @@ def prejudice_remover(
             eta=eta, sensitive_attr=names[0], class_attr=_LABEL
         ),
         kind="inprocessing",
-        attribute_features=True,
         needs_attributes=True,
         random_state=random_state,
     )
@@ -248,7 +331,6 @@ def exponentiated_gradient(
             _logistic(), _parity_constraint(notion), eps=eps, drop_prot_attr=True
         ),
         kind="inprocessing",
-        attribute_features=True,
         needs_attributes=False,
         random_state=random_state,
     )
@@ -270,7 +352,6 @@ def grid_search(
             drop_prot_attr=True,
         ),
         kind="inprocessing",
-        attribute_features=True,
         needs_attributes=False,
         random_state=random_state,
     )
@@ -288,7 +369,6 @@ def gerryfair(
             C=10, gamma=gamma, max_iters=10, fairness_def="FP"
         ),
         kind="inprocessing",
-        attribute_features=True,
         needs_attributes=True,
         random_state=random_state,
     )
@@ -296,17 +376,17 @@ def gerryfair(
 
 def meta_fair(
     *, task: str, notion: str, random_state: int | None = None, tau: float = 0.8
-) -> AIF360Scorer:
+) -> MetaFairMethod:
     """Celis et al.'s meta-algorithm for statistical-rate (DP) constraints."""
     from aif360.algorithms.inprocessing import MetaFairClassifier
 
     _check_task(task)
-    return AIF360Scorer(
+    return MetaFairMethod(
         lambda priv, unpriv, names: MetaFairClassifier(
             tau=tau, sensitive_attr=names[0], type="sr", seed=random_state
         ),
         kind="inprocessing",
-        attribute_features=False,
+        features="principal_components",
         needs_attributes=False,
         random_state=random_state,
     )
@@ -322,7 +402,6 @@ def eq_odds_postprocessing(
     return AIF360Method(
         lambda priv, unpriv, names: EqOddsPostprocessing(unpriv, priv, seed=random_state),
         kind="postprocessing",
-        attribute_features=True,
         needs_attributes=True,
         random_state=random_state,
     )
@@ -340,7 +419,6 @@ def calibrated_eq_odds(
             unpriv, priv, cost_constraint=cost_constraint, seed=random_state
         ),
         kind="postprocessing",
-        attribute_features=True,
         needs_attributes=True,
         random_state=random_state,
     )
@@ -365,7 +443,6 @@ def reject_option(
             metric_lb=-metric_bound,
         ),
         kind="postprocessing",
-        attribute_features=True,
         needs_attributes=True,
         random_state=random_state,
     )
@@ -379,7 +456,6 @@ def reweighing(*, task: str, notion: str, random_state: int | None = None) -> AI
     return AIF360Scorer(
         lambda priv, unpriv, names: Reweighing(unpriv, priv),
         kind="reweighing",
-        attribute_features=True,
         needs_attributes=False,
         random_state=random_state,
     )
@@ -454,7 +530,7 @@ META_FAIR = _spec(
     "aif360_meta_fair",
     "AIF360 MetaFairClassifier (statistical rate)",
     meta_fair,
-    _capabilities(("dp",), at_prediction=False, note="features without the attribute"),
+    _capabilities(("dp",), at_prediction=False, note="principal components of the features"),
     ("tau", (0.6, 0.7, 0.8, 0.9), (0.7, 0.9)),
 )
 EQ_ODDS = _spec(

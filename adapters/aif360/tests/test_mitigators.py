@@ -170,3 +170,27 @@ def test_the_aif360_preset_runs_every_method_beside_ours():
     assert set(SPECS) <= set(config.methods) <= set(available_methods())
     assert {"faircocco", "facl", "nn"} <= set(config.methods)
     assert config.datasets == ("adult", "compas", "german", "drugs")
+
+
+def test_meta_fair_scores_collinear_one_hot_features():
+    X, y, A = task()
+    region = np.resize(["n", "s", "e"], len(X))
+    one_hot = pd.get_dummies(pd.Series(region), dtype=float)  # its columns sum to 1
+    X = pd.concat([X, (one_hot - one_hot.mean()) / one_hot.std()], axis=1)
+    X.columns = [str(c) for c in X.columns]
+    model = _model(SPECS["aif360_meta_fair"]).fit(X, y, sensitive_features=A)
+    proba = model.predict_proba(X)[:, 1]
+    assert np.isfinite(proba).all()
+    assert ((proba >= 0.5) == model.predict(X)).mean() > 0.95
+    assert (model.predict(X) == y).mean() > 0.6
+
+
+def test_an_aif360_failure_names_the_groups_it_had():
+    X, y, A = task()
+    y = np.where(A["sex"] == "f", 1, y)  # one group holds one label only
+    with pytest.raises(
+        ValueError, match="PrejudiceRemover failed with the training groups"
+    ) as info:
+        _model(SPECS["aif360_prejudice_remover"]).fit(X, y, sensitive_features=A)
+    assert "sex=f" in str(info.value) and "(positive 1.00)" in str(info.value)
+    assert "wrote no model" in str(info.value)
