@@ -30,7 +30,9 @@ def torch(session: nox.Session) -> None:
 
 @nox.session
 def fairlearn(session: nox.Session) -> None:
-    """The fairlearn adapter against the core and fairlearn 0.15, from ``adapters/fairlearn``."""
+    """The fairlearn adapter against the core and fairlearn 0.15, from ``adapters/fairlearn``
+    (with torch, which fairlearn's adversarial mitigator runs on)."""
+    session.install("torch==2.13.0")  # first, as for the torch session
     session.install("-e", ".", "-e", "adapters/fairlearn[test]")
     session.chdir("adapters/fairlearn")
     session.run("python", "-m", "pytest", "-q", *session.posargs)

@@ -73,7 +73,8 @@ PRESETS: dict[str, Preset] = {
         name="fairlearn",
         description=(
             "fairlearn's reductions (with its parity constraints and with the FairCOCCO "
-            "constraint) around logistic regression and boosted trees, the base models alone, "
+            "constraint), ThresholdOptimizer and CorrelationRemover around logistic regression "
+            "and boosted trees, the base models alone, its adversarial mitigator, "
             "and the network with FairCOCCO and FACL, on the paper's single binary-attribute "
             "datasets (Adult, COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick "
             "grids, 10 epochs (2 of warm-up), at most 2,000 training rows. Needs the fairlearn "
@@ -86,6 +87,9 @@ PRESETS: dict[str, Preset] = {
             "fairlearn_expgrad_tpr",
             "fairlearn_expgrad_faircocco",
             "fairlearn_gridsearch",
+            "fairlearn_threshold",
+            "fairlearn_correlation_remover",
+            "fairlearn_adversarial",
             "nn",
             "faircocco",
             "facl",
