@@ -10,7 +10,7 @@ same preprocessing to :func:`faircocco_plugins.datasets.load_dataset` as ``"aif3
 
 from __future__ import annotations
 
-import hashlib
+import filecmp
 import importlib
 import inspect
 import os
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from aif360.datasets import StandardDataset
 
 __all__ = ["aif360_dataset", "sources"]
-
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -115,9 +113,6 @@ _LOADERS: dict[str, _Loader] = {
     )
 }
 
-# (real path, size, mtime_ns, sha256) of files whose content was checked against that sha256.
-_checked: set[tuple[str, int, int, str]] = set()
-
 
 def aif360_dataset(
     name: str,
@@ -178,7 +173,7 @@ def aif360_dataset(
     _check_kwargs(cls, kwargs)
     files = _registry_files(loader)
     found = dataset_files(loader.name, data_dir=data_dir, download=download)
-    _make_available(loader, files, {aif360: found[f.name] for aif360, f in files.items()})
+    _make_available(loader, {aif360: found[f.name] for aif360, f in files.items()})
     try:
         return _instantiate(loader, cls, kwargs, dataset=name)
     except DatasetUnavailableError:
@@ -208,14 +203,8 @@ def _source(loader: _Loader) -> DatasetSource:
     files = _registry_files(loader)
 
     def load(paths: Mapping[str, Path]) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
-        absent = sorted(set(loader.files.values()) - set(paths))
-        if absent:
-            raise KeyError(f"no path given for the files {absent}; got {sorted(paths)}.")
-        _make_available(
-            loader,
-            files,
-            {aif360: Path(paths[registry]) for aif360, registry in loader.files.items()},
-        )
+        # the registry passes the verified path of every declared file
+        _make_available(loader, {aif360: paths[name] for aif360, name in loader.files.items()})
         dataset = _instantiate(loader, _aif360_class(loader), {}, dataset=loader.source_name)
         return _table(dataset)
 
@@ -292,22 +281,6 @@ def _registry_files(loader: _Loader) -> dict[str, DataFile]:
     return {aif360: declared[registry] for aif360, registry in loader.files.items()}
 
 
-def _same_content(path: Path, sha256: str) -> bool:
-    """Whether ``path`` (links followed) has the sha256 ``sha256``; a match is remembered."""
-    stat = path.stat()
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns, sha256)
-    if key in _checked:
-        return True
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    if digest.hexdigest() != sha256:
-        return False
-    _checked.add(key)
-    return True
-
-
 def _raw_folder(loader: _Loader) -> Path:
     """The folder AIF360's class reads, computed as AIF360 does, from its module's file."""
     module = importlib.import_module(loader.module)
@@ -315,19 +288,17 @@ def _raw_folder(loader: _Loader) -> Path:
     return Path(os.path.realpath(os.path.join(here, "..", "data", "raw", loader.folder)))
 
 
-def _make_available(
-    loader: _Loader, files: Mapping[str, DataFile], paths: Mapping[str, Path]
-) -> None:
+def _make_available(loader: _Loader, paths: Mapping[str, Path]) -> None:
     """Link each verified file into AIF360's raw folder under AIF360's name for it."""
     folder = _raw_folder(loader)
     for aif360, path in paths.items():
-        _link(folder / aif360, Path(path), files[aif360].sha256)
+        _link(folder / aif360, Path(path))
 
 
-def _link(target: Path, path: Path, sha256: str) -> None:
+def _link(target: Path, path: Path) -> None:
     """Make ``target`` a link to ``path``, or leave what is there when it has the same bytes."""
     for _ in range(2):  # a second pass when another process links the same file meanwhile
-        if _is_usable(target, path, sha256):
+        if _is_usable(target, path):
             return
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -343,7 +314,7 @@ def _link(target: Path, path: Path, sha256: str) -> None:
     raise ValueError(f"{target} keeps changing while it is being linked to {path}.")
 
 
-def _is_usable(target: Path, path: Path, sha256: str) -> bool:
+def _is_usable(target: Path, path: Path) -> bool:
     """Whether ``target`` already serves ``path``'s bytes; False when nothing is there.
 
     A dangling link (for example into a removed temporary folder) is removed, as nothing.
@@ -355,11 +326,11 @@ def _is_usable(target: Path, path: Path, sha256: str) -> bool:
         return False
     if not target.is_file():
         raise ValueError(f"{target} is in AIF360's raw folder but is not a file; remove it.")
-    if os.path.realpath(target) == os.path.realpath(path) or _same_content(target, sha256):
+    if os.path.realpath(target) == os.path.realpath(path) or filecmp.cmp(target, path, False):
         return True
     raise ValueError(
-        f"{target} is already in AIF360's raw folder with content other than {path} (sha256 "
-        f"{sha256}); remove or replace it to read the registry's file."
+        f"{target} is already in AIF360's raw folder with content other than {path}; remove "
+        "or replace it to read the registry's file."
     )
 
 

@@ -202,7 +202,7 @@ def test_aif360s_exit_becomes_dataset_unavailable(
     monkeypatch: pytest.MonkeyPatch, moved_raw: Path, capsys: pytest.CaptureFixture[str]
 ):
     # nothing to link: AIF360 finds its (moved) raw folder empty and calls sys.exit itself
-    monkeypatch.setattr(_loaders, "_make_available", lambda loader, files, paths: None)
+    monkeypatch.setattr(_loaders, "_make_available", lambda loader, paths: None)
     monkeypatch.setattr(
         _loaders, "dataset_files", lambda name, **_: {"german.data": Path("unused")}
     )
@@ -220,7 +220,7 @@ def test_aif360s_exit_becomes_dataset_unavailable(
 
 
 def test_aif360s_exit_in_the_registry_source(monkeypatch: pytest.MonkeyPatch, moved_raw: Path):
-    monkeypatch.setattr(_loaders, "_make_available", lambda loader, files, paths: None)
+    monkeypatch.setattr(_loaders, "_make_available", lambda loader, paths: None)
     source = source_named("aif360_compas")
     with pytest.raises(DatasetUnavailableError, match="dataset 'aif360_compas'"):
         source.load({"compas-scores-two-years.csv": Path("unused")})
