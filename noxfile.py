@@ -44,7 +44,13 @@ def aif360(session: nox.Session) -> None:
     from ``adapters/aif360``; its layering is checked here, where AIF360 is installed."""
     session.install("torch==2.13.0")  # first, as for the torch session
     session.install(
-        "-e", ".[bench]", "-e", "adapters/torch", "-e", "adapters/aif360[test]", "import-linter"
+        "-e",
+        ".[bench]",
+        "-e",
+        "adapters/torch",
+        "-e",
+        "adapters/aif360[test,adversarial]",
+        "import-linter",
     )
     _absolute_data_path(session)
     session.chdir("adapters/aif360")

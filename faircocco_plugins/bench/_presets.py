@@ -106,11 +106,12 @@ PRESETS: dict[str, Preset] = {
         name="aif360",
         description=(
             "AIF360's mitigators (PrejudiceRemover, its reductions, GerryFair, MetaFair, "
-            "reweighing and three post-processors around logistic regression) and the network "
+            "adversarial debiasing, reweighing and three post-processors around logistic "
+            "regression) and the network "
             "with FairCOCCO and FACL, on the paper's single binary-attribute datasets (Adult, "
             "COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick grids, 10 epochs (2 of "
             "warm-up), at most 2,000 training rows. Needs the AIF360 adapter (pip install -e "
-            "adapters/torch -e adapters/aif360, with pandas<3)"
+            "adapters/torch -e 'adapters/aif360[adversarial]', with pandas<3)"
         ),
         datasets=("adult", "compas", "german", "drugs"),
         methods=(
@@ -123,6 +124,7 @@ PRESETS: dict[str, Preset] = {
             "aif360_calibrated_eq_odds",
             "aif360_reject_option",
             "aif360_reweighing",
+            "aif360_adversarial_debiasing",
             "nn",
             "faircocco",
             "facl",

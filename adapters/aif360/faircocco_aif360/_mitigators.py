@@ -24,13 +24,15 @@ expects. Choices the harness needs and AIF360 leaves to its user:
   ``EqOddsPostprocessing`` and ``RejectOptionClassification`` change labels and leave the base
   model's scores, so scoring those would measure the unmitigated model.
 
-``AdversarialDebiasing`` needs TensorFlow 1's session API, which is not installed with AIF360
-and is not offered here.
+* **AdversarialDebiasing** runs on TensorFlow's version-1 API (the ``adversarial`` extra installs
+  ``tensorflow-cpu``), in a graph and session of its own per fit, with its per-epoch printing
+  kept out of study logs. Without TensorFlow its factory says which extra to install.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import warnings
@@ -214,6 +216,34 @@ def _groups(sensitive: pd.DataFrame, y: Any) -> str:
     return ", ".join(parts)
 
 
+class _AdversarialDebiasing:
+    """AIF360's ``AdversarialDebiasing`` in a TensorFlow graph and session of its own, so that
+    fits in one process do not share variables."""
+
+    def __init__(self, unprivileged: Any, privileged: Any, **options: Any) -> None:
+        self.groups = (unprivileged, privileged)
+        self.options = options
+
+    def fit(self, dataset: Any) -> _AdversarialDebiasing:
+        import tensorflow.compat.v1 as tf
+        from aif360.algorithms.inprocessing import AdversarialDebiasing
+
+        tf.disable_eager_execution()
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.session = tf.Session(graph=self.graph)
+            self.model = AdversarialDebiasing(
+                *self.groups, scope_name="classifier", sess=self.session, **self.options
+            )
+            with contextlib.redirect_stdout(io.StringIO()):  # a loss line per epoch
+                self.model.fit(dataset)
+        return self
+
+    def predict(self, dataset: Any) -> Any:
+        with self.graph.as_default():
+            return self.model.predict(dataset)
+
+
 def _principal_axes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The mean of ``X`` and the axes of its principal components with non-zero variance.
 
@@ -302,6 +332,38 @@ def prejudice_remover(
     return AIF360Scorer(
         lambda priv, unpriv, names: PrejudiceRemover(
             eta=eta, sensitive_attr=names[0], class_attr=_LABEL
+        ),
+        kind="inprocessing",
+        needs_attributes=True,
+        random_state=random_state,
+    )
+
+
+def adversarial_debiasing(
+    *,
+    task: str,
+    notion: str,
+    random_state: int | None = None,
+    adversary_loss_weight: float = 0.1,
+    epochs: int = 50,
+) -> AIF360Scorer:
+    """Zhang et al.'s adversarial debiasing (equalised odds: the adversary also sees the
+    label), with AIF360's classifier of 200 hidden units."""
+    _check_task(task)
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError as error:
+        raise ImportError(
+            "AIF360's AdversarialDebiasing needs TensorFlow: pip install "
+            '"faircocco-aif360[adversarial]"'
+        ) from error
+    return AIF360Scorer(
+        lambda priv, unpriv, names: _AdversarialDebiasing(
+            unpriv,
+            priv,
+            seed=random_state,
+            adversary_loss_weight=adversary_loss_weight,
+            num_epochs=epochs,
         ),
         kind="inprocessing",
         needs_attributes=True,
@@ -555,6 +617,16 @@ REJECT_OPTION = _spec(
     _capabilities(("dp", "eo"), at_prediction=True, note="labels only, no scores"),
     ("metric_bound", (0.01, 0.05, 0.1), (0.02, 0.1)),
 )
+ADVERSARIAL_DEBIASING = MethodSpec(
+    "aif360_adversarial_debiasing",
+    "AIF360 AdversarialDebiasing (TensorFlow)",
+    _capabilities(("eo",), at_prediction=True, note="needs the adversarial extra (TensorFlow)"),
+    adversarial_debiasing,
+    param_grid={"adversary_loss_weight": (0.01, 0.1, 0.5, 1.0)},
+    quick_grid={"adversary_loss_weight": (0.1, 1.0)},
+    sweep_param="adversary_loss_weight",
+    training_settings=("epochs",),
+)
 REWEIGHING = _spec(
     "aif360_reweighing",
     "AIF360 Reweighing, then logistic regression on the weighted rows",
@@ -572,4 +644,5 @@ METHODS: tuple[MethodSpec, ...] = (
     CALIBRATED_EQ_ODDS,
     REJECT_OPTION,
     REWEIGHING,
+    ADVERSARIAL_DEBIASING,
 )

@@ -152,6 +152,7 @@ def test_the_capability_table_shows_what_each_method_declares():
     table = capability_table(SPECS)
     needing = {name for name in SPECS if "attributes at prediction" in table.loc[name, "notes"]}
     assert needing == {
+        "aif360_adversarial_debiasing",
         "aif360_prejudice_remover",
         "aif360_gerryfair",
         "aif360_eq_odds",
@@ -194,3 +195,24 @@ def test_an_aif360_failure_names_the_groups_it_had():
         _model(SPECS["aif360_prejudice_remover"]).fit(X, y, sensitive_features=A)
     assert "sex=f" in str(info.value) and "(positive 1.00)" in str(info.value)
     assert "wrote no model" in str(info.value)
+
+
+def test_adversarial_debiasing_fits_twice_in_one_process_and_scores_its_labels():
+    X, y, A = task()
+
+    def fit(weight):
+        model = _mitigators.adversarial_debiasing(
+            task="classification",
+            notion="eo",
+            random_state=0,
+            adversary_loss_weight=weight,
+            epochs=10,
+        )
+        return model.fit(X, y, sensitive_features=A)
+
+    # one TensorFlow graph per fit: a shared one would already hold the first fit's variables
+    plain, debiased = fit(0.0), fit(1.0)
+    labels = debiased.predict(X, sensitive_features=A)
+    assert not np.array_equal(labels, plain.predict(X, sensitive_features=A))
+    proba = debiased.predict_proba(X, sensitive_features=A)
+    assert np.array_equal(proba[:, 1] > 0.5, labels == 1)
