@@ -147,3 +147,13 @@ def test_methods_that_need_the_attributes_to_predict_say_so():
         model.fit(X, y, sensitive_features=A)
         with pytest.raises(ValueError, match="sensitive_features is required"):
             model.predict(X)
+
+
+def test_the_adversarial_regressor_predicts_values():
+    X, _, A = task(1000)
+    target = X[:, 0] + X[:, 1] + 0.3 * np.random.default_rng(3).normal(size=len(X))
+    model = _mitigators.adversarial(task="regression", notion="dp", random_state=0, alpha=1.0)
+    values = model.fit(X, target, sensitive_features=A[["sex"]]).predict(X)
+    assert values.shape == (len(X),) and np.isfinite(values).all()
+    # measured: mean squared error 0.59 against the target's variance 2.34
+    assert np.mean((values - target) ** 2) < 0.3 * np.var(target)
