@@ -31,9 +31,10 @@ def torch(session: nox.Session) -> None:
 @nox.session
 def fairlearn(session: nox.Session) -> None:
     """The fairlearn adapter against the core and fairlearn 0.15, from ``adapters/fairlearn``
-    (with torch, which fairlearn's adversarial mitigator runs on)."""
+    (with torch and the torch adapter: fairlearn's adversarial mitigator runs on torch, and the
+    paper's network is a base model)."""
     session.install("torch==2.13.0")  # first, as for the torch session
-    session.install("-e", ".", "-e", "adapters/fairlearn[test]")
+    session.install("-e", ".", "-e", "adapters/torch", "-e", "adapters/fairlearn[test]")
     session.chdir("adapters/fairlearn")
     session.run("python", "-m", "pytest", "-q", *session.posargs)
 

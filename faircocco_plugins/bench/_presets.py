@@ -73,8 +73,9 @@ PRESETS: dict[str, Preset] = {
         name="fairlearn",
         description=(
             "fairlearn's reductions (with its parity constraints and with the FairCOCCO "
-            "constraint), ThresholdOptimizer and CorrelationRemover around logistic regression "
-            "and boosted trees, the base models alone, its adversarial mitigator, "
+            "constraint), ThresholdOptimizer and CorrelationRemover around logistic regression, "
+            "boosted trees and the paper's network, the base models alone, its adversarial "
+            "mitigator, "
             "and the network with FairCOCCO and FACL, on the paper's single binary-attribute "
             "datasets (Adult, COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick "
             "grids, 10 epochs (2 of warm-up), at most 2,000 training rows. Needs the fairlearn "

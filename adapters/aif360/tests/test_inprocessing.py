@@ -103,7 +103,7 @@ def test_equal_instance_weights_change_nothing_and_unequal_ones_resample(binary_
     # positives drawn five times as often: more predicted positives
     assert reweighted.labels.mean() > plain.labels.mean() + 0.1
     weighted.instance_weights = np.full(600, -1.0)
-    with pytest.raises(ValueError, match="instance weights must be finite, non-negative"):
+    with pytest.raises(ValueError, match="sample_weight must be finite, non-negative"):
         FairCOCCOInprocessing(**FAST).fit(weighted)
 
 

@@ -109,9 +109,10 @@ class _FairNetwork(BaseEstimator):
     def _penalty_outputs(self, n_outputs: int) -> int:
         return n_outputs
 
-    def _fit(self, X: Any, y: Any, sensitive_features: Any) -> Any:
+    def _fit(self, X: Any, y: Any, sensitive_features: Any, sample_weight: Any) -> Any:
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 samples to train; got "
@@ -184,6 +185,8 @@ class _FairNetwork(BaseEstimator):
             rows = np.sort(train_rows)
             val_index = torch.as_tensor(np.sort(val_rows))
             val_data = (features[val_index], targets[val_index], sensitive[val_index])
+        if weights is not None:
+            rows = _weighted_draw(rows, weights[rows], np.random.default_rng(seed))
         index = torch.as_tensor(rows)
         train_data = (features[index], targets[index], sensitive[index])
         optimizer = torch.optim.Adam(
@@ -391,7 +394,9 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         )
         self.penalty_on = penalty_on
 
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairCOCCOClassifier:
+    def fit(
+        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
+    ) -> FairCOCCOClassifier:
         """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
 
         Parameters
@@ -405,6 +410,12 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
             categoricals), encoded by :class:`SensitiveEncoder`. Without them the penalty is
             not applied (a ``UserWarning`` says so) and the network is trained on the loss
             alone, which is also what ``penalty=None`` does.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative row weights. The network trains on as many rows as it has, drawn with
+            replacement in proportion to them (seeded by ``random_state``), so the loss and the
+            penalty both see the weighted distribution: the penalty measures dependence across
+            a batch of rows, which a weighted loss alone would leave unweighted. Equal weights
+            change nothing.
 
         Returns
         -------
@@ -421,7 +432,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
             raise ValueError(
                 f"penalty_on={self.penalty_on!r} is not valid; expected 'proba' or 'logit'."
             )
-        return self._fit(X, y, sensitive_features)
+        return self._fit(X, y, sensitive_features, sample_weight)
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True)
@@ -533,7 +544,9 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
 
     _task = "regression"
 
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairCOCCORegressor:
+    def fit(
+        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
+    ) -> FairCOCCORegressor:
         """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
 
         Parameters
@@ -544,13 +557,15 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
             Numeric targets.
         sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
             As for :meth:`FairCOCCOClassifier.fit`.
+        sample_weight : array-like of shape (n,), optional
+            As for :meth:`FairCOCCOClassifier.fit`.
 
         Returns
         -------
         FairCOCCORegressor
             ``self``.
         """
-        return self._fit(X, y, sensitive_features)
+        return self._fit(X, y, sensitive_features, sample_weight)
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True).astype(np.float64)
@@ -578,6 +593,23 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         numpy.ndarray of shape (n,)
         """
         return self._forward(X).numpy().astype(np.float64) * self.y_scale_ + self.y_mean_
+
+
+def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
+    weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if weights.shape[0] != n:
+        raise ValueError(f"sample_weight has {weights.shape[0]} values but X has {n} rows.")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not np.any(weights > 0):
+        raise ValueError("sample_weight must be finite, non-negative and not all zero.")
+    return weights
+
+
+def _weighted_draw(rows: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """As many of ``rows`` as there are, drawn with replacement in proportion to ``weights``
+    (``rows`` themselves when the weights are equal)."""
+    if np.ptp(weights) == 0:
+        return rows
+    return np.sort(rng.choice(rows, size=rows.size, p=weights / weights.sum()))
 
 
 def _softmax(logits: torch.Tensor) -> torch.Tensor:
