@@ -51,6 +51,29 @@ class Preset:
     max_eval_rows: int | None
 
 
+def _toolkit_preset(name: str, mitigators: str, methods: tuple[str, ...], adapter: str) -> Preset:
+    """A toolkit's mitigators head to head with the network under FairCOCCO and FACL, on the
+    paper's single binary-attribute datasets, where every toolkit's group methods apply."""
+    return Preset(
+        name=name,
+        description=(
+            f"{mitigators}, and the network with FairCOCCO and FACL, on the paper's single "
+            "binary-attribute datasets (Adult, COMPAS, German, Drugs) under DP and EO; 3 seeds, "
+            "the quick grids, 10 epochs (2 of warm-up), at most 2,000 training rows. Needs "
+            f"{adapter}"
+        ),
+        datasets=("adult", "compas", "german", "drugs"),
+        methods=(*methods, "nn", "faircocco", "facl"),
+        notions=("dp", "eo"),
+        seeds=(0, 1, 2),
+        grid="quick",
+        epochs=10,
+        warmup_epochs=2,
+        max_train_rows=2000,
+        max_eval_rows=20_000,
+    )
+
+
 PRESETS: dict[str, Preset] = {
     "quick": Preset(
         name="quick",
@@ -69,20 +92,13 @@ PRESETS: dict[str, Preset] = {
         max_train_rows=2000,
         max_eval_rows=20_000,
     ),
-    "fairlearn": Preset(
-        name="fairlearn",
-        description=(
-            "fairlearn's reductions (with its parity constraints and with the FairCOCCO "
-            "constraint), ThresholdOptimizer and CorrelationRemover around logistic regression, "
-            "boosted trees and the paper's network, the base models alone, its adversarial "
-            "mitigator, "
-            "and the network with FairCOCCO and FACL, on the paper's single binary-attribute "
-            "datasets (Adult, COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick "
-            "grids, 10 epochs (2 of warm-up), at most 2,000 training rows. Needs the fairlearn "
-            "adapter (pip install -e adapters/fairlearn)"
-        ),
-        datasets=("adult", "compas", "german", "drugs"),
-        methods=(
+    "fairlearn": _toolkit_preset(
+        "fairlearn",
+        "fairlearn's reductions (with its parity constraints and with the FairCOCCO "
+        "constraint), ThresholdOptimizer and CorrelationRemover around logistic regression, "
+        "boosted trees and the paper's network, the base models alone, and its adversarial "
+        "mitigator",
+        (
             "sklearn_unmitigated",
             "fairlearn_expgrad",
             "fairlearn_expgrad_tpr",
@@ -91,31 +107,15 @@ PRESETS: dict[str, Preset] = {
             "fairlearn_threshold",
             "fairlearn_correlation_remover",
             "fairlearn_adversarial",
-            "nn",
-            "faircocco",
-            "facl",
         ),
-        notions=("dp", "eo"),
-        seeds=(0, 1, 2),
-        grid="quick",
-        epochs=10,
-        warmup_epochs=2,
-        max_train_rows=2000,
-        max_eval_rows=20_000,
+        "the fairlearn adapter (pip install -e adapters/torch -e adapters/fairlearn)",
     ),
-    "aif360": Preset(
-        name="aif360",
-        description=(
-            "AIF360's mitigators (PrejudiceRemover, its reductions, GerryFair, MetaFair, "
-            "adversarial debiasing, reweighing and three post-processors around logistic "
-            "regression) and the network "
-            "with FairCOCCO and FACL, on the paper's single binary-attribute datasets (Adult, "
-            "COMPAS, German, Drugs) under DP and EO; 3 seeds, the quick grids, 10 epochs (2 of "
-            "warm-up), at most 2,000 training rows. Needs the AIF360 adapter (pip install -e "
-            "adapters/torch -e 'adapters/aif360[adversarial]', with pandas<3)"
-        ),
-        datasets=("adult", "compas", "german", "drugs"),
-        methods=(
+    "aif360": _toolkit_preset(
+        "aif360",
+        "AIF360's mitigators (PrejudiceRemover, its reductions, GerryFair, MetaFair, "
+        "adversarial debiasing, reweighing and three post-processors around logistic "
+        "regression)",
+        (
             "aif360_prejudice_remover",
             "aif360_expgrad",
             "aif360_gridsearch",
@@ -126,17 +126,9 @@ PRESETS: dict[str, Preset] = {
             "aif360_reject_option",
             "aif360_reweighing",
             "aif360_adversarial_debiasing",
-            "nn",
-            "faircocco",
-            "facl",
         ),
-        notions=("dp", "eo"),
-        seeds=(0, 1, 2),
-        grid="quick",
-        epochs=10,
-        warmup_epochs=2,
-        max_train_rows=2000,
-        max_eval_rows=20_000,
+        "the AIF360 adapter (pip install -e adapters/torch -e 'adapters/aif360[adversarial]', "
+        "with pandas<3)",
     ),
     "paper": Preset(
         name="paper",
