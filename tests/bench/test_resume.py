@@ -9,37 +9,64 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("faircocco_torch")
+CELLS = 6  # 3 seeds × 2 settings of the gated method
 
-CELLS = 12  # 3 seeds × (nn + faircocco with 3 penalty weights)
+#: ``faircocco bench`` with one method whose cells wait for the test: each cell's fit takes the
+#: next number ``k`` (over every run of the study in the folder), announces it with the file
+#: ``started-k`` and finishes once the test creates ``go-k``. So the test, not the machine's
+#: speed, decides how many cells are stored before each signal.
+_GATED_CLI = """
+import sys, time
+from pathlib import Path
+import faircocco_plugins.plugins as plugins
+from faircocco_plugins.cli import main
+from faircocco_plugins.plugins import Capabilities, MethodSpec
+
+folder = Path(sys.argv[1])
+
+class Gated:
+    def fit(self, X, y, *, sensitive_features):
+        k = len(list(folder.glob("started-*")))
+        (folder / f"started-{k}").touch()
+        while not (folder / f"go-{k}").exists():
+            time.sleep(0.02)
+        return self
+
+    def predict(self, X):
+        return (X.iloc[:, 0] > 0).astype(int).to_numpy()
+
+kinds = ("binary", "categorical", "continuous")
+spec = MethodSpec(
+    name="gated", description="waits for the test", factory=lambda **_: Gated(),
+    capabilities=Capabilities(
+        tasks=("classification",), notions=("eo",), attributes=kinds, outcomes=kinds,
+        multiple_attributes="joint", needs_gradients=False,
+    ),
+    param_grid={"width": (1, 2)}, quick_grid={"width": (1, 2)},
+)
+plugins.available_methods = lambda **_: {"gated": spec}
+sys.exit(main(sys.argv[2:]))
+"""
 
 
-def _command(store: Path) -> list[str]:
+def _arguments(store: Path) -> list[str]:
     return [
-        sys.executable,
-        "-m",
-        "faircocco_plugins.cli",
         "bench",
         "--study",
         "resume",
         "--datasets",
         "synthetic",
         "--methods",
-        "nn,faircocco",
+        "gated",
         "--notions",
         "eo",
         "--seeds",
         "3",
-        "--grid",
-        "quick",
-        "--epochs",
-        "2",
-        "--max-train-rows",
-        "200",
         "--store",
         str(store),
     ]
@@ -59,69 +86,81 @@ def _rows(store: Path) -> list[tuple[int, str, str]]:
         connection.close()
 
 
-def _start(store: Path) -> subprocess.Popen[str]:
+def _start(driver: Path, arguments: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        _command(store), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(driver), str(driver.parent), *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
-def _wait_for_rows(
-    process: subprocess.Popen[str], store: Path, *, at_least: int, timeout: float = 60
-) -> None:
-    deadline = time.monotonic() + timeout
+def _wait(process: subprocess.Popen[str], done: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if len(_rows(store)) >= at_least:
+        if done():
             return
         if process.poll() is not None:
-            pytest.fail(f"the study ended early: {process.communicate()}")
-        time.sleep(0.05)
+            pytest.fail(f"the study ended before {what}: {process.communicate()}")
+        time.sleep(0.02)
     process.kill()
-    pytest.fail("no cell was stored in time")
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def _release(folder: Path, *cells: int) -> None:
+    for k in cells:
+        (folder / f"go-{k}").touch()
 
 
 def test_kill_9_then_ctrl_c_then_resume(tmp_path: Path) -> None:
+    driver = tmp_path / "driver.py"
+    driver.write_text(_GATED_CLI)
     store = tmp_path / "runs.sqlite"
+    started = tmp_path / "started-{}"
 
-    # kill -9: the cells stored so far stay, the one in flight is lost
-    process = _start(store)
-    _wait_for_rows(process, store, at_least=1)
+    # kill -9: the two cells stored stay, the third, in flight, is lost
+    process = _start(driver, _arguments(store))
+    _release(tmp_path, 0, 1)
+    _wait(process, lambda: Path(str(started).format(2)).exists(), "the third cell")
+    killed = _rows(store)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()
     assert process.returncode == -signal.SIGKILL
-    killed = _rows(store)
-    assert 1 <= len(killed) < CELLS, "the study was killed after its first cells"
+    assert len(killed) == 2 and len(_rows(store)) == 2
 
-    # re-run, then Ctrl-C: it skips the stored cells, finishes the running one and stops
-    process = _start(store)
-    _wait_for_rows(process, store, at_least=len(killed) + 1)
+    # re-run, then Ctrl-C during a cell: it skips the stored cells, finishes the running one
+    # and stops
+    process = _start(driver, _arguments(store))
+    _release(tmp_path, 3)
+    _wait(process, lambda: Path(str(started).format(4)).exists(), "the second cell of the re-run")
     process.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # the cell goes on after Ctrl-C; nothing is stored until it ends
+    assert len(_rows(store)) == 3
+    _release(tmp_path, 4)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    assert f"{len(killed)} skipped as already complete" in out
+    assert "2 skipped as already complete" in out
     assert "not run" in out
     interrupted = _rows(store)
-    assert len(killed) < len(interrupted) < CELLS
+    assert len(interrupted) == 4
     assert {status for _, _, status in interrupted} == {"ok"}
     # the cells stored before the kill were not recomputed: same rows, untouched
-    assert interrupted[: len(killed)] == killed
+    assert interrupted[:2] == killed
 
     # the command printed on Ctrl-C finishes the study
     words = shlex.split(err.split("resume with: ", 1)[1].strip())
     assert words[:2] == ["faircocco", "bench"]
-    finished = subprocess.run(
-        [sys.executable, "-m", "faircocco_plugins.cli", *words[1:]],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert finished.returncode == 0, finished.stderr
-    assert f"{len(interrupted)} skipped as already complete" in finished.stdout
-    assert f"{CELLS - len(interrupted)} done" in finished.stdout
+    _release(tmp_path, *range(5, 5 + CELLS))
+    finished = _start(driver, words[1:])
+    out, err = finished.communicate(timeout=60)
+    assert finished.returncode == 0, err
+    assert "4 skipped as already complete" in out
+    assert f"{CELLS - 4} done" in out
     after = _rows(store)
     # every cell exactly once, all finished, earlier ones untouched
     assert len(after) == len({run_id for _, run_id, _ in after}) == CELLS
     assert {status for _, _, status in after} == {"ok"}
-    assert after[: len(interrupted)] == interrupted
+    assert after[:4] == interrupted
 
 
 _SLOW_STUDY = """
