@@ -157,7 +157,7 @@ class FairCOCCOInprocessing(Transformer):
                 f"dataset is a {task} dataset but the model was fitted for {self.task_}."
             )
         X = features(dataset, self.feature_names_)
-        out = dataset.copy(deepcopy=True)
+        out = dataset.copy()  # shallow: scores and labels are replaced, not written into
         if task == "classification":
             scores = self.model_.predict_proba(X)[:, 1]
             labels = np.where(scores >= 0.5, dataset.favorable_label, dataset.unfavorable_label)

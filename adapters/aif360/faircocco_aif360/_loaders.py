@@ -168,7 +168,6 @@ def aif360_dataset(
     (1000, ['sex', 'age'])
     """
     loader = _loader(name)
-    data_dir = _check_data_dir(data_dir)
     cls = _aif360_class(loader)
     _check_kwargs(cls, kwargs)
     files = _registry_files(loader)
@@ -241,16 +240,6 @@ def _loader(name: object) -> _Loader:
     if name not in _LOADERS:
         raise ValueError(f"name={name!r} is not valid; expected one of {list(_LOADERS)}.")
     return _LOADERS[name]
-
-
-def _check_data_dir(data_dir: object) -> Path | None:
-    if data_dir is None:
-        return None
-    if not isinstance(data_dir, str | os.PathLike):
-        raise TypeError(
-            f"data_dir={data_dir!r} is not valid; expected a path (str or os.PathLike)."
-        )
-    return Path(data_dir)
 
 
 def _aif360_class(loader: _Loader) -> type:

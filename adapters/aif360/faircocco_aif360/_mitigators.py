@@ -154,7 +154,7 @@ class AIF360Method:
 
     def _base_predictions(self, X: pd.DataFrame, data: Any) -> Any:
         scores = self.base_.predict_proba(np.asarray(X))[:, 1]
-        predicted = data.copy(deepcopy=True)
+        predicted = data.copy()  # shallow: scores and labels are replaced below
         predicted.scores = scores.reshape(-1, 1)
         predicted.labels = (scores >= 0.5).astype(np.float64).reshape(-1, 1)
         return predicted
