@@ -39,7 +39,7 @@ from ._kernels import (
     median_distance,
 )
 from ._levels import LevelRegistry
-from ._lowrank import MAX_RANK, TOLERANCE, FeatureMap, incomplete_cholesky, row_kronecker
+from ._lowrank import MAX_RANK, FeatureMap, incomplete_cholesky, pivot_tolerance, row_kronecker
 from ._problem import Options, Problem, fit_scaling, roles_of
 from ._row_table import RowTable
 from ._strata import Strata
@@ -172,7 +172,9 @@ class BatchStatistic:
         roles = self._roles(sensitive, truth, scalings)
         with single_blas_thread():
             for role, k in roles.items():
-                maps[role] = FeatureMap(self.options.rank)
+                maps[role] = FeatureMap(
+                    self.options.rank, pivot_tolerance(self.options.ridge, role)
+                )
                 maps[role].fit_transform(k, np.zeros(()))
         self._scalings, self._maps = scalings, maps
         # the strata the null permutes within: the outcome's levels or quantile bins under EO
@@ -276,7 +278,11 @@ class BatchStatistic:
                 width = float(self.options.bandwidth)
             z = centred / width
             side = self._attribute_side(rows, shift)
-            pivots, _ = incomplete_cholesky(z, TOLERANCE, self.options.rank or MAX_RANK)
+            pivots, _ = incomplete_cholesky(
+                z,
+                pivot_tolerance(self.options.ridge, Role.MEASURED),
+                self.options.rank or MAX_RANK,
+            )
             value, z_gradient = _statistic_of_predictions(pivots, *side, shift)(z)
 
             def gradient() -> np.ndarray:

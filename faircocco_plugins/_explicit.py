@@ -17,7 +17,14 @@ import numpy as np
 
 from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
-from ._lowrank import FeatureMap, LowRankFit, StratumMoments, refitted_features, row_kronecker
+from ._lowrank import (
+    FeatureMap,
+    LowRankFit,
+    StratumMoments,
+    pivot_tolerance,
+    refitted_features,
+    row_kronecker,
+)
 from ._strata import Strata
 from ._terms import Ridge, Role
 
@@ -30,7 +37,7 @@ def explicit_fit(
     Many level combinations make explicit rows wider than the data; grouped moments are the
     cheaper route then.
     """
-    rows = ExplicitRows(roles, conditional, rank, like)
+    rows = ExplicitRows(roles, conditional, rank, ridge, like)
     if rows.width > rows.n:
         return None
     means, grams = rows.centred_moments(like)
@@ -46,18 +53,24 @@ class ExplicitRows:
     """Uncentred feature rows ``W[g_i] ⊗ φ_i`` of each variable: host arrays unless tracked."""
 
     def __init__(
-        self, roles: dict[str, KernelInput], conditional: bool, rank: int | None, like: Any
+        self,
+        roles: dict[str, KernelInput],
+        conditional: bool,
+        rank: int | None,
+        ridge: Ridge,
+        like: Any,
     ) -> None:
         self.n = next(iter(roles.values())).n
         self._roles = roles
         self._conditional = conditional
         self._rank = rank
+        self._ridge = ridge
         self.rows: dict[str, Any] = {}
         for role, k in roles.items():
             tracked = is_tracked(k)
             if not tracked:
                 k = k.on_host()
-            feature_map = FeatureMap(rank, max_width=self.n)
+            feature_map = self._feature_map(role)
             codes, factor = feature_map.fit_transform(k, like if tracked else np.zeros(()))
             level_rows = feature_map.level_rows(codes)
             if tracked:
@@ -118,4 +131,7 @@ class ExplicitRows:
 
     def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
         """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
-        return refitted_features(FeatureMap(self._rank, max_width=self.n), k)
+        return refitted_features(self._feature_map(role), k)
+
+    def _feature_map(self, role: str) -> FeatureMap:
+        return FeatureMap(self._rank, pivot_tolerance(self._ridge, role), max_width=self.n)

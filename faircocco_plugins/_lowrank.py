@@ -46,12 +46,27 @@ from ._terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace
 #: the roles as the formulas name them: R_u, R_e and R_c (see :class:`._terms.Role`)
 U, E, C = Role.MEASURED, Role.ATTRIBUTES, Role.GIVEN
 
-#: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this.
-TOLERANCE = 1e-6
+#: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this fraction
+#: of the variable's ``ε`` (see :func:`pivot_tolerance`) ...
+RELATIVE_TOLERANCE = 1e-2
+#: ... and never below this, well above rounding level.
+MIN_TOLERANCE = 1e-6
 #: Default cap on the number of pivots of a continuous factor.
 MAX_RANK = 100
 #: Most level combinations of one variable's discrete columns factored exactly.
 MAX_COMBINATIONS = 256
+
+
+def pivot_tolerance(ridge: Ridge, role: str) -> float:
+    """The residual at which ``role``'s incomplete Cholesky factor stops.
+
+    A residual ``Δ = K − Φ Φᵀ`` (positive semi-definite, trace at most ``N τ``) moves
+    ``R = K (K + εN I)⁻¹`` by at most ``‖Δ‖ / (εN) ≤ τ / ε`` in Hilbert-Schmidt norm, so a
+    tolerance proportional to ``ε`` keeps the same relative accuracy at every ``ε``: the
+    statistic within about 10⁻³ of the exact estimator's (measured from ``ε`` = 10⁻⁴ to 1),
+    while a large ``ε`` (the test's, the penalty's) needs far fewer pivots.
+    """
+    return max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role))
 
 
 def incomplete_cholesky(
@@ -69,9 +84,10 @@ def incomplete_cholesky(
     single = z[:, 0] if z.shape[1] == 1 else None
     values = [] if single is None else single.tolist()
     chosen: list[int] = []
-    # each pivot is about ten numpy calls, paid on every training batch: scalars stay Python
-    # floats rather than numpy scalars, and a pivot's residual, zero up to rounding, stays below
-    # the tolerance without being set
+    # each pivot is about ten numpy calls, paid on every training batch and every permutation:
+    # scalars stay Python floats rather than numpy scalars, and a pivot's residual, zero up to
+    # rounding, stays below the tolerance without being set. Distances are taken as differences,
+    # not from squared norms, whose cancellation fails for values spanning many magnitudes.
     for k in range(min(max_rank, n)):
         i = int(residual.argmax())
         pivot_residual = float(residual[i])
@@ -84,7 +100,8 @@ def incomplete_cholesky(
             np.subtract(single, values[i], out=column)
             np.square(column, out=column)
         else:
-            np.sum((z - z[i]) ** 2, axis=1, out=column)
+            difference = z - z[i]
+            np.einsum("ij,ij->i", difference, difference, out=column)
         column *= -0.5
         np.exp(column, out=column)
         if k:
@@ -102,13 +119,15 @@ _LEVEL_ROOTS_KEPT = 256
 class FeatureMap:
     """The feature map of one variable: fitted on the first chunk, then applied to every chunk."""
 
-    def __init__(self, rank: int | None, max_width: int | None = None) -> None:
-        """Caps: ``rank`` on the pivots; ``max_width`` on the factor's columns.
+    def __init__(self, rank: int | None, tolerance: float, max_width: int | None = None) -> None:
+        """Caps: ``rank`` on the pivots; ``tolerance`` on the residual (see
+        :func:`pivot_tolerance`); ``max_width`` on the factor's columns.
 
         When exact levels times pivots would give more than ``max_width`` columns, every
         numeric column goes to incomplete Cholesky instead (explicit feature rows need this).
         """
         self.rank = rank
+        self.tolerance = tolerance
         self.max_width = max_width
         self._landmarks: Any = None
         # factors of the kernel between the level combinations of recent batches: a
@@ -155,7 +174,7 @@ class FeatureMap:
         z_cont = self._select(first.z)
         assert z_host is not None
         chosen, factor = incomplete_cholesky(
-            z_host[:, self._continuous], TOLERANCE, self.rank or MAX_RANK
+            z_host[:, self._continuous], self.tolerance, self.rank or MAX_RANK
         )
         width = self.levels.n_combinations * chosen.size
         if numeric_levels and self.max_width is not None and width > self.max_width:
@@ -276,9 +295,12 @@ class GroupedMoments:
     so within a group every variable's discrete factor is constant.
     """
 
-    def __init__(self, first: dict[str, KernelInput], conditional: bool, rank: int | None) -> None:
+    def __init__(
+        self, first: dict[str, KernelInput], conditional: bool, rank: int | None, ridge: Ridge
+    ) -> None:
         self.roles = list(first)
-        self.maps = {role: FeatureMap(rank) for role in first}
+        self.ridge = ridge
+        self.maps = {role: FeatureMap(rank, pivot_tolerance(ridge, role)) for role in first}
         self.strata = Strata(first[C]) if conditional else None
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
@@ -349,19 +371,14 @@ class GroupedMoments:
         else:
             self._groups.append(_Group(count, sums, gram))
 
-    def fit(
-        self,
-        ridge: Ridge,
-        like: Any,
-        roles: dict[str, KernelInput] | None,
-    ) -> LowRankFit:
+    def fit(self, like: Any, roles: dict[str, KernelInput] | None) -> LowRankFit:
         """The low-rank :class:`Terms` from everything accumulated.
 
         ``roles`` (the in-memory inputs) enable :meth:`LowRankFit.permuted_statistic`.
         """
         self._in_memory = roles
         means, grams = centre_moments(*self.expanded(like), self.n)
-        return LowRankFit(means, grams, self.n, ridge, like, lambda: self)
+        return LowRankFit(means, grams, self.n, self.ridge, like, lambda: self)
 
     def stratum_moments(self) -> Iterator[StratumMoments]:
         """Uncentred host sums and cross-Grams of the rows of each stratum."""
@@ -382,7 +399,8 @@ class GroupedMoments:
 
     def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
         """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
-        return refitted_features(FeatureMap(self.maps[role].rank), k)
+        fitted = self.maps[role]
+        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), k)
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""

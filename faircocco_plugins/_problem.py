@@ -225,9 +225,9 @@ class Problem:
             )
             if fit is not None:
                 return fit
-        moments = GroupedMoments(roles, Role.GIVEN in roles, self.options.rank)
+        moments = GroupedMoments(roles, Role.GIVEN in roles, self.options.rank, self.options.ridge)
         moments.add(roles, self.like)
-        return moments.fit(self.options.ridge, self.like, roles)
+        return moments.fit(self.like, roles)
 
 
 def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:
@@ -337,7 +337,7 @@ class StreamMoments:
         problem = _chunk_problem(first, columns, options)
         scalings = problem.scalings()
         roles = problem_roles(options.notion, problem, scalings)
-        moments = GroupedMoments(roles, Role.GIVEN in roles, options.rank)
+        moments = GroupedMoments(roles, Role.GIVEN in roles, options.rank, options.ridge)
         moments.add(roles, problem.like)
         return cls(moments, scalings, columns, options, RangeWatch.of(problem))
 
@@ -360,7 +360,7 @@ class StreamMoments:
         rows alone, within local strata) needs the rows, which a stream does not keep: the
         null mean, and so the adjusted score, is NaN, with a warning.
         """
-        fit = self.moments.fit(self.options.ridge, np.zeros((), dtype=np.float64), None)
+        fit = self.moments.fit(np.zeros((), dtype=np.float64), None)
         if self.moments.strata is not None and self.moments.strata.continuous:
             fit.terms = replace(fit.terms, expected_statistic=_unknown_stream_null)
         return fit

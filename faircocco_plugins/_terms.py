@@ -54,9 +54,13 @@ class Ridge:
     eps: float
     conditioning: float
 
+    def of(self, role: str) -> float:
+        """``ε`` of role ``"u"``, ``"e"`` or ``"c"``."""
+        return self.conditioning if role == Role.GIVEN else self.eps
+
     def shift(self, role: str, n: int) -> float:
         """``ε N`` of role ``"u"``, ``"e"`` or ``"c"`` over ``n`` rows."""
-        return (self.conditioning if role == Role.GIVEN else self.eps) * n
+        return self.of(role) * n
 
 
 @dataclass(frozen=True)

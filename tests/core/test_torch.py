@@ -219,7 +219,7 @@ def test_small_batches_with_many_levels_keep_a_narrow_factor():
         tensor, torch.tensor(attributes), torch.tensor(y_true), options
     )
     roles = problem_roles("eo", problem, problem.scalings())
-    rows = ExplicitRows(roles, True, None, problem.like)
+    rows = ExplicitRows(roles, True, None, options.ridge, problem.like)
     assert rows.width <= 128
     got = faircocco_score(
         tensor, torch.tensor(attributes), y_true=torch.tensor(y_true), notion="eo"
