@@ -11,6 +11,9 @@ mean chance-adjusted score of the fair (null) data. Settings:
 * ``eo-binary`` and ``eo-continuous``: ``a = y + noise`` with a binary or continuous ``y``; the
   null is ``Ŷ ⊥ A | Y``;
 * ``eo-mixed``: ``y`` has a binary and a continuous column, ``a`` follows both;
+* ``dp-sine`` and ``dp-variance``: DP with a dependence the default settings were not chosen on:
+  ``y_pred = y + 0.4 sin(3a) + noise`` (fine structure, which narrow kernels see) and
+  ``y_pred = y + (1 + 0.35 |a|) noise`` (the attribute changes the spread alone);
 * ``cal-binary``: probabilities ``Ŷ = σ(z)`` of a binary outcome, ``a = z + noise``, and
   ``Y ~ Bernoulli(σ(z + 0.6 a))`` under the alternative (``σ(z)`` under the null); the null is
   ``Y ⊥ A | Ŷ`` with a continuous conditioning variable.
@@ -33,7 +36,7 @@ import pandas as pd
 
 from faircocco_plugins import faircocco_score, independence_test
 
-SETTINGS = ("dp", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
+SETTINGS = ("dp", "dp-sine", "dp-variance", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
 #: Strength of the attribute's direct effect under the alternative (on the outcome's logit for
 #: ``cal-binary``, where a binary outcome carries less information).
 EFFECT = 0.15
@@ -61,6 +64,11 @@ def sample(setting: str, n: int, dependent: bool, rng: np.random.Generator) -> S
         a = y.sum(axis=1) + rng.normal(size=n)
         pred = y.sum(axis=1) + EFFECT * dependent * a + rng.normal(size=n)
         return Sample(pred, a, y, "eo")
+    if setting in ("dp-sine", "dp-variance"):
+        y, a, noise = rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
+        if setting == "dp-sine":
+            return Sample(y + 0.4 * dependent * np.sin(3 * a) + noise, a, None, "dp")
+        return Sample(y + (1 + 0.35 * dependent * np.abs(a)) * noise, a, None, "dp")
     if setting == "eo-binary":
         y = rng.integers(0, 2, n).astype(np.float64)
     else:
@@ -133,20 +141,27 @@ def run(
     repetitions: int = 100,
     permutations: int = 199,
     eps_values: Sequence[float | None] = (None,),
+    width_sets: Sequence[tuple[float, ...] | None] = (None,),
     peers: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
     """Print and return the rejection rates of each test, setting and size.
 
-    ``eps_values`` lists the ``eps`` of the FairCOCCO test (``None``: its default). Repetition
-    ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the alternative,
-    the same for every test.
+    ``eps_values`` and ``width_sets`` list the ``eps`` and the kernel ``widths`` of the
+    FairCOCCO test (``None``: its default); every pair is run. Repetition ``r`` draws its data
+    from seed ``r`` under the null and ``10⁶ + r`` under the alternative, the same for every
+    test.
     """
     tests = {
-        f"faircocco eps={'default' if eps is None else f'{eps:g}'}": faircocco_test(
-            permutations, {} if eps is None else {"eps": eps}
+        _variant_name(eps, widths): faircocco_test(
+            permutations,
+            {
+                **({} if eps is None else {"eps": eps}),
+                **({} if widths is None else {"widths": widths}),
+            },
         )
         for eps in eps_values
+        for widths in width_sets
     }
     if peers:
         tests.update(peer_tests())
@@ -181,6 +196,13 @@ def run(
     return pd.DataFrame(rows)
 
 
+def _variant_name(eps: float | None, widths: tuple[float, ...] | None) -> str:
+    name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
+    if widths is not None:
+        name += " w=" + "+".join(f"{w:g}" for w in widths)
+    return name
+
+
 def _mean_adjusted(setting: str, n: int, repetitions: int) -> float:
     """Mean adjusted score (the score's own ``eps``) of the null data of every repetition."""
     values = []
@@ -195,7 +217,7 @@ def _mean_adjusted(setting: str, n: int, repetitions: int) -> float:
 def _line(r: dict[str, Any]) -> str:
     adjusted = f"  adjusted under the null {r['adjusted_null']:.4f}" if "adjusted_null" in r else ""
     return (
-        f"{r['setting']:>14} {r['n']:>5} {r['test']:>22}  size {r['size']:.3f} ± "
+        f"{r['setting']:>14} {r['n']:>5} {r['test']:>28}  size {r['size']:.3f} ± "
         f"{r['size_se']:.3f}  power {r['power']:.3f} ± {r['power_se']:.3f}  "
         f"{r['seconds_per_test']:.3f} s/test{adjusted}"
     )
@@ -218,6 +240,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
     )
+    parser.add_argument(
+        "--widths",
+        default="default",
+        help="comma-separated kernel width sets of the FairCOCCO test, each 'default' or "
+        "multiples of the bandwidth joined by '+' (e.g. 'default,1')",
+    )
     parser.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
     args = parser.parse_args(argv)
     run(
@@ -226,6 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         repetitions=args.repetitions,
         permutations=args.permutations,
         eps_values=[None if value == "default" else float(value) for value in args.eps.split(",")],
+        width_sets=[
+            None if value == "default" else tuple(float(w) for w in value.split("+"))
+            for value in args.widths.split(",")
+        ],
         peers=not args.no_peers,
         out=sys.stdout,
     )

@@ -33,7 +33,7 @@ print(faircocco_report(y_pred, attributes, y_true=y_true, notion="eo").round(4))
 result = independence_test(
     y_pred, attributes, y_true=y_true, notion="eo", n_permutations=200, random_state=0
 )
-print(f"\nEO permutation test: statistic {result.statistic:.4f}, p-value {result.pvalue:.4f}")
+print(f"\nEO permutation test: score {result.score:.4f} (at eps 1), p-value {result.pvalue:.4f}")
 
 # Predictions that use age and sex only through the true outcome satisfy equalised odds.
 fair = make_synthetic(2000, random_state=0, dependence=0.0)

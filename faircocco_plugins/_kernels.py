@@ -9,7 +9,7 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -271,6 +271,10 @@ class Scaling:
         else:
             widths = tuple(median_distance(sample[:, j : j + 1]) for j in range(p))
         return cls(widths, centres, onehot_nominal)
+
+    def widened(self, factor: float) -> Scaling:
+        """The same scaling with every bandwidth multiplied by ``factor``."""
+        return replace(self, widths=tuple(factor * w for w in self.widths))
 
     def apply(self, variable: Variable) -> KernelInput:
         """The kernel input of ``variable`` (a whole dataset or one chunk)."""

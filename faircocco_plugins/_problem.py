@@ -165,11 +165,19 @@ class Problem:
         """The same problem restricted to one sensitive attribute."""
         return Problem(self.pred, self.sensitive.select(name), self.truth, self.options, self.like)
 
-    def scalings(self) -> dict[str, Scaling]:
-        """Bandwidths of each variable, by the median heuristic on a seeded row sample."""
+    def scalings(self, width_factor: float = 1.0) -> dict[str, Scaling]:
+        """Bandwidths of each variable, by the median heuristic on a seeded row sample.
+
+        ``width_factor`` multiplies the bandwidths of the measured variable and of the
+        attributes, the two whose dependence the statistic measures (the conditioning
+        variable's stay).
+        """
         rows = bandwidth_rows(self.n, self.options.random_state)
+        measured = "truth" if self.options.notion == "cal" else "pred"
         return {
-            name: fit_scaling(name, variable, self.options, rows)
+            name: fit_scaling(name, variable, self.options, rows).widened(
+                width_factor if name in ("sensitive", measured) else 1.0
+            )
             for name, variable in self.variables().items()
         }
 
@@ -178,15 +186,18 @@ class Problem:
             return self.options.method
         return "exact" if self.n < AUTO_EXACT_BELOW else "lowrank"
 
-    def fit(self) -> ExactFit | LowRankFit | ConstantAttributesFit | LocalPermutationFit:
-        """Fit the estimator chosen by ``method`` on the whole data.
+    def fit(
+        self, width_factor: float = 1.0
+    ) -> ExactFit | LowRankFit | ConstantAttributesFit | LocalPermutationFit:
+        """Fit the estimator chosen by ``method`` on the whole data (bandwidths as in
+        :meth:`scalings`).
 
         With a continuous conditioning variable the null permutes the attribute rows alone
         within local strata (:mod:`._local_null`).
         """
         if self.sensitive.is_constant():
             return ConstantAttributesFit(self.pred, self.like, self.method())
-        inputs = self.kernel_inputs(self.scalings())
+        inputs = self.kernel_inputs(self.scalings(width_factor))
         roles = roles_of(self.options.notion, **inputs)
         fit = self.estimate(roles)
         if Role.GIVEN not in roles or is_discrete(roles[Role.GIVEN]):

@@ -224,8 +224,9 @@ def _score(args: argparse.Namespace) -> int:
             **options,
         )
         print(
-            f"permutation test ({args.permutations:,} permutations, eps {TEST_EPS:g}): "
-            f"statistic {result.statistic:.4f}, p-value {result.pvalue:.4f}"
+            f"permutation test ({args.permutations:,} permutations, eps {TEST_EPS:g}, kernel "
+            f"widths {', '.join(f'{w:g}' for w in result.widths)} × the median distance): "
+            f"score {result.score:.4f}, p-value {result.pvalue:.4f}"
         )
     return 0
 

@@ -27,10 +27,11 @@ def test_test_benchmark_prints_rates_with_standard_errors(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     arguments = ["--settings", "dp,cal-binary", "--sizes", "120", "--repetitions", "4"]
-    arguments += ["--permutations", "19", "--eps", "default,1e-4", "--no-peers"]
-    assert independence_test.main(arguments) == 0
+    arguments += ["--permutations", "19", "--eps", "default,1e-4", "--widths", "default,1"]
+    assert independence_test.main([*arguments, "--no-peers"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 4  # two settings times two eps
+    assert len(lines) == 8  # two settings times two eps times two width sets
+    assert sum(" w=1 " in line for line in lines) == 4
     for line in lines:
         found = re.search(r"size (\S+) ± (\S+)  power (\S+) ± (\S+)", line)
         assert found is not None

@@ -36,7 +36,7 @@ def test_score_report_and_test_equal_the_cores(binary_dataset, classified):
         y_pred, attributes, y_true=y_true, notion="eo", n_permutations=99, random_state=0
     )
     assert result.pvalue == expected_test.pvalue
-    assert result.statistic == expected_test.statistic
+    assert np.array_equal(result.statistic, expected_test.statistic)
     assert np.array_equal(result.null_distribution, expected_test.null_distribution)
 
 
