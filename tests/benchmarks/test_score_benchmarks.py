@@ -40,3 +40,13 @@ def test_test_benchmark_prints_rates_with_standard_errors(
             assert rate in (0.0, 0.25, 0.5, 0.75, 1.0)  # of 4 repetitions
             assert se == pytest.approx(np.sqrt(rate * (1 - rate) / 4), abs=5e-4)
         assert "adjusted under the null" in line
+
+
+def test_test_benchmark_null_only_prints_sizes_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["--settings", "eo-continuous", "--sizes", "120", "--repetitions", "2"]
+    assert (
+        independence_test.main([*arguments, "--permutations", "9", "--null-only", "--no-peers"])
+        == 0
+    )
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert "size" in line and "power" not in line
