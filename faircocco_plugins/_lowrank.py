@@ -49,8 +49,10 @@ U, E, C = Role.MEASURED, Role.ATTRIBUTES, Role.GIVEN
 #: Pivoted incomplete Cholesky stops when every residual diagonal entry is below this fraction
 #: of the variable's ``ε`` (see :func:`pivot_tolerance`) ...
 RELATIVE_TOLERANCE = 1e-2
-#: ... and never below this, well above rounding level.
+#: ... never below this, well above rounding level ...
 MIN_TOLERANCE = 1e-6
+#: ... and never above this: the kernel's diagonal is 1, and a large ``ε`` must still factor.
+MAX_TOLERANCE = 1e-2
 #: Default cap on the number of pivots of a continuous factor.
 MAX_RANK = 100
 #: Most level combinations of one variable's discrete columns factored exactly.
@@ -66,7 +68,7 @@ def pivot_tolerance(ridge: Ridge, role: str) -> float:
     statistic within about 10⁻³ of the exact estimator's (measured from ``ε`` = 10⁻⁴ to 1),
     while a large ``ε`` (the test's, the penalty's) needs far fewer pivots.
     """
-    return max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role))
+    return min(MAX_TOLERANCE, max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role)))
 
 
 def incomplete_cholesky(
