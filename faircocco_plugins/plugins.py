@@ -14,6 +14,8 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   registers in-process).
 * **The vocabulary** shared by both: :data:`TASKS`, :data:`NOTIONS`, :data:`KINDS`, and the
   rules :func:`attribute_kind` and :func:`outcome_kind` that give a column its kind.
+* **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
+  that build kernels of their own (a baseline penalty, a reductions moment).
 
 An adapter imports from here and from :mod:`faircocco_plugins`, never from a private
 ``faircocco_plugins._*`` module or from the harness; ``make test`` checks this with
@@ -33,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ._inputs import is_nominal
+from ._kernels import median_distance
 from ._params import Interval, check_params
 from ._problem import Options
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
@@ -60,6 +63,7 @@ __all__ = [
     "check_params",
     "check_statistic_options",
     "kind_from_levels",
+    "median_distance",
     "outcome_kind",
 ]
 

@@ -25,7 +25,7 @@ import pandas as pd
 from fairlearn.reductions import ClassificationMoment, ErrorRate
 
 from faircocco_plugins import is_nominal
-from faircocco_plugins.plugins import Interval, check_params
+from faircocco_plugins.plugins import Interval, check_params, median_distance
 
 from ._metrics import _table, _unpacked
 
@@ -182,13 +182,7 @@ def _scaled(table: pd.DataFrame) -> np.ndarray:
             block = column.to_numpy(dtype=float)[:, None]
             if not np.isfinite(block).all():
                 raise ValueError(f"sensitive_features column {name!r} has infinite values.")
-        blocks.append(block / _median_distance(block))
+        # the score's median heuristic (a constant attribute gets width 1: its features stay
+        # constant whatever the width)
+        blocks.append(block / median_distance(block[:_BANDWIDTH_ROWS]))
     return np.concatenate(blocks, axis=1)
-
-
-def _median_distance(block: np.ndarray) -> float:
-    sample = block[:_BANDWIDTH_ROWS]
-    distances = np.sqrt(((sample[:, None, :] - sample[None, :, :]) ** 2).sum(axis=-1))
-    positive = distances[distances > 0]
-    # a constant attribute carries no information: any width gives constant features
-    return float(np.median(positive)) if positive.size else 1.0

@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 import torch
 
+from faircocco_plugins.plugins import median_distance
+
 from ._base import FairnessPenalty, outcome_strata
 from ._capabilities import PenaltyCapabilities
 from ._encoding import SensitiveSchema
@@ -87,16 +89,9 @@ class HSICPenalty(FairnessPenalty):
 
 
 def median_bandwidth(column: torch.Tensor) -> float:
-    """Median pairwise distance (non-zero ones when the median is 0; 1 for a constant column)."""
-    values = column.detach().reshape(-1, 1)
-    distances = torch.pdist(values)
-    if distances.numel() == 0:
-        return 1.0
-    median = float(torch.quantile(distances, 0.5))
-    if median > 0:
-        return median
-    nonzero = distances[distances > 0]
-    return float(torch.quantile(nonzero, 0.5)) if nonzero.numel() else 1.0
+    """Median pairwise distance (non-zero ones when the median is 0; 1 for a constant column),
+    the score's median heuristic, on detached host values."""
+    return median_distance(column.detach().reshape(-1, 1).cpu().to(torch.float64).numpy())
 
 
 def product_gaussian(x: torch.Tensor) -> torch.Tensor:
