@@ -17,7 +17,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 pytest.importorskip("faircocco_torch")
 
+from scipy.spatial.distance import pdist  # noqa: E402
+
 from faircocco_torch import FACLPenalty, FARMIPenalty, SensitiveEncoder  # noqa: E402
+from faircocco_torch._hsic import median_bandwidth  # noqa: E402
 
 
 def facl_literal(x: np.ndarray, a: np.ndarray, z: np.ndarray | None, damping: float) -> float:
@@ -164,3 +167,18 @@ def test_gradients_match_finite_differences(
     pred = _t(sample["pred"][:24]).requires_grad_()
     a, y = _t(sample["a"][:24]), _t(sample["y"][:24])
     assert torch.autograd.gradcheck(lambda p: penalty(p, a, y), (pred,), eps=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        (np.random.default_rng(0).normal(size=257), None),  # the median of all distances
+        (np.array([0.0, 0.0, 0.0, 2.0]), 2.0),  # most distances are 0: the non-zero ones
+        (np.array([1.5, 1.5, 1.5]), 1.0),  # constant
+        (np.array([3.0]), 1.0),  # no pair
+    ],
+)
+def test_hsic_bandwidth_is_the_literal_median_distance(column, expected):
+    if expected is None:
+        expected = float(np.median(pdist(column[:, None])))
+    assert median_bandwidth(torch.tensor(column)) == pytest.approx(expected, rel=1e-15)
