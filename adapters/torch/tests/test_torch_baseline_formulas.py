@@ -173,7 +173,7 @@ def test_gradients_match_finite_differences(
     ("column", "expected"),
     [
         (np.random.default_rng(0).normal(size=257), None),  # the median of all distances
-        (np.array([0.0, 0.0, 0.0, 2.0]), 2.0),  # most distances are 0: the non-zero ones
+        (np.array([0.0, 0.0, 0.0, 0.0, 2.0]), 2.0),  # most distances are 0: the non-zero ones
         (np.array([1.5, 1.5, 1.5]), 1.0),  # constant
         (np.array([3.0]), 1.0),  # no pair
     ],
