@@ -363,13 +363,13 @@ def independence_test(
     return IndependenceTestResult(
         statistic=observed,
         score=as_numpy_scalar(_bounded(at_bandwidth.terms.score())),
-        pvalue=minimum_p_value(observed, null),
+        pvalue=_minimum_p_value(observed, null),
         null_distribution=null,
         widths=widths,
     )
 
 
-def minimum_p_value(observed: np.ndarray, null: np.ndarray) -> float:
+def _minimum_p_value(observed: np.ndarray, null: np.ndarray) -> float:
     """The permutation p-value of the smallest per-width p-value.
 
     ``observed`` holds the statistic at each width (``W``), ``null`` the permuted ones
