@@ -173,7 +173,7 @@ class Problem:
         variable's stay).
         """
         rows = bandwidth_rows(self.n, self.options.random_state)
-        measured = "truth" if self.options.notion == "cal" else "pred"
+        measured, _ = MEASURED_AND_GIVEN[self.options.notion]
         return {
             name: fit_scaling(name, variable, self.options, rows).widened(
                 width_factor if name in ("sensitive", measured) else 1.0
@@ -265,6 +265,15 @@ def problem_roles(
     return roles_of(notion, **variables.kernel_inputs(scalings))
 
 
+#: The variable each notion measures (``u``) and the one it conditions on (``c``), by name: the
+#: table above.
+MEASURED_AND_GIVEN: dict[str, tuple[str, str | None]] = {
+    "dp": ("pred", None),
+    "eo": ("pred", "truth"),
+    "cal": ("truth", "pred"),
+}
+
+
 def roles_of(
     notion: str,
     pred: KernelInput | None,
@@ -272,13 +281,15 @@ def roles_of(
     truth: KernelInput | None = None,
 ) -> dict[str, KernelInput]:
     """The roles of the notion table above; a role whose variable is ``None`` is left out."""
-    if notion == "dp":
-        table = {Role.MEASURED: pred, Role.ATTRIBUTES: sensitive}
+    measured_name, given_name = MEASURED_AND_GIVEN[notion]
+    inputs = {"pred": pred, "truth": truth}
+    if given_name is None:
+        table = {Role.MEASURED: inputs[measured_name], Role.ATTRIBUTES: sensitive}
     else:
         assert truth is not None
-        measured, given = (pred, truth) if notion == "eo" else (truth, pred)
+        given = inputs[given_name]
         table = {
-            Role.MEASURED: measured,
+            Role.MEASURED: inputs[measured_name],
             Role.ATTRIBUTES: None if given is None else concat_inputs(sensitive, given),
             Role.GIVEN: given,
         }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -479,88 +480,85 @@ _PARITY_BOUNDS, _QUICK_PARITY_BOUNDS = (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.
 _FAIRCOCCO_BOUNDS, _QUICK_FAIRCOCCO_BOUNDS = (0.0005, 0.001, 0.002, 0.005, 0.01), (0.001, 0.005)
 
 
-def _expgrad_spec(
+def _reduction_spec(
     name: str,
     description: str,
+    reduction: Callable[..., FairlearnMethod],
     constraint: str,
     capabilities: Capabilities,
-    bounds: tuple[float, ...],
-    quick_bounds: tuple[float, ...],
+    sweep: tuple[str, tuple[float, ...], tuple[float, ...]],
 ) -> MethodSpec:
-    """``ExponentiatedGradient`` under one constraint, swept over its allowed violation."""
+    """A reduction (:func:`expgrad` or :func:`gridsearch`) under one constraint, swept over
+    ``sweep``: its parameter, then the full and the quick grid's values."""
+    parameter, values, quick_values = sweep
     return MethodSpec(
         name=name,
         description=description,
         capabilities=capabilities,
-        factory=functools.partial(expgrad, constraint=constraint),
-        param_grid={"base": BASES, "difference_bound": bounds},
-        quick_grid={"base": BASES, "difference_bound": quick_bounds},
-        sweep_param="difference_bound",
+        factory=functools.partial(reduction, constraint=constraint),
+        param_grid={"base": BASES, parameter: values},
+        quick_grid={"base": BASES, parameter: quick_values},
+        sweep_param=parameter,
     )
 
 
-EXPGRAD = _expgrad_spec(
+#: ExponentiatedGradient's sweeps over the allowed violation, GridSearch's over the weight of
+#: its objective.
+_PARITY_SWEEP = ("difference_bound", _PARITY_BOUNDS, _QUICK_PARITY_BOUNDS)
+_FAIRCOCCO_SWEEP = ("difference_bound", _FAIRCOCCO_BOUNDS, _QUICK_FAIRCOCCO_BOUNDS)
+_WEIGHT_SWEEP = ("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9))
+
+EXPGRAD = _reduction_spec(
     "fairlearn_expgrad",
     "fairlearn ExponentiatedGradient with DemographicParity / EqualizedOdds",
+    expgrad,
     "parity",
     _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
-    _PARITY_BOUNDS,
-    _QUICK_PARITY_BOUNDS,
+    _PARITY_SWEEP,
 )
-EXPGRAD_TPR = _expgrad_spec(
+EXPGRAD_TPR = _reduction_spec(
     "fairlearn_expgrad_tpr",
     "fairlearn ExponentiatedGradient with TruePositiveRateParity",
+    expgrad,
     "tpr",
     _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
-    _PARITY_BOUNDS,
-    _QUICK_PARITY_BOUNDS,
+    _PARITY_SWEEP,
 )
-EXPGRAD_FAIRCOCCO = _expgrad_spec(
+EXPGRAD_FAIRCOCCO = _reduction_spec(
     "fairlearn_expgrad_faircocco",
     "fairlearn ExponentiatedGradient with the linearised FairCOCCO constraint",
+    expgrad,
     "faircocco",
     _reduction_capabilities(
         _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
     ),
-    _FAIRCOCCO_BOUNDS,
-    _QUICK_FAIRCOCCO_BOUNDS,
+    _FAIRCOCCO_SWEEP,
 )
-
-
-def _gridsearch_spec(
-    name: str, description: str, constraint: str, capabilities: Capabilities
-) -> MethodSpec:
-    """``GridSearch`` under one constraint, swept over the weight of its objective."""
-    return MethodSpec(
-        name=name,
-        description=description,
-        capabilities=capabilities,
-        factory=functools.partial(gridsearch, constraint=constraint),
-        param_grid={"base": BASES, "constraint_weight": (0.5, 0.7, 0.9, 0.99)},
-        quick_grid={"base": BASES, "constraint_weight": (0.5, 0.9)},
-        sweep_param="constraint_weight",
-    )
-
-
-GRIDSEARCH = _gridsearch_spec(
+GRIDSEARCH = _reduction_spec(
     "fairlearn_gridsearch",
     "fairlearn GridSearch with DemographicParity / EqualizedOdds",
+    gridsearch,
     "parity",
     _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
+    _WEIGHT_SWEEP,
 )
-GRIDSEARCH_TPR = _gridsearch_spec(
+GRIDSEARCH_TPR = _reduction_spec(
     "fairlearn_gridsearch_tpr",
     "fairlearn GridSearch with TruePositiveRateParity",
+    gridsearch,
     "tpr",
     _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
+    _WEIGHT_SWEEP,
 )
-GRIDSEARCH_FAIRCOCCO = _gridsearch_spec(
+GRIDSEARCH_FAIRCOCCO = _reduction_spec(
     "fairlearn_gridsearch_faircocco",
     "fairlearn GridSearch with the linearised FairCOCCO constraint",
+    gridsearch,
     "faircocco",
     _reduction_capabilities(
         _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
     ),
+    _WEIGHT_SWEEP,
 )
 THRESHOLD_OPTIMIZER = MethodSpec(
     name="fairlearn_threshold",
