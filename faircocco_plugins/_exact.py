@@ -8,6 +8,7 @@ needs two matrix products instead of six. Time O(N³), memory O(N²).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
@@ -73,15 +74,21 @@ class ExactFit:
             expected_statistic=self._null_statistic,
         )
 
-    def permuted_statistic(self, permutation: np.ndarray) -> float:
-        """The statistic with the attribute rows permuted by ``permutation``."""
-        permuted = self._host_r_e[np.ix_(permutation, permutation)]
-        return float(np.sum(self._host_m * permuted.T))
+    def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
+        """The statistic with the attribute rows permuted by each row of ``permutations``."""
+        m, r_e = self._host_m, self._host_r_e
+        return np.array([np.sum(m * r_e[np.ix_(p, p)].T) for p in permutations])
 
-    def attribute_statistic(self, e: KernelInput) -> float:
-        """The statistic with the extended attributes replaced by ``e`` (the same rows)."""
-        r_e = r_operator(e.on_host(), self._ridge.eps, np.zeros((), dtype=np.float64))
-        return float(np.sum(self._host_m * r_e.T))
+    def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
+        """The statistic with the extended attributes replaced by each of ``inputs`` (the same
+        rows)."""
+        host = np.zeros((), dtype=np.float64)
+        return np.array(
+            [
+                np.sum(self._host_m * r_operator(e.on_host(), self._ridge.eps, host).T)
+                for e in inputs
+            ]
+        )
 
     @cached_property
     def _host_m(self) -> np.ndarray:

@@ -10,7 +10,7 @@ sizes. The features are those of :class:`FeatureMap`, so the statistic is the lo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -129,9 +129,10 @@ class ExplicitRows:
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}
 
-    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
-        """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
-        return refitted_features(self._feature_map(role), k)
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray:
+        """Host feature rows (``B × n × w``) of each of ``inputs``, each under a feature map of
+        ``role``'s kind fitted on itself (see :func:`._lowrank.refitted_features`)."""
+        return refitted_features(self._feature_map(role), inputs)
 
     def _feature_map(self, role: str) -> FeatureMap:
         return FeatureMap(self._rank, pivot_tolerance(self._ridge, role), max_width=self.n)

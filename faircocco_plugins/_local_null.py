@@ -54,14 +54,13 @@ class LocalPermutationFit:
         self.strata = strata
         self.terms = replace(fit.terms, expected_statistic=self._null_statistic)
 
-    def permuted_statistic(self, permutation: np.ndarray) -> float:
-        """The statistic with the attribute rows (not the conditioning variable) permuted."""
-        return self._fit.attribute_statistic(self._attributes(permutation))
+    def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
+        """The statistic with the attribute rows (not the conditioning variable) permuted by
+        each row of ``permutations``."""
+        return self._fit.attribute_statistics([self._attributes(p) for p in permutations])
 
     def _null_statistic(self) -> float:
         rng = np.random.default_rng(self._seed)
         members = members_of(self.strata)
-        values = [
-            self.permuted_statistic(permute_within(members, rng)) for _ in range(NULL_PERMUTATIONS)
-        ]
-        return float(np.mean(values))
+        permutations = np.stack([permute_within(members, rng) for _ in range(NULL_PERMUTATIONS)])
+        return float(np.mean(self.permuted_statistics(permutations)))

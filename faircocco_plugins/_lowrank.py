@@ -19,7 +19,7 @@ rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from copy import deepcopy
 from dataclasses import dataclass
 from functools import cached_property
@@ -114,6 +114,48 @@ def incomplete_cholesky(
     return np.asarray(chosen, dtype=np.int64), rows[: len(chosen)].T
 
 
+def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) -> np.ndarray:
+    """:func:`incomplete_cholesky` of every ``z[b]`` of a ``B × n × d`` stack at once.
+
+    Returns the factors ``L`` (``B × n × r``) zero-padded to the largest rank: a member that
+    has converged gets zero columns, which leave ``L Lᵀ`` and every statistic unchanged. The
+    permutation null refits one factor per permutation; stepping all of them together pays
+    the per-pivot Python overhead once per batch instead of once per permutation.
+    """
+    batch, n, d = z.shape
+    members = np.arange(batch)
+    residual = np.ones((batch, n))
+    rows = np.zeros((batch, min(max_rank, n), n))
+    # one contiguous B × n array per column: squared differences column by column cost a third
+    # of a B × n × d difference and its reduction
+    columns = [np.ascontiguousarray(z[:, :, j]) for j in range(d)]
+    squared = np.empty((batch, n))
+    rank = 0
+    for k in range(rows.shape[1]):
+        pivots = residual.argmax(axis=1)
+        pivot_residual = residual[members, pivots]
+        active = pivot_residual > tolerance
+        if not active.any():
+            break
+        column = np.zeros((batch, n))
+        for values in columns:
+            np.subtract(values, values[members, pivots][:, None], out=squared)
+            squared *= squared
+            column += squared
+        column *= -0.5
+        np.exp(column, out=column)
+        if k:
+            column -= np.matmul(rows[members, :k, pivots][:, None, :], rows[:, :k])[:, 0]
+        column *= np.where(active, 1.0 / np.sqrt(np.where(active, pivot_residual, 1.0)), 0.0)[
+            :, None
+        ]
+        rows[:, k] = column
+        column *= column
+        residual -= column
+        rank = k + 1
+    return rows[:, :rank].transpose(0, 2, 1)
+
+
 #: Level-combination sets whose kernel factor :meth:`FeatureMap.level_rows` remembers.
 _LEVEL_ROOTS_KEPT = 256
 
@@ -144,11 +186,40 @@ class FeatureMap:
         discrete = [] if tracked else level_columns(z_host)
         return self._fit(first, z_host, discrete, like)
 
+    def fit_levels(self, first: KernelInput) -> np.ndarray:
+        """Fit the level combinations and the continuous columns alone, on a host input; return
+        its combination codes (the continuous factor is left to the caller)."""
+        return self._fit_levels(first, first.z, level_columns(first.z))
+
     def _fit(
         self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int], like: Any
     ) -> tuple[np.ndarray, Any]:
-        n_nominal = 0 if first.codes is None else first.codes.shape[1]
         numeric_levels = list(discrete)
+        codes = self._fit_levels(first, z_host, discrete)
+        if not self.continuous_columns:
+            return codes, self._constant_factor(first.n, like)
+        xp = namespace(like)
+        device = array_api_compat.device(like)
+        z_cont = self._select(first.z)
+        assert z_host is not None
+        chosen, factor = incomplete_cholesky(
+            z_host[:, self.continuous_columns], self.tolerance, self.rank or MAX_RANK
+        )
+        width = self.levels.n_combinations * chosen.size
+        if numeric_levels and self.max_width is not None and width > self.max_width:
+            # a small batch with many levels: incomplete Cholesky on every numeric column
+            # gives a factor that fits
+            return self._fit(first, z_host, [], like)
+        self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
+        self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
+        if getattr(first.z, "requires_grad", False):
+            return codes, self._continuous_factor(first.z)
+        return codes, xp.asarray(np.ascontiguousarray(factor), dtype=like.dtype, device=device)
+
+    def _fit_levels(
+        self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int]
+    ) -> np.ndarray:
+        n_nominal = 0 if first.codes is None else first.codes.shape[1]
         while True:
             self.levels = LevelEncoder(discrete, n_nominal)
             codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
@@ -168,26 +239,9 @@ class FeatureMap:
                 f"levels, but at most {MAX_EXACT_ROWS:,} rows."
             )
         n_numeric = 0 if z_host is None else z_host.shape[1]
-        self._continuous = [j for j in range(n_numeric) if j not in discrete]
-        if not self._continuous:
-            return codes, self._constant_factor(first.n, like)
-        xp = namespace(like)
-        device = array_api_compat.device(like)
-        z_cont = self._select(first.z)
-        assert z_host is not None
-        chosen, factor = incomplete_cholesky(
-            z_host[:, self._continuous], self.tolerance, self.rank or MAX_RANK
-        )
-        width = self.levels.n_combinations * chosen.size
-        if numeric_levels and self.max_width is not None and width > self.max_width:
-            # a small batch with many levels: incomplete Cholesky on every numeric column
-            # gives a factor that fits
-            return self._fit(first, z_host, [], like)
-        self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
-        self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
-        if getattr(first.z, "requires_grad", False):
-            return codes, self._continuous_factor(first.z)
-        return codes, xp.asarray(np.ascontiguousarray(factor), dtype=like.dtype, device=device)
+        #: the numeric columns factored by incomplete Cholesky
+        self.continuous_columns = [j for j in range(n_numeric) if j not in discrete]
+        return codes
 
     @property
     def continuous_rank(self) -> int:
@@ -231,10 +285,12 @@ class FeatureMap:
         return take_rows(self._level_roots[key], inverse)
 
     def _select(self, z: Any) -> Any:
-        if len(self._continuous) == z.shape[1]:
+        if len(self.continuous_columns) == z.shape[1]:
             return z
         xp = namespace(z)
-        return xp.take(z, xp.asarray(self._continuous, device=array_api_compat.device(z)), axis=1)
+        return xp.take(
+            z, xp.asarray(self.continuous_columns, device=array_api_compat.device(z)), axis=1
+        )
 
 
 def _psd_square_root(kernel: np.ndarray) -> np.ndarray:
@@ -251,10 +307,29 @@ def row_kronecker(level_rows: Any, factor: Any) -> Any:
     return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))
 
 
-def refitted_features(feature_map: FeatureMap, k: KernelInput) -> np.ndarray:
-    """Host feature rows ``W[g_i] ⊗ φ_i`` of ``k`` under ``feature_map``, fitted on ``k``."""
-    codes, factor = feature_map.fit_transform(k.on_host(), np.zeros(()))
-    return row_kronecker(feature_map.level_rows(codes), to_host(factor))
+def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) -> np.ndarray:
+    """Host feature rows ``W[g_i] ⊗ φ_i`` of each of ``inputs`` (``B × n × w``), each under a
+    feature map of ``feature_map``'s kind fitted on itself.
+
+    The inputs must hold the same level combinations, as the rows of one input permuted within
+    its combinations do (the permutation null's): one level factor then serves them all, and
+    their continuous factors are fitted together by :func:`incomplete_cholesky_batch`.
+    """
+    hosts = [k.on_host() for k in inputs]
+    codes = [feature_map.fit_levels(hosts[0])]
+    combinations = feature_map.levels.n_combinations
+    codes += [feature_map.levels.encode(k.n, k.z, k.codes, k.levels) for k in hosts[1:]]
+    if feature_map.levels.n_combinations != combinations:
+        raise ValueError("inputs refitted together must hold the same level combinations.")
+    level_rows = feature_map.level_factor()[np.stack(codes)]
+    columns = feature_map.continuous_columns
+    if columns:
+        z = np.stack([k.z[:, columns] for k in hosts])
+        factor = incomplete_cholesky_batch(z, feature_map.tolerance, feature_map.rank or MAX_RANK)
+    else:
+        factor = np.ones((*level_rows.shape[:2], 1))
+    batch, n = factor.shape[:2]
+    return (level_rows[..., :, None] * factor[..., None, :]).reshape(batch, n, -1)
 
 
 class StratumMoments(NamedTuple):
@@ -274,7 +349,7 @@ class MomentSource(Protocol):
 
     def host_features(self) -> dict[str, np.ndarray]: ...
 
-    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray: ...
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray: ...
 
 
 def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
@@ -399,10 +474,11 @@ class GroupedMoments:
         roles = _in_memory(self._in_memory)
         return {role: self.explicit_features(role, k) for role, k in roles.items()}
 
-    def refitted_features(self, role: str, k: KernelInput) -> np.ndarray:
-        """Host feature rows of ``k`` under a feature map of ``role``'s kind fitted on ``k``."""
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray:
+        """Host feature rows (``B × n × w``) of each of ``inputs``, each under a feature map of
+        ``role``'s kind fitted on itself (see :func:`refitted_features`)."""
         fitted = self.maps[role]
-        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), k)
+        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), inputs)
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
@@ -531,38 +607,42 @@ class LowRankFit:
         """Stratum of each in-memory row, within which permutations shuffle attribute rows."""
         return self._source.row_strata()
 
-    def permuted_statistic(self, permutation: np.ndarray) -> float:
-        """The statistic with the attribute rows permuted, from explicit feature rows.
+    def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
+        """The statistic with the attribute rows permuted by each row of ``permutations``
+        (``B × N``), from explicit feature rows: the feature maps stay, so only ``C_ue`` and
+        ``C_ce`` change."""
+        return self._attribute_row_statistics(self._centred_features[E][permutations])
 
-        Only ``C_ue`` and ``C_ce`` change, so factors and factorisations are computed once.
+    def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
+        """The statistic with the extended attributes replaced by each of ``inputs`` (the same
+        rows).
+
+        Each input gets a feature map fitted on itself, as the observed attributes did, so that
+        this is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
+        """
+        return self._attribute_row_statistics(self._source.refitted_features(E, inputs))
+
+    def _attribute_row_statistics(self, rows: np.ndarray) -> np.ndarray:
+        """:func:`_statistic` for each of a stack of attribute feature rows (``B × N × w``),
+        the other variables' factors and factorisations fixed.
+
+        The batched form of the same trace: per member only ``C_ee`` needs a factorisation, and
+        ``A_u`` and ``(C_cc + εN I)⁻¹`` are applied to all members in one solve. The other
+        variables' rows are centred, so their cross-Grams with ``rows`` need no centring, and
+        ``C_ee`` is centred from the rows' means.
         """
         features = self._centred_features
-        grams = dict(self._host_grams)
-        permuted = features[E][permutation]
-        for role in [r for r in (U, C) if r in features]:
-            grams[(role, E)] = features[role].T @ permuted
-            grams[(E, role)] = grams[(role, E)].T
-        return float(_statistic(grams, self._host_solvers))
-
-    def attribute_statistic(self, e: KernelInput) -> float:
-        """The statistic with the extended attributes replaced by ``e`` (the same rows).
-
-        ``e`` gets a feature map fitted on itself, as the observed attributes did, so that this
-        is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
-        """
-        features = self._centred_features
-        rows = self._source.refitted_features(E, e)
-        rows = rows - np.mean(rows, axis=0)
-        grams = dict(self._host_grams)
-        grams[(E, E)] = rows.T @ rows
-        for role in [r for r in (U, C) if r in features]:
-            grams[(role, E)] = features[role].T @ rows
-            grams[(E, role)] = grams[(role, E)].T
-        solvers = {
-            **self._host_solvers,
-            **self._solvers({(E, E): grams[(E, E)]}),
-        }
-        return float(_statistic(grams, solvers))
+        q = features[U].T @ rows
+        if C in features:
+            q = q - self._host_grams[(U, C)] @ _solve_stacked(
+                self._host_solvers[C], features[C].T @ rows
+            )
+        n, width = rows.shape[1:]
+        means = np.mean(rows, axis=1)
+        gram = rows.transpose(0, 2, 1) @ rows - n * (means[:, :, None] * means[:, None, :])
+        shifted = gram + self._shifts[E] * np.eye(width)
+        a_e_qt = np.linalg.solve(shifted, q.transpose(0, 2, 1))
+        return np.einsum("bij,bji->b", _solve_stacked(self._host_solvers[U], q), a_e_qt)
 
     @cached_property
     def _centred_features(self) -> dict[str, np.ndarray]:
@@ -614,6 +694,14 @@ class LowRankFit:
         m = StrataBlocks(psi_all @ solvers[U].solve(psi_all.T), np.asarray(u_diag))
         b = StrataBlocks(e_all @ solvers[E].solve(e_all.T), np.asarray(e_diag))
         return expected_permuted_trace(m, b, np.asarray(counts))
+
+
+def _solve_stacked(solver: PsdSolver, b: np.ndarray) -> np.ndarray:
+    """``solver``'s solution for each of a stack of right-hand sides (``B × r × w``), in one
+    solve."""
+    batch, rows, width = b.shape
+    flat = b.transpose(1, 0, 2).reshape(rows, batch * width)
+    return solver.solve(flat).reshape(rows, batch, width).transpose(1, 0, 2)
 
 
 def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> Any:

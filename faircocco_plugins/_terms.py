@@ -181,5 +181,5 @@ class ConstantAttributesFit:
         )
         self.strata = np.zeros(pred.n, dtype=np.int64)
 
-    def permuted_statistic(self, permutation: np.ndarray) -> float:
-        return 0.0
+    def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
+        return np.zeros(len(permutations))

@@ -15,7 +15,11 @@ import pytest
 
 from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
 from faircocco_plugins._kernels import gaussian
-from faircocco_plugins._lowrank import MIN_TOLERANCE, incomplete_cholesky
+from faircocco_plugins._lowrank import (
+    MIN_TOLERANCE,
+    incomplete_cholesky,
+    incomplete_cholesky_batch,
+)
 
 ALL = ["age", "sex", "race", "region"]
 
@@ -135,6 +139,20 @@ def test_incomplete_cholesky_is_the_nystrom_factor_within_the_tolerance(columns)
     np.testing.assert_allclose(factor, nystrom, atol=1e-8)
     assert np.max(1.0 - np.sum(factor**2, axis=1)) <= MIN_TOLERANCE
     assert np.max(np.abs(kernel - factor @ factor.T)) <= 2 * MIN_TOLERANCE
+
+
+def test_batched_incomplete_cholesky_is_each_members_factor_zero_padded():
+    """Members of different spread need different ranks; each gets its own factor."""
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(5, 200, 2)) * np.array([0.3, 1.0, 2.0, 0.1, 1.5])[:, None, None]
+    batch = incomplete_cholesky_batch(z, 1e-3, 100)
+    ranks = []
+    for member, factor in zip(z, batch, strict=True):
+        _, alone = incomplete_cholesky(member, 1e-3, 100)
+        ranks.append(alone.shape[1])
+        np.testing.assert_allclose(factor[:, : alone.shape[1]], alone, rtol=0, atol=1e-13)
+        assert not np.any(factor[:, alone.shape[1] :])
+    assert batch.shape[2] == max(ranks) > min(ranks)
 
 
 def test_probabilities_over_many_orders_of_magnitude_condition_without_error():
