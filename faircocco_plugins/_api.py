@@ -15,7 +15,7 @@ from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._params import Interval, check_params
 from ._problem import Options, Problem, fit_stream, report_columns, select_columns
-from ._strata import members_of, permute_within
+from ._strata import members_of, permutation_batches
 from ._terms import Terms
 from ._threads import in_memory_on_one_blas_thread
 
@@ -240,9 +240,6 @@ TEST_EPS = 1.0
 #: distance alone is blind to smooth dependence that wider kernels see, and wider kernels to
 #: fine dependence (see :func:`independence_test`).
 TEST_WIDTHS = (0.5, 1.0, 2.0)
-#: Permutations are evaluated in batches of at most this many rows in all (``B × N``), so that
-#: a batch's refitted feature rows (``B × N × w``, ``w`` up to about 100) stay near 100 MB.
-PERMUTATION_BATCH_ROWS = 2**17
 
 
 @dataclass(frozen=True)
@@ -358,14 +355,14 @@ def independence_test(
     members = members_of(fits[0].strata)
     rng = np.random.default_rng(random_state)
     null = np.empty((n_permutations, len(fits)))
-    batch = max(1, PERMUTATION_BATCH_ROWS // problem.n)
+    start = 0
     with tqdm(total=n_permutations, desc="permutations", disable=not progress) as bar:
-        for start in range(0, n_permutations, batch):
-            stop = min(start + batch, n_permutations)
-            permutations = np.stack([permute_within(members, rng) for _ in range(start, stop)])
+        for permutations in permutation_batches(members, rng, n_permutations):
+            stop = start + len(permutations)
             for j, fit in enumerate(fits):
                 null[start:stop, j] = fit.permuted_statistics(permutations)
             bar.update(stop - start)
+            start = stop
     observed = np.asarray([as_numpy_scalar(fit.terms.statistic) for fit in fits])
     at_bandwidth = fits[widths.index(1.0)] if 1.0 in widths else problem.fit()
     return IndependenceTestResult(

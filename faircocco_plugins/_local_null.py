@@ -25,7 +25,7 @@ import numpy as np
 from ._exact import ExactFit
 from ._kernels import KernelInput
 from ._lowrank import LowRankFit
-from ._strata import members_of, permute_within
+from ._strata import members_of, permutation_batches
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
 #: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
@@ -62,5 +62,5 @@ class LocalPermutationFit:
     def _null_statistic(self) -> float:
         rng = np.random.default_rng(self._seed)
         members = members_of(self.strata)
-        permutations = np.stack([permute_within(members, rng) for _ in range(NULL_PERMUTATIONS)])
-        return float(np.mean(self.permuted_statistics(permutations)))
+        batches = permutation_batches(members, rng, NULL_PERMUTATIONS)
+        return float(np.mean(np.concatenate([self.permuted_statistics(p) for p in batches])))

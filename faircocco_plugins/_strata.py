@@ -11,6 +11,8 @@ Two kinds serve two nulls:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ._kernels import KernelInput, to_host
@@ -26,6 +28,10 @@ N_BINS = 10
 #: conditioning variable barely moves within a cell at the scale its operator resolves, enough
 #: that a permutation breaks the dependence it tests.
 LOCAL_STRATUM_ROWS = 10
+
+#: Permutations are evaluated in stacks of at most this many rows in all (``B × N``), so that a
+#: stack's feature rows (``B × N × w``, ``w`` up to about 100) stay near 100 MB.
+PERMUTATION_BATCH_ROWS = 2**17
 
 
 def is_discrete(k: KernelInput) -> bool:
@@ -103,6 +109,17 @@ def local_strata(k: KernelInput, rows: int = LOCAL_STRATUM_ROWS) -> np.ndarray:
         half = cell.size // 2
         pending.extend([cell[order[:half]], cell[order[half:]]])
     return strata
+
+
+def permutation_batches(
+    members: list[np.ndarray], rng: np.random.Generator, count: int
+) -> Iterator[np.ndarray]:
+    """``count`` permutations by :func:`permute_within`, in stacks (``B × N``) of at most
+    :data:`PERMUTATION_BATCH_ROWS` rows in all."""
+    n = sum(rows.size for rows in members)
+    size = max(1, PERMUTATION_BATCH_ROWS // n)
+    for start in range(0, count, size):
+        yield np.stack([permute_within(members, rng) for _ in range(min(size, count - start))])
 
 
 def permute_within(members: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:

@@ -241,3 +241,22 @@ def test_invalid_number_of_permutations(value, error):
     y_pred, attributes = independent(20, rng)
     with pytest.raises(error, match="n_permutations"):
         independence_test(y_pred, attributes, n_permutations=value)
+
+
+@pytest.mark.parametrize(("notion", "continuous"), [("dp", False), ("eo", False), ("eo", True)])
+def test_the_null_does_not_depend_on_how_permutations_are_batched(monkeypatch, notion, continuous):
+    """Stacks of 3 permutations (and a last stack of 1) give the null of one stack of all."""
+    rng = np.random.default_rng(12)
+    y_true = rng.normal(size=200) if continuous else rng.integers(0, 2, 200).astype(float)
+    attribute = y_true + rng.normal(size=200)
+    y_pred = y_true + rng.normal(size=200)
+    truth = None if notion == "dp" else y_true
+    whole = independence_test(
+        y_pred, attribute, y_true=truth, notion=notion, n_permutations=10, random_state=4
+    )
+    monkeypatch.setattr("faircocco_plugins._strata.PERMUTATION_BATCH_ROWS", 3 * 200)
+    stacked = independence_test(
+        y_pred, attribute, y_true=truth, notion=notion, n_permutations=10, random_state=4
+    )
+    np.testing.assert_allclose(stacked.null_distribution, whole.null_distribution, rtol=1e-12)
+    assert stacked.pvalue == whole.pvalue
