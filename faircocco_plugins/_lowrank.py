@@ -321,13 +321,15 @@ def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) ->
     codes += [feature_map.levels.encode(k.n, k.z, k.codes, k.levels) for k in hosts[1:]]
     if feature_map.levels.n_combinations != combinations:
         raise ValueError("inputs refitted together must hold the same level combinations.")
-    level_rows = feature_map.level_factor()[np.stack(codes)]
     columns = feature_map.continuous_columns
     if columns:
         z = np.stack([k.z[:, columns] for k in hosts])
         factor = incomplete_cholesky_batch(z, feature_map.tolerance, feature_map.rank or MAX_RANK)
     else:
-        factor = np.ones((*level_rows.shape[:2], 1))
+        factor = np.ones((len(hosts), hosts[0].n, 1))
+    if feature_map.levels.is_trivial:
+        return factor  # no discrete column: the level factor is 1
+    level_rows = feature_map.level_factor()[np.stack(codes)]
     batch, n = factor.shape[:2]
     return (level_rows[..., :, None] * factor[..., None, :]).reshape(batch, n, -1)
 
