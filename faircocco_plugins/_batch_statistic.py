@@ -583,11 +583,11 @@ def _statistic_of_predictions(
 
         def gradient() -> np.ndarray:
             outer = solved @ solved.T
-            d_raw = 2.0 * (projected @ host_divide_by_lower(solved, lower).T - kernel @ outer)
+            d_raw = projected @ host_divide_by_lower(solved, lower).T
             if null is not None:
-                null_outer = solver.solve(null_solved.T)  # M = S⁻¹ KᵀZ S⁻¹ (symmetric)
-                d_raw -= 2.0 * (solver.solve(weighted.T).T - kernel @ null_outer)
-                outer = outer - null_outer
+                outer -= solver.solve(null_solved.T)  # M = S⁻¹ KᵀZ S⁻¹ (symmetric)
+                d_raw -= solver.solve(weighted.T).T
+            d_raw = 2.0 * (d_raw - kernel @ outer)
             d_raw -= _column_means(d_raw)
             d_raw[pivots] -= shift * outer  # through K_ll = raw[pivots]
             d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
@@ -614,24 +614,23 @@ def _permutation_null(
     batch, row of ``G`` with ``R_e = G Gᵀ``), ``row_strata`` the batch's rows; ``P = I − R_c``
     with ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ`` from ``conditioning`` and the batch's ``c_rows``.
     """
-    present, table_codes = np.unique(table_strata, return_inverse=True)
-    k = present.size
+    # strata are codes 0, 1, ...; one absent from the batch has count 0 and drops out below
+    k = int(table_strata.max()) + 1
     # each distinct row's count in its stratum's column: per-stratum sums are products
-    weighted = (table_codes[:, None] == np.arange(k)) * weights[:, None]
+    weighted = (table_strata[:, None] == np.arange(k)) * weights[:, None]
     counts = _ones(weights.shape[0]) @ weighted
     sums = weighted.T @ g
     diagonal = weighted.T @ np.einsum("ij,ij->i", g, g)
     blocks = sums @ sums.T
-    occupied = counts > 0
-    scale = np.where(occupied, counts, 1.0)
-    coefficients = np.where(np.outer(occupied, occupied), blocks / np.outer(scale, scale), 0.0)
+    # an empty stratum's sums are 0: dividing by 1 instead of its count keeps its terms 0
+    scale = np.maximum(counts, 1.0)
+    coefficients = blocks / np.outer(scale, scale)
     pairs = counts * (counts - 1.0)
     within = np.where(pairs > 0, (np.diag(blocks) - diagonal) / np.maximum(pairs, 1.0), 0.0)
     np.fill_diagonal(coefficients, within)
-    delta = np.where(occupied, diagonal / scale, 0.0) - within
-    codes = np.searchsorted(present, row_strata)
-    indicators = (codes[:, None] == np.arange(k)).astype(np.float64)
-    row_delta = delta[codes][:, None]
+    delta = diagonal / scale - within
+    indicators = (row_strata[:, None] == np.arange(k)).astype(np.float64)
+    row_delta = delta[row_strata][:, None]
 
     def project(x: np.ndarray) -> np.ndarray:
         if conditioning is None or c_rows is None:
