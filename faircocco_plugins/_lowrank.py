@@ -126,8 +126,8 @@ def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) ->
     members = np.arange(batch)
     residual = np.ones((batch, n))
     rows = np.zeros((batch, min(max_rank, n), n))
-    # one contiguous B × n array per column: squared differences column by column cost a third
-    # of a B × n × d difference and its reduction
+    # one contiguous B × n array per column: summing squared differences column by column
+    # needs no B × n × d temporary
     columns = [np.ascontiguousarray(z[:, :, j]) for j in range(d)]
     squared = np.empty((batch, n))
     rank = 0
@@ -612,8 +612,9 @@ class LowRankFit:
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
         """The statistic with the attribute rows permuted by each row of ``permutations``
         (``B × N``), from explicit feature rows: the feature maps stay, so only ``C_ue`` and
-        ``C_ce`` change."""
-        return self._attribute_row_statistics(self._centred_features[E][permutations])
+        ``C_ce`` change (``C_ee`` and its factorisation do not)."""
+        rows = self._centred_features[E][permutations]
+        return self._attribute_row_statistics(rows, self._host_solvers[E])
 
     def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
         """The statistic with the extended attributes replaced by each of ``inputs`` (the same
@@ -622,16 +623,18 @@ class LowRankFit:
         Each input gets a feature map fitted on itself, as the observed attributes did, so that
         this is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
         """
-        return self._attribute_row_statistics(self._source.refitted_features(E, inputs))
+        return self._attribute_row_statistics(self._source.refitted_features(E, inputs), None)
 
-    def _attribute_row_statistics(self, rows: np.ndarray) -> np.ndarray:
+    def _attribute_row_statistics(
+        self, rows: np.ndarray, attribute_solver: PsdSolver | None
+    ) -> np.ndarray:
         """:func:`_statistic` for each of a stack of attribute feature rows (``B × N × w``),
         the other variables' factors and factorisations fixed.
 
-        The batched form of the same trace: per member only ``C_ee`` needs a factorisation, and
-        ``A_u`` and ``(C_cc + εN I)⁻¹`` are applied to all members in one solve. The other
-        variables' rows are centred, so their cross-Grams with ``rows`` need no centring, and
-        ``C_ee`` is centred from the rows' means.
+        The batched form of the same trace: ``A_u`` and ``(C_cc + εN I)⁻¹`` are applied to all
+        members in one solve, and so is ``A_e`` when ``attribute_solver`` (permuted rows share
+        ``C_ee``); otherwise each member's centred ``C_ee`` is factorised. The other variables'
+        rows are centred, so their cross-Grams with ``rows`` need no centring.
         """
         features = self._centred_features
         q = features[U].T @ rows
@@ -639,11 +642,14 @@ class LowRankFit:
             q = q - self._host_grams[(U, C)] @ _solve_stacked(
                 self._host_solvers[C], features[C].T @ rows
             )
-        n, width = rows.shape[1:]
-        means = np.mean(rows, axis=1)
-        gram = rows.transpose(0, 2, 1) @ rows - n * (means[:, :, None] * means[:, None, :])
-        shifted = gram + self._shifts[E] * np.eye(width)
-        a_e_qt = np.linalg.solve(shifted, q.transpose(0, 2, 1))
+        q_transposed = q.transpose(0, 2, 1)
+        if attribute_solver is not None:
+            a_e_qt = _solve_stacked(attribute_solver, q_transposed)
+        else:
+            n, width = rows.shape[1:]
+            means = np.mean(rows, axis=1)
+            gram = rows.transpose(0, 2, 1) @ rows - n * (means[:, :, None] * means[:, None, :])
+            a_e_qt = np.linalg.solve(gram + self._shifts[E] * np.eye(width), q_transposed)
         return np.einsum("bij,bji->b", _solve_stacked(self._host_solvers[U], q), a_e_qt)
 
     @cached_property
