@@ -526,8 +526,9 @@ def _plain_host(value: Any) -> np.ndarray | None:
 
 
 def _column_means(x: np.ndarray) -> np.ndarray:
-    """``np.mean(x, axis=0)`` as one matrix-vector product: on a batch's narrow arrays about
-    3x faster than numpy's strided reduction, and training takes several per batch."""
+    """``np.mean(x, axis=0)`` as one matrix-vector product, faster than numpy's strided
+    reduction on a batch's narrow arrays (performance docs), and training takes several per
+    batch."""
     return (_ones(x.shape[0]) @ x) / x.shape[0]
 
 

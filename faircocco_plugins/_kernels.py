@@ -110,7 +110,7 @@ def _few_distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray] | No
 
 
 def _few_distinct_values(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_few_distinct_rows` of one sorted column: a scan, several times faster."""
+    """:func:`_few_distinct_rows` of one sorted column, by a scan instead of a sort."""
     changes = np.flatnonzero(ordered[1:] != ordered[:-1])
     if changes.size >= FEW_DISTINCT_ROWS:
         return None

@@ -1,18 +1,17 @@
 """BLAS threads: one thread inside a block, safe when blocks overlap across threads.
 
 numpy and SciPy each ship an OpenBLAS that uses every core by default. Where two threads were
-measured slower than one on two cores, the package runs on one:
+measured slower than one on two cores, the package runs on one (the figures are in the
+performance docs, "Why the fast paths exist"):
 
-* the low-rank estimator's skinny products and incomplete Cholesky: the DP score of 10⁶ rows
-  took 0.87 s warm on one thread against 1.04 s on two (median of 3 runs each), so the public
-  functions run in-memory data inside :func:`single_blas_thread`, and a stream or Dask frame
-  each chunk's work (the caller's iterator and Dask's scheduler keep the caller's threads);
-* a training batch's statistic next to torch's own threads: with several attributes its
-  products measured 3x slower on two threads (:class:`~faircocco_plugins.BatchStatistic`);
+* the low-rank estimator's skinny products and incomplete Cholesky: the public functions run
+  in-memory data inside :func:`single_blas_thread`, and a stream or Dask frame each chunk's
+  work (the caller's iterator and Dask's scheduler keep the caller's threads);
+* a training batch's statistic next to torch's own threads, with several attributes
+  (:class:`~faircocco_plugins.BatchStatistic`);
 * the harness's cells, which share the cores.
 
-The exact estimator's dense factorisations would gain from two threads from about 1,000 rows
-(a Cholesky factorisation and solve took 0.55-0.66 times as long, idle); with
+The exact estimator's dense factorisations gain from two threads from about 1,000 rows; with
 ``config_context(limit_blas_threads=False)`` they get them.
 
 BLAS thread counts belong to the process, so overlapping blocks (threads, Dask's threaded
