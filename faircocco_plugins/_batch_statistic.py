@@ -77,12 +77,32 @@ class BatchStatistic:
 
     Notes
     -----
-    With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with ``M_e = P R_e P`` (``P = I −
-    R_c``; ``P = I`` for DP) becomes ``Tr[R_u (M_e − P Ω P)]``. Here ``Ω = U C Uᵀ + diag(δ)``
-    is the matrix for which ``Tr[P R_u P Ω]`` is the permutation null of
-    :func:`._terms.expected_permuted_trace`: ``U`` holds the stratum indicators and ``C``,
-    ``δ`` come from the per-stratum block sums and diagonal sums of ``R_e``. The null is linear
-    in ``R_u``, so its gradient follows the same chain rule as the statistic's.
+    **The statistic of a batch.** Let ``Ē`` and ``C̄`` be the centred feature rows of the
+    attributes ``e`` and (EO) the outcome ``c`` under the fitted maps, ``R_c = C̄ (C̄ᵀC̄ +
+    εN I)⁻¹ C̄ᵀ`` (with the conditioning ridge; ``R_c = 0`` for DP), ``P = (I − R_c) Ē`` and
+    ``L`` the Cholesky factor of ``ĒᵀĒ + εN I``. Then ``F = P L⁻ᵀ`` holds everything of the
+    statistic that does not depend on the predictions: ``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)``.
+    With the Nyström factor ``Φ = K_zl L_l⁻ᵀ`` of the scaled predictions ``z`` on their pivots'
+    landmarks (``L_l L_lᵀ = K_ll``) and ``K`` the centred ``K_zl``, the statistic
+    ``Tr[A_u Q A_e Qᵀ]`` of the low-rank estimator, with ``Q = Φᵀ (I − R_c) Ē``, rearranges to
+    ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF`` and ``S = KᵀK + εN K_ll``. Neither ``Φ`` nor ``F``
+    is formed: with several attributes ``P`` is wide, and ``L`` is applied to the few columns
+    of the predictions' side instead.
+
+    **Its gradient.** With ``G = S⁻¹ X``, ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)``
+    and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of ``K_zl``, so both reach
+    ``K_zl``, and the Gaussian kernel carries them to ``z`` (the landmarks are rows of ``z``
+    too). One autograd node receives the result.
+
+    **The chance adjustment.** With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with
+    ``M_e = (I − R_c) R_e (I − R_c)`` becomes ``Tr[R_u (M_e − (I − R_c) Ω (I − R_c))]``. Here
+    ``Ω = U C Uᵀ + diag(δ)`` is the matrix for which ``Tr[(I − R_c) R_u (I − R_c) Ω]`` is the
+    permutation null of :func:`._terms.expected_permuted_trace`: ``U`` holds the stratum
+    indicators and ``C``, ``δ`` come from the per-stratum block sums and diagonal sums of
+    ``R_e``. In the low-rank form the null maps ``K`` to ``Z = W K`` with the fixed symmetric
+    ``W = (I − R_c) Ω (I − R_c)``, and ``T₀ = Tr[S⁻¹ KᵀZ]`` is subtracted, with
+    ``∂T₀/∂K = 2 Z S⁻¹ − 2 K M`` and ``∂T₀/∂K_ll = −εN M``, where ``M = S⁻¹ KᵀZ S⁻¹``: the
+    null is linear in ``R_u``, so its gradient follows the same chain rule as the statistic's.
 
     Examples
     --------
@@ -301,19 +321,13 @@ class BatchStatistic:
     def _attribute_side(
         self, rows: np.ndarray, shift: float
     ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray] | None]:
-        """``P = (I − R_c) Ē`` and ``L`` with ``L Lᵀ = ĒᵀĒ + εN I`` for a batch's host ``rows``
-        (``shift`` is ``εN`` of ``u`` and ``e``; ``R_c`` has the conditioning ridge), and with
-        ``chance_adjusted`` the map ``K ↦ (I − R_c) Ω (I − R_c) K`` of the null (see Notes).
+        """``P``, ``L`` and, with ``chance_adjusted``, the null's map ``K ↦ W K`` of a batch's
+        host ``rows`` (the class's Notes; ``shift`` is ``εN`` of ``u`` and ``e``).
 
-        ``Ē`` and ``C̄`` are the centred feature rows of ``e`` and ``c`` under the fitted maps
-        and ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ``: ``F = P L⁻ᵀ`` holds everything of the statistic
-        that does not depend on the predictions (``F Fᵀ = (I − R_c) Ē A_e Ēᵀ (I − R_c)``).
-        ``F`` itself is never formed: with several attributes ``P`` is wide, and ``L`` is
-        applied to the few columns of the predictions' side instead. A row of ``P`` depends on
-        the batch only through sums over rows, so while the table of known rows is no longer
-        than the batch (discrete attributes and outcomes), ``P`` is computed on the table's
-        rows weighted by their counts in the batch, whose expanded feature rows are kept, and
-        then read for each row.
+        A row of ``P`` depends on the batch only through sums over rows, so while the table of
+        known rows is no longer than the batch (discrete attributes and outcomes), ``P`` is
+        computed on the table's rows weighted by their counts in the batch, whose expanded
+        feature rows are kept, and then read for each row.
         """
         n = rows.shape[0]
         slots, features = self._features.lookup(rows)
@@ -552,21 +566,9 @@ def _statistic_of_predictions(
     null: Callable[[np.ndarray], np.ndarray] | None,
     shift: float,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
-    """The low-rank statistic as a function of the scaled predictions ``z``, with its gradient.
-
-    With the Nyström factor ``Φ = K_zl L_l⁻ᵀ`` on the pivots' landmarks (``L_l L_lᵀ = K_ll``)
-    and ``K`` the centred ``K_zl``, the statistic ``Tr[A_u Q A_e Qᵀ]`` of :class:`LowRankFit`,
-    with ``Q = Φᵀ (I − R_c) Ē``, rearranges to ``T = Tr[S⁻¹ X Xᵀ]`` with ``X = KᵀF``,
-    ``F = P L⁻ᵀ`` (``projected`` and ``lower`` from :meth:`BatchStatistic._attribute_side`)
-    and ``S = KᵀK + εN K_ll``: the Nyström factor is never formed. With ``G = S⁻¹ X``,
-    ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)`` and ``∂T/∂K_ll = −εN G Gᵀ``.
-    ``K_ll`` is the pivots' rows of ``K_zl``, so both reach ``K_zl``, and the Gaussian kernel
-    carries them to ``z`` (the landmarks are rows of ``z`` too).
-
-    ``null`` (chance adjustment) maps ``K`` to ``Z = W K`` for a fixed symmetric ``W``; the
-    null ``T₀ = Tr[S⁻¹ KᵀZ]`` is subtracted, with ``∂T₀/∂K = 2 Z S⁻¹ − 2 K M`` and
-    ``∂T₀/∂K_ll = −εN M``, where ``M = S⁻¹ KᵀZ S⁻¹``.
-    """
+    """``T`` (minus ``T₀`` with a ``null``) as a function of the scaled predictions ``z``,
+    with its gradient, as derived in :class:`BatchStatistic`'s Notes: ``projected`` is ``P``,
+    ``lower`` is ``L`` and ``null`` maps ``K`` to ``W K``."""
 
     def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
         landmarks = z[pivots]
