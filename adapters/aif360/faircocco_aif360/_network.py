@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-#: The network's parameters, with the defaults of ``faircocco_torch``'s estimators.
+#: The network's parameters, with the defaults of ``faircocco_torch``'s estimators: written out
+#: so that importing the adapter does not import torch (``tests/test_network.py`` keeps them
+#: equal).
 NETWORK_DEFAULTS: dict[str, Any] = {
     "hidden_layer_sizes": None,
     "batch_size": 128,
