@@ -40,6 +40,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "faircocco_plugins.datasets._cli",
     "faircocco_plugins.bench._cli",
     "faircocco_plugins.bench._report_cli",
+    "faircocco_plugins.bench._export_cli",
 )
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")

@@ -1,0 +1,307 @@
+"""A study's compact export: one CSV row per run and evaluated part, and its import into a store.
+
+The export is what a study publishes and commits: a gzipped CSV small enough for the repository
+that holds every run of the store, so that
+
+- readers and the results pages work from it with pandas alone, through columns named for what
+  they are (``dataset, notion, method, seed, strength, learning_rate, batch_size, part, n_rows,
+  accuracy, ..., faircocco, faircocco_adjusted, degenerate``) and the per-attribute metrics
+  under their store names (``faircocco_eo[sex]``, ``deo[sex]``, ...);
+- a study resumes on a new machine from the export alone: :func:`import_export` writes its runs
+  into a fresh store, and ``faircocco bench`` on that store runs only the cells that are missing.
+
+The round trip is lossless: the store's own fields (``run_id``, the parameters and settings as
+JSON, timings, versions) travel in columns of their own, so ``store.runs()`` after an import
+equals the exported store's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._metrics import degenerate_runs
+from ._store import EVALUATED_PARTS, RUN_COLUMNS, ResultsStore, RunRecord
+
+#: Columns that name a run and its setting, first in the export.
+KEY_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "notion",
+    "method",
+    "seed",
+    "strength",
+    "learning_rate",
+    "batch_size",
+    "part",
+    "n_rows",
+)
+#: Metrics of every run on a part, in this order after the key; ``faircocco`` and
+#: ``faircocco_adjusted`` are the joint scores of the run's own notion.
+MAIN_METRICS: tuple[str, ...] = (
+    "accuracy",
+    "balanced_accuracy",
+    "auc",
+    "base_rate",
+    "positive_rate",
+    "mse",
+    "r2",
+    "deo",
+    "di",
+    "faircocco",
+    "faircocco_adjusted",
+    "degenerate",
+)
+#: The store's own fields, carried so that an import restores the runs exactly.
+_STORE_FIELDS: tuple[str, ...] = tuple(
+    name for name in RUN_COLUMNS if name not in ("dataset", "notion", "method", "seed")
+)
+_JSON_FIELDS: tuple[str, ...] = ("params", "settings", "versions")
+#: Parameter names of a network's learning rate and batch size in the methods' grids.
+_TRAINING_PARAMS: dict[str, str] = {"learning_rate": "learning_rate", "batch_size": "batch_size"}
+
+
+def export_runs(
+    runs: pd.DataFrame, *, sweep_params: Mapping[str, str | None] | None = None
+) -> pd.DataFrame:
+    """The long-form export of a store's runs: one row per run and evaluated part.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs`.
+    sweep_params : mapping of str to str or None, optional
+        Each method's strength parameter (:attr:`MethodSpec.sweep_param`, e.g. ``lam`` for a
+        penalty, ``bound`` for a constraint). The ``strength`` column is that parameter's value;
+        it is empty for a method not in the mapping or without one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`KEY_COLUMNS`, :data:`MAIN_METRICS`, every other metric of the part under its
+        store name, then the store's own fields (``run_id``, ``study``, ``params``, ...; the
+        dictionaries as JSON text).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._export import export_runs
+    >>> runs = pd.DataFrame({
+    ...     "run_id": ["r1"], "study": ["s"], "dataset": ["german"], "method": ["faircocco"],
+    ...     "notion": ["eo"], "seed": [0], "params": [{"lam": 2.0, "learning_rate": 0.01}],
+    ...     "settings": [{}], "status": ["ok"], "reason": [""], "n_train": [600],
+    ...     "n_validation": [200], "n_test": [200], "fit_seconds": [1.0],
+    ...     "predict_seconds": [0.1], "peak_memory_mib": [90.0], "versions": [{}],
+    ...     "git_revision": [None], "finished_at": ["2026-01-01T00:00:00+00:00"],
+    ...     "validation.accuracy": [0.7], "validation.faircocco_eo": [0.05],
+    ...     "test.accuracy": [0.72], "test.faircocco_eo": [0.04],
+    ... })
+    >>> frame = export_runs(runs, sweep_params={"faircocco": "lam"})
+    >>> frame[["part", "strength", "learning_rate", "accuracy", "faircocco"]].values.tolist()
+    [['validation', 2.0, 0.01, 0.7, 0.05], ['test', 2.0, 0.01, 0.72, 0.04]]
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    missing = [name for name in RUN_COLUMNS if name not in runs.columns]
+    if missing:
+        raise ValueError(f"runs lacks the store columns {missing}; pass ResultsStore.runs().")
+    sweeps = dict(sweep_params or {})
+    parts = [_part_rows(runs, part, sweeps) for part in EVALUATED_PARTS]
+    frame = pd.concat(parts, ignore_index=True)
+    frame["_order"] = frame["part"].map(EVALUATED_PARTS.index)
+    frame = frame.sort_values(["run_id", "_order"], kind="stable").drop(columns="_order")
+    extra = sorted(
+        name for name in frame.columns if name not in (*KEY_COLUMNS, *MAIN_METRICS, *_STORE_FIELDS)
+    )
+    return frame[[*KEY_COLUMNS, *MAIN_METRICS, *extra, *_STORE_FIELDS]].reset_index(drop=True)
+
+
+def _part_rows(runs: pd.DataFrame, part: str, sweeps: Mapping[str, str | None]) -> pd.DataFrame:
+    prefix = f"{part}."
+    metrics = {
+        name[len(prefix) :]: runs[name].astype(float)
+        for name in runs.columns
+        if isinstance(name, str) and name.startswith(prefix)
+    }
+    frame = pd.DataFrame(metrics, index=runs.index)
+    frame["part"] = part
+    frame["n_rows"] = runs[f"n_{part}"]
+    frame["degenerate"] = degenerate_runs(runs, part)
+    for name in ("accuracy", "balanced_accuracy", "auc", "base_rate", "positive_rate", "mse"):
+        if name not in frame.columns:
+            frame[name] = math.nan
+    frame["r2"] = _r2(frame)
+    frame["deo"] = frame["deo"] if "deo" in frame.columns else math.nan
+    frame["di"] = frame["di"] if "di" in frame.columns else math.nan
+    frame["faircocco"] = _own_notion(frame, runs["notion"], "")
+    frame["faircocco_adjusted"] = _own_notion(frame, runs["notion"], "_adjusted")
+    params = runs["params"]
+    frame["strength"] = pd.to_numeric(
+        [_param(p, sweeps.get(str(m))) for p, m in zip(params, runs["method"], strict=True)],
+        errors="coerce",
+    )
+    for column, name in _TRAINING_PARAMS.items():
+        frame[column] = pd.to_numeric([_param(p, name) for p in params], errors="coerce")
+    for name in ("dataset", "notion", "method", "seed", *_STORE_FIELDS):
+        frame[name] = runs[name]
+    for name in _JSON_FIELDS:
+        frame[name] = [json.dumps(value, sort_keys=True) for value in runs[name]]
+    return frame
+
+
+def _r2(frame: pd.DataFrame) -> pd.Series:
+    """R² against the part's own outcome variance (NaN for classification)."""
+    if "mse" not in frame.columns or "outcome_variance" not in frame.columns:
+        return pd.Series(math.nan, index=frame.index)
+    variance = frame["outcome_variance"].where(frame["outcome_variance"] > 0)
+    return 1.0 - frame["mse"] / variance
+
+
+def _own_notion(frame: pd.DataFrame, notions: pd.Series, suffix: str) -> pd.Series:
+    values = [
+        frame.at[row, f"faircocco_{notion}{suffix}"]
+        if f"faircocco_{notion}{suffix}" in frame.columns
+        else math.nan
+        for row, notion in zip(frame.index, notions, strict=True)
+    ]
+    return pd.Series(values, index=frame.index, dtype=float)
+
+
+def _param(params: Mapping[str, Any], name: str | None) -> Any:
+    if name is None or not isinstance(params, Mapping):
+        return None
+    return params.get(name)
+
+
+def write_export(
+    store: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    study: str | None = None,
+    sweep_params: Mapping[str, str | None] | None = None,
+) -> int:
+    """Write the export of a store (or of one study in it) to a CSV file.
+
+    Parameters
+    ----------
+    store : str or path-like
+        The results store.
+    out : str or path-like
+        The export; gzipped when its name ends in ``.gz``. An existing file is replaced.
+    study : str, optional
+        Export this study only.
+    sweep_params : mapping of str to str or None, optional
+        As for :func:`export_runs`.
+
+    Returns
+    -------
+    int
+        The number of runs exported.
+    """
+    with ResultsStore(store) as opened:
+        runs = opened.runs(study)
+    frame = export_runs(runs, sweep_params=sweep_params)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # a fixed gzip mtime: the same runs give the same bytes, so an unchanged export is no diff
+    compression = {"method": "gzip", "mtime": 0} if path.name.endswith(".gz") else None
+    frame.to_csv(path, index=False, compression=compression, float_format="%.10g")
+    return len(runs)
+
+
+def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read an export written by :func:`write_export`, checking its columns.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [name for name in (*KEY_COLUMNS, *_STORE_FIELDS) if name not in frame.columns]
+    if missing:
+        raise ValueError(f"{path} is not a study export: it lacks the columns {missing}.")
+    return frame
+
+
+def import_export(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[int, int]:
+    """Add the runs of an export to a store, skipping those it holds already.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An export written by :func:`write_export`.
+    store : str or path-like
+        The results store (created when missing).
+
+    Returns
+    -------
+    added, skipped : int
+        Runs written, and runs the store already held.
+    """
+    records = records_of(read_export(path))
+    with ResultsStore(store) as opened:
+        held = opened.completed()
+        new = [record for record in records if record.run_id not in held]
+        opened.add_many(new)
+    return len(new), len(records) - len(new)
+
+
+def records_of(frame: pd.DataFrame) -> list[RunRecord]:
+    """The store records of an export's rows (one record per ``run_id``)."""
+    metric_columns = [
+        name
+        for name in frame.columns
+        if name not in (*KEY_COLUMNS, *_STORE_FIELDS)
+        and name not in ("strength", "faircocco", "faircocco_adjusted", "degenerate", "r2")
+    ]
+    records = []
+    for run_id, rows in frame.groupby("run_id", sort=False):
+        first = rows.iloc[0]
+        metrics: dict[str, float] = {}
+        for _, row in rows.iterrows():
+            for name in metric_columns:
+                value = row[name]
+                if not pd.isna(value):
+                    metrics[f"{row['part']}.{name}"] = float(value)
+        records.append(
+            RunRecord(
+                run_id=str(run_id),
+                study=str(first["study"]),
+                dataset=str(first["dataset"]),
+                method=str(first["method"]),
+                notion=str(first["notion"]),
+                seed=int(first["seed"]),
+                params=json.loads(first["params"]),
+                settings=json.loads(first["settings"]),
+                status=str(first["status"]),
+                reason="" if pd.isna(first["reason"]) else str(first["reason"]),
+                n_train=_optional_int(first["n_train"]),
+                n_validation=_optional_int(first["n_validation"]),
+                n_test=_optional_int(first["n_test"]),
+                fit_seconds=_optional_float(first["fit_seconds"]),
+                predict_seconds=_optional_float(first["predict_seconds"]),
+                peak_memory_mib=_optional_float(first["peak_memory_mib"]),
+                versions=json.loads(first["versions"]),
+                git_revision=None if pd.isna(first["git_revision"]) else str(first["git_revision"]),
+                finished_at=str(first["finished_at"]),
+                metrics=metrics,
+            )
+        )
+    return records
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if pd.isna(value) else int(value)
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if pd.isna(value) else float(value)

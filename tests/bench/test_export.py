@@ -1,0 +1,118 @@
+"""The study export: its columns, its values against the store, and a lossless import."""
+
+from __future__ import annotations
+
+import gzip
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from report_fixtures import build_fixture_store
+
+from faircocco_plugins.bench import ResultsStore
+from faircocco_plugins.bench._export import (
+    KEY_COLUMNS,
+    MAIN_METRICS,
+    export_runs,
+    import_export,
+    read_export,
+    write_export,
+)
+from faircocco_plugins.cli import main
+
+SWEEPS = {"faircocco": "lam", "facl": "lam", "farmi": "lam", "nn": None, "linear_loss": None}
+
+
+def test_export_has_one_row_per_run_and_part_with_the_named_columns(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    with ResultsStore(fixture.path) as store:
+        runs = store.runs()
+    frame = export_runs(runs, sweep_params=SWEEPS)
+    assert list(frame.columns[: len(KEY_COLUMNS) + len(MAIN_METRICS)]) == [
+        *KEY_COLUMNS,
+        *MAIN_METRICS,
+    ]
+    assert len(frame) == 2 * len(runs)
+    assert frame.groupby("run_id")["part"].apply(list).map(tuple).unique().tolist() == [
+        ("validation", "test")
+    ]
+    # per-attribute metrics keep their store names
+    assert "faircocco_eo[sex]" in frame.columns and "deo[age]" in frame.columns
+
+
+def test_export_values_are_the_stores(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    with ResultsStore(fixture.path) as store:
+        runs = store.runs().set_index("run_id")
+    frame = export_runs(runs.reset_index(), sweep_params=SWEEPS)
+    for row in frame.itertuples(index=False):
+        run = runs.loc[row.run_id]
+        part = row.part
+        stored_rows = run[f"n_{part}"]
+        assert (pd.isna(row.n_rows) and pd.isna(stored_rows)) or row.n_rows == stored_rows
+        own = run.get(f"{part}.faircocco_{row.notion}", math.nan)
+        assert row.faircocco == pytest.approx(own, nan_ok=True)
+        expected = run["params"].get("lam") if SWEEPS[run["method"]] else None
+        assert _same(row.strength, expected)
+        assert _same(row.learning_rate, run["params"].get("learning_rate"))
+
+
+def _same(exported: object, stored: object) -> bool:
+    """An exported value equals the stored one; a missing one is empty (NaN) in the export."""
+    return bool(pd.isna(exported)) if stored is None else exported == stored
+
+
+def test_regression_rows_carry_r2_against_the_parts_outcome_variance(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    with ResultsStore(fixture.path) as store:
+        runs = store.runs()
+    students = runs["dataset"] == "students"
+    for part in ("validation", "test"):
+        runs[f"{part}.outcome_variance"] = runs[f"{part}.mse"].where(students) * 1.5
+    frame = export_runs(runs, sweep_params=SWEEPS)
+    regression = frame[frame["dataset"] == "students"].dropna(subset=["mse"])
+    assert len(regression)
+    expected = 1 - regression["mse"] / regression["outcome_variance"]
+    pd.testing.assert_series_equal(regression["r2"], expected, check_names=False)
+    assert frame.loc[frame["dataset"] == "german", "r2"].isna().all()
+
+
+def test_import_of_the_export_restores_the_store_exactly(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv.gz"
+    count = write_export(fixture.path, out, sweep_params=SWEEPS)
+    with gzip.open(out, "rt") as file:
+        assert file.readline().startswith(",".join(KEY_COLUMNS))
+    added, skipped = import_export(out, tmp_path / "fresh.sqlite")
+    assert (added, skipped) == (count, 0)
+    with ResultsStore(fixture.path) as store, ResultsStore(tmp_path / "fresh.sqlite") as fresh:
+        expected, restored = store.runs(), fresh.runs()
+    pd.testing.assert_frame_equal(restored, expected, check_exact=False, rtol=1e-9)
+    # a second import adds nothing
+    assert import_export(out, tmp_path / "fresh.sqlite") == (0, count)
+
+
+def test_the_same_store_gives_the_same_bytes(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    first, second = tmp_path / "a" / "runs.csv.gz", tmp_path / "b" / "runs.csv.gz"
+    write_export(fixture.path, first)
+    write_export(fixture.path, second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_a_file_that_is_not_an_export_is_refused_by_name(tmp_path: Path) -> None:
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"a": [1]}).to_csv(other, index=False)
+    with pytest.raises(ValueError, match=r"other\.csv is not a study export"):
+        read_export(other)
+
+
+def test_export_and_import_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv.gz"
+    assert main(["export", str(fixture.path), "--out", str(out)]) == 0
+    count = len(fixture.records)
+    assert f"{count} runs exported" in capsys.readouterr().out
+    assert main(["import", str(out), "--store", str(tmp_path / "new.sqlite")]) == 0
+    assert f"{count} runs added" in capsys.readouterr().out
