@@ -3,7 +3,7 @@
 A training penalty evaluates ``I_F`` on thousands of mini-batches. Only the predictions change
 from batch to batch; the sensitive attributes and the true outcomes are data. So their
 bandwidths, level sets and low-rank pivots are fitted once, on the training data (or on the first
-batch), and every batch only maps its rows through them. The predictions' bandwidth and pivots
+batch in which every column varies), and every batch only maps its rows through them. The predictions' bandwidth and pivots
 are refitted on every batch, because the model moves. The statistic is the low-rank one of
 :class:`._lowrank.LowRankFit`, rearranged so that only the predictions' kernel rows depend on the
 model, and computed on the host with its gradient in closed form: one autograd node per batch.
@@ -58,9 +58,13 @@ class BatchStatistic:
 
     Use it as a training penalty in any array-API framework (torch tensors keep their gradients
     to ``y_pred``). :meth:`fit` fits the kernels of the sensitive attributes and the true
-    outcomes on the training data; without it, the first batch fits them. Every call then
-    refits only the predictions' bandwidth (median heuristic) and pivots. On the batch that
-    fitted the kernels, the value equals :func:`faircocco_statistic` with ``method="lowrank"``.
+    outcomes on the training data; without it, the first batch in which every column of the
+    attributes (and, for EO, of the outcomes) varies fits them. A batch before it (a binary
+    attribute seen with one value, a one-hot level not seen yet, a constant outcome) has no
+    spread to fit a bandwidth on: it is measured with kernels fitted on itself alone, as by a
+    fresh statistic, and the next batch fits them again. Every call then refits only the
+    predictions' bandwidth (median heuristic) and pivots. On the batch that fitted the kernels,
+    the value equals :func:`faircocco_statistic` with ``method="lowrank"``.
 
     Parameters
     ----------
@@ -150,6 +154,8 @@ class BatchStatistic:
                 "predictions, so its kernels cannot be fitted ahead. Use faircocco_statistic."
             )
         self._scalings: dict[str, Scaling] | None = None
+        #: whether the kernels were fitted on a batch with a constant column (refitted next)
+        self._provisional = False
         self._maps: dict[str, FeatureMap] = {}
         self._host_rows: HostRows
         self._features: RowTable
@@ -159,11 +165,14 @@ class BatchStatistic:
 
     @property
     def is_fitted(self) -> bool:
-        """Whether the attribute and outcome kernels are fitted."""
-        return self._scalings is not None
+        """Whether the attribute and outcome kernels are fitted for good: by :meth:`fit`, or
+        by a batch in which every column of the attributes (and EO: outcomes) varies."""
+        return self._scalings is not None and not self._provisional
 
     def fit(self, sensitive_features: Any, y_true: Any = None) -> BatchStatistic:
         """Fit the kernels of the sensitive attributes and (EO) the outcomes; returns ``self``.
+
+        The kernels then stay fixed, even for a column that is constant in this data.
 
         Parameters
         ----------
@@ -181,6 +190,7 @@ class BatchStatistic:
         check_lengths([v for v in (sensitive, truth) if v is not None])
         _check_joint(sensitive, self.options)
         self._fit_variables(sensitive, truth)
+        self._provisional = False
         return self
 
     def _fit_variables(self, sensitive: Variable, truth: Variable | None) -> None:
@@ -240,7 +250,7 @@ class BatchStatistic:
         self, y_pred: Any, sensitive_features: Any, y_true: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """The host predictions ``(n, k)`` and host rows of a batch, by the full validation
-        (fitting the kernels on the first batch when :meth:`fit` was not called)."""
+        (fitting the kernels on the batch while they are not fitted, see :meth:`fit`)."""
         problem = Problem.from_arguments(
             host_array(y_pred), host_array(sensitive_features), host_array(y_true), self.options
         )
@@ -251,9 +261,16 @@ class BatchStatistic:
                 "use faircocco_statistic for nominal predictions."
             )
         _check_joint(problem.sensitive, self.options)
-        if self._scalings is None:
+        refit = not self.is_fitted
+        if refit:
             self._fit_variables(problem.sensitive, problem.truth)
-        return pred.numeric, self._host_rows.rows(problem.sensitive, problem.truth)
+        rows = self._host_rows.rows(problem.sensitive, problem.truth)
+        if refit:
+            # a column constant in this batch has no spread to fit a bandwidth, pivots or
+            # strata on: kernels fitted here would misjudge every later batch, so they serve
+            # this batch only and the next batch fits them again
+            self._provisional = _has_constant_column(rows)
+        return pred.numeric, rows
 
     def _plain_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
@@ -501,6 +518,11 @@ def _factors_of(role: str) -> str:
     """The key of a role's continuous factor rows in the feature table (the role's own key
     holds its level codes)."""
     return f"{role} factors"
+
+
+def _has_constant_column(rows: np.ndarray) -> bool:
+    """Whether a column of the host ``rows`` takes one value only."""
+    return bool((rows == rows[:1]).all(axis=0).any())
 
 
 def _check_layout(variable: Variable, fitted: Variable) -> None:

@@ -98,6 +98,49 @@ def test_a_level_unseen_when_fitting_is_added_exactly():
     assert value == pytest.approx(expected, rel=1e-9)
 
 
+def _first_batch_cases() -> list:
+    """(notion, first batch's attributes, outcomes) with a constant column, for batches of 128
+    rows whose attributes are ages and a 0/5 indicator, and whose outcomes are continuous."""
+    n = 128
+    age = np.full((n, 1), 40.0)
+    indicator = np.zeros((n, 1))
+    y = np.linspace(0.0, 1.0, n)
+    return [
+        pytest.param(notion, age, y, id=f"{notion}-constant-age") for notion in ("dp", "eo")
+    ] + [
+        pytest.param("dp", indicator, y, id="dp-indicator-with-one-value"),
+        pytest.param("eo", np.linspace(20.0, 60.0, n)[:, None], np.zeros(n), id="eo-constant-y"),
+    ]
+
+
+@pytest.mark.parametrize(("notion", "first_sensitive", "first_y"), _first_batch_cases())
+def test_a_first_batch_with_a_constant_column_does_not_fix_the_kernels(
+    notion, first_sensitive, first_y
+):
+    rng = np.random.default_rng(5)
+    n = 128
+    width = first_sensitive.shape[1]
+    sensitive = rng.normal(40.0, 12.0, (n, width))
+    if not first_sensitive.any():
+        sensitive = 5.0 * rng.integers(0, 2, (n, width)).astype(float)
+    y = rng.normal(size=n)
+    pred = sensitive[:, 0] / 10.0 + y + rng.normal(size=n)
+    statistic = BatchStatistic(notion=notion)
+    statistic(rng.normal(size=n), first_sensitive, first_y)
+    assert not statistic.is_fitted
+    value = statistic(pred, sensitive, y)
+    # the kernels of the first batch in which every column varies: those of a fresh statistic
+    assert value == pytest.approx(BatchStatistic(notion=notion)(pred, sensitive, y), rel=1e-9)
+    assert statistic.is_fitted
+    statistic(pred, first_sensitive, first_y)
+    assert statistic(pred, sensitive, y) == pytest.approx(value, rel=1e-9)
+
+
+def test_fit_keeps_the_kernels_of_a_column_constant_in_the_training_data():
+    statistic = BatchStatistic(notion="dp").fit(np.column_stack([np.zeros(50), np.arange(50)]))
+    assert statistic.is_fitted
+
+
 def test_constant_attributes_in_a_batch_give_zero_with_zero_gradient():
     statistic = BatchStatistic(notion="eo").fit(np.array([0.0, 1.0] * 50), np.arange(100) % 3)
     pred = torch.linspace(0, 1, 64, requires_grad=True)

@@ -34,7 +34,8 @@ class FairCOCCOPenalty(FairnessPenalty):
     permuted (``chance_adjusted``, DP and EO). For DP and EO it is computed by
     :class:`faircocco_plugins.BatchStatistic`: the kernels of the attributes and outcomes
     (bandwidths, level sets, pivots) are fitted once, by :meth:`fit` on the training data or on
-    the first batch, and only the predictions' kernel is refitted per batch. For CAL, or with
+    the first batch in which every column varies, and only the predictions' kernel is refitted
+    per batch. For CAL, or with
     ``method="exact"``, :func:`faircocco_plugins.faircocco_statistic` refits every kernel per
     batch. DP and EO are computed on the host in float64 and reach the predictions' framework
     as one autograd node with the gradient in closed form; CAL and ``method="exact"`` run in
@@ -190,8 +191,14 @@ class FairCOCCOPenalty(FairnessPenalty):
 
         Bandwidths, level sets and low-rank pivots of the attributes (and, for EO, of the
         outcomes and their classes) then stay fixed across batches; only the predictions'
-        kernel is refitted per batch. Without ``fit``, the first batch fits them. Under CAL or
-        ``method="exact"`` every kernel is refitted per batch and ``fit`` only checks the data.
+        kernel is refitted per batch. Without ``fit``, the first batch in which every column
+        of ``sensitive`` (and, for EO, of ``y_true``) varies fits them: a batch with a constant
+        column (a binary attribute seen with one value, a one-hot level not seen yet, one class
+        of the outcome) cannot show their spread, so it is measured with kernels fitted on
+        itself alone, as by a fresh penalty, and the next batch fits them again. A class first
+        seen after the kernels are fitted is an error; ``fit`` on the training data avoids
+        both. Under CAL or ``method="exact"`` every kernel is refitted per batch and ``fit``
+        only checks the data.
 
         Parameters
         ----------
@@ -275,13 +282,13 @@ class FairCOCCOPenalty(FairnessPenalty):
     def _outcome(self, truth: torch.Tensor) -> torch.Tensor:
         """Class labels become bool indicators (delta kernels); numbers are passed as they are.
 
-        The classes are fitted with the kernels (by :meth:`fit` or the first batch), so every
-        batch encodes a label the same way.
+        The classes are fitted with the kernels (by :meth:`fit` or a batch, see
+        :meth:`fit`), so every batch encodes a label the same way.
         """
         if truth.is_floating_point() or truth.dtype == torch.bool:
             return truth
         labels = truth.reshape(-1)
-        if self._classes is None or self._batches is None:
+        if self._classes is None or self._batches is None or not self._batches.is_fitted:
             self._classes = torch.unique(labels)
         classes = self._classes.to(labels.device)
         known = torch.isin(labels, classes)

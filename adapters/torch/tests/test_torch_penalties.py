@@ -201,6 +201,30 @@ def test_faircocco_penalty_keeps_the_kernels_fitted_on_training_data() -> None:
     assert abs(unfitted.item() - value.item()) > 1e-4 * value.item()
 
 
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_an_unfitted_penalty_whose_first_batch_has_a_constant_age_measures_later_batches_afresh(
+    notion: str,
+) -> None:
+    batch = _batch(seed=4)
+    age = batch["age"][:, None]
+    p = torch.sigmoid(batch["logits"]).detach()
+    penalty = FairCOCCOPenalty(notion=notion)
+    penalty(torch.rand(N), torch.full((N, 1), 40.0), batch["y"])
+    fresh = FairCOCCOPenalty(notion=notion).statistic(p, age, batch["y"])
+    assert penalty.statistic(p, age, batch["y"]).item() == pytest.approx(fresh.item(), rel=1e-6)
+
+
+def test_an_unfitted_penalty_whose_first_batch_has_one_class_takes_both_classes_later() -> None:
+    batch = _batch(seed=5)
+    labels = batch["y"].long()
+    p = torch.sigmoid(batch["logits"]).detach()
+    penalty = FairCOCCOPenalty(notion="eo")
+    penalty(torch.rand(N), batch["age"][:, None], torch.zeros(N, dtype=torch.long))
+    value = penalty.statistic(p, batch["age"][:, None], labels)
+    fresh = FairCOCCOPenalty(notion="eo").statistic(p, batch["age"][:, None], labels)
+    assert value.item() == pytest.approx(fresh.item(), rel=1e-6)
+
+
 def test_faircocco_penalty_rejects_a_class_it_was_not_fitted_with() -> None:
     penalty = FairCOCCOPenalty(notion="eo").fit(torch.rand(50, 1), torch.arange(50) % 2)
     with pytest.raises(ValueError, match="class 2"):
