@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from ._selection import DEFAULT_TOLERANCE
@@ -94,6 +95,7 @@ def _tolerance(text: str) -> float:
 def _run(args: argparse.Namespace) -> int:
     from ._extras import missing_extra
     from ._report import write_report
+    from ._store import ResultsStore
 
     missing = None if args.no_plots else missing_extra(("matplotlib",))
     if missing is not None:
@@ -102,16 +104,34 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 2
 
-    # a missing store or study is a ValueError, printed by the command as one line
-    folder = write_report(
-        args.store,
-        args.out,
-        study=args.study,
-        formats=args.formats,
-        plots=not args.no_plots,
-        tolerance=args.tolerance,
-        adjusted=args.adjusted,
-    )
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(
+            f"faircocco report: error: --out {out} is a file; name a folder (created when missing)",
+            file=sys.stderr,
+        )
+        return 2
+    # a missing store or study is a ValueError, printed by the command as one line; reporting
+    # only reads the store, so a read-only one is reported too
+    with ResultsStore(args.store, read_only=True) as store:
+        try:
+            folder = write_report(
+                store,
+                out,
+                study=args.study,
+                formats=args.formats,
+                plots=not args.no_plots,
+                tolerance=args.tolerance,
+                adjusted=args.adjusted,
+            )
+        except OSError as error:
+            where = error.filename if error.filename is not None else out
+            print(
+                f"faircocco report: error: cannot write the report to {where} "
+                f"({error.strerror or error}); choose a writable --out folder",
+                file=sys.stderr,
+            )
+            return 2
     pages = [folder / name for name in ("README.md", "index.html") if (folder / name).exists()]
     print(f"report written to {folder}")
     for page in pages:

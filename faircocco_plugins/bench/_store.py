@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import sqlite3
-from collections.abc import Iterable, Mapping
+import time
+import uuid
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +81,25 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_study ON runs (study, dataset, method, notion, seed);
 """
+#: Cells being computed: claimed by a driver before it submits them, so that drivers sharing a
+#: store split the work. ``claimed_at`` is the Unix time of the claim or of its last renewal.
+_CLAIMS = """
+CREATE TABLE IF NOT EXISTS claims (
+    run_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    claimed_at REAL NOT NULL
+);
+"""
+#: The tables and columns a results store has (``claims`` came later and is created on write).
+_TABLES: dict[str, tuple[str, ...]] = {
+    "meta": ("key", "value"),
+    "studies": ("id", "study", "started_at", "config", "versions", "git_revision"),
+    "runs": (*RUN_COLUMNS, "metrics"),
+}
+#: Outcomes of :meth:`ResultsStore.claim`.
+CLAIMED, DONE, TAKEN = "claimed", "done", "taken"
 
 
 @dataclass(frozen=True)
@@ -148,17 +171,63 @@ class RunRecord:
             raise ValueError(f"status={self.status!r} is not valid; expected one of {STATUSES}.")
 
 
+@dataclass(frozen=True)
+class Claimant:
+    """A driver that claims cells in a store: its own token, its host and its process id.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench._store import Claimant
+    >>> Claimant().token != Claimant().token
+    True
+    """
+
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    host: str = field(default_factory=socket.gethostname)
+    pid: int = field(default_factory=os.getpid)
+
+
+def _stale(token: str, host: str, pid: int, claimed_at: float, stale_after: float) -> bool:
+    """Whether a claim was not renewed for ``stale_after`` seconds or its process has ended."""
+    if time.time() - claimed_at > stale_after:
+        return True
+    return host == socket.gethostname() and not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, for one
+        return True
+    return True
+
+
 class ResultsStore:
     """Runs of fairness studies in one SQLite file (WAL mode, one transaction per run).
 
-    The store is written by one process, the study's driver; workers return their results to
-    it. A run is identified by its ``run_id``, so re-running a study finds the runs that are
-    already there and skips them.
+    The store is written by the study's driver; workers return their results to it. A run is
+    identified by its ``run_id``, so re-running a study finds the runs that are already there
+    and skips them. Several drivers may share a store: each claims a cell before computing it
+    (:meth:`claim`), so that they split the work.
+
+    An existing file is first opened read-only and checked: a file that is not a results store
+    (another program's database, a text file) is refused and left unchanged.
 
     Parameters
     ----------
     path : str or path-like
-        The SQLite file; created with its folder when missing.
+        The SQLite file; created with its folder when missing (unless ``read_only``).
+    read_only : bool, default False
+        Open an existing store for reading only (as a report does): nothing in its folder is
+        written, so a store in a read-only folder or file can be read.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a results store, is damaged, or cannot be written (one line naming
+        the file and what to do).
 
     Examples
     --------
@@ -176,46 +245,24 @@ class ResultsStore:
     np.float64(0.72)
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         if not isinstance(path, str | os.PathLike):
             raise TypeError(f"path must be a str or path-like; got {type(path).__name__}.")
+        if not isinstance(read_only, bool):
+            raise TypeError(f"read_only must be True or False; got {read_only!r}.")
         self.path = Path(path)
+        self.read_only = read_only
+        self._connection: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise ValueError(f"path={str(self.path)!r} is a directory; expected a file name.")
+        if read_only and not self.path.exists():
+            raise ValueError(f"the results store {str(self.path)!r} does not exist.")
         if self.path.exists():
-            _check_file(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection: sqlite3.Connection | None = sqlite3.connect(self.path, timeout=60.0)
-        try:
-            self._setup()
-        except sqlite3.DatabaseError as error:
+            # checked read-only first: a file that is not a store is never written to
+            self._connection = _open_checked(self.path)
+        if not read_only:
             self.close()
-            raise ValueError(f"path={str(self.path)!r} is not a results store ({error}).") from None
-
-    def _setup(self) -> None:
-        connection = self._db
-        problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            raise ValueError(
-                f"{self.path} is damaged ({'; '.join(problems[:3])}); restore it from a copy, "
-                "or move it away to start a new store."
-            )
-        # WAL: readers (a report) never block the writer, and a killed writer loses at most the
-        # transaction it was in.
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        with connection:
-            connection.executescript(_SCHEMA)
-            row = connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                connection.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema', ?)", (_SCHEMA_VERSION,)
-                )
-            elif row[0] != _SCHEMA_VERSION:
-                raise ValueError(
-                    f"{self.path} has store schema {row[0]}; this version reads schema "
-                    f"{_SCHEMA_VERSION}."
-                )
+            self._connection = _open_for_writing(self.path)
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -233,6 +280,21 @@ class ResultsStore:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``), so that reading and then
+        writing in it cannot interleave with another driver's transaction."""
+        if self.read_only:
+            raise ValueError(f"the results store {self.path} was opened read-only.")
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -274,11 +336,102 @@ class ResultsStore:
             return
         names = ", ".join(rows[0])
         marks = ", ".join("?" for _ in rows[0])
-        with self._db:
-            self._db.executemany(
+        with self._transaction() as db:
+            db.executemany(
                 f"INSERT OR REPLACE INTO runs ({names}) VALUES ({marks})",
                 [tuple(row.values()) for row in rows],
             )
+            # a stored run is no longer being computed
+            db.executemany("DELETE FROM claims WHERE run_id = ?", [(r["run_id"],) for r in rows])
+
+    def claim(
+        self,
+        run_id: str,
+        claimant: Claimant,
+        *,
+        keep: Collection[str],
+        since: str,
+        stale_after: float,
+    ) -> str:
+        """Claim a cell before computing it, unless another driver has it or has stored it.
+
+        Parameters
+        ----------
+        run_id : str
+        claimant : Claimant
+            The driver that claims.
+        keep : collection of str
+            Statuses of a stored run that make the cell done.
+        since : str
+            ISO 8601 time the claimant started: a run stored since then is done whatever its
+            status (another driver has just run it).
+        stale_after : float
+            Seconds after which a claim that was not renewed is taken over; the claim of a
+            process of this host that has ended is taken over at once.
+
+        Returns
+        -------
+        {"claimed", "done", "taken"}
+            ``"claimed"``: compute the cell; ``"done"``: the store has it; ``"taken"``:
+            another live driver is computing it.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from faircocco_plugins.bench._store import Claimant, ResultsStore
+        >>> store = ResultsStore(pathlib.Path(tempfile.mkdtemp()) / "results.sqlite")
+        >>> one, two = Claimant(), Claimant()
+        >>> options = {"keep": ("ok",), "since": "2020-01-01", "stale_after": 600.0}
+        >>> store.claim("r1", one, **options), store.claim("r1", two, **options)
+        ('claimed', 'taken')
+        >>> store.close()
+        """
+        with self._transaction() as db:
+            stored = db.execute(
+                "SELECT status, finished_at FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if stored is not None and (stored[0] in keep or stored[1] >= since):
+                return DONE
+            held = db.execute(
+                "SELECT token, host, pid, claimed_at FROM claims WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if held is not None and held[0] != claimant.token and not _stale(*held, stale_after):
+                return TAKEN
+            db.execute(
+                "INSERT OR REPLACE INTO claims (run_id, token, host, pid, claimed_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (run_id, claimant.token, claimant.host, claimant.pid, time.time()),
+            )
+        return CLAIMED
+
+    def renew_claims(self, claimant: Claimant) -> None:
+        """Mark the claims of ``claimant`` as alive now (see :meth:`claim`).
+
+        Parameters
+        ----------
+        claimant : Claimant
+        """
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE claims SET claimed_at = ? WHERE token = ?", (time.time(), claimant.token)
+            )
+
+    def release_claims(self, claimant: Claimant, run_ids: Iterable[str] | None = None) -> None:
+        """Drop the claims of ``claimant`` (on ``run_ids`` only, when given).
+
+        Parameters
+        ----------
+        claimant : Claimant
+        run_ids : iterable of str, optional
+        """
+        with self._transaction() as db:
+            if run_ids is None:
+                db.execute("DELETE FROM claims WHERE token = ?", (claimant.token,))
+            else:
+                db.executemany(
+                    "DELETE FROM claims WHERE token = ? AND run_id = ?",
+                    [(claimant.token, run_id) for run_id in run_ids],
+                )
 
     def completed(self, study: str | None = None) -> dict[str, str]:
         """``run_id`` to status of every run in the store (of one study when given).
@@ -323,8 +476,8 @@ class ResultsStore:
         --------
         See :class:`ResultsStore`.
         """
-        with self._db:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "INSERT INTO studies (study, started_at, config, versions, git_revision) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (study, utc_now(), _dumps(dict(config)), _dumps(dict(versions)), git_revision),
@@ -344,13 +497,16 @@ class ResultsStore:
         See :class:`ResultsStore`.
         """
         rows = self._db.execute(
-            "SELECT study, started_at, config, versions, git_revision FROM studies ORDER BY id"
+            "SELECT id, study, started_at, config, versions, git_revision FROM studies ORDER BY id"
         ).fetchall()
         frame = pd.DataFrame(
-            rows, columns=["study", "started_at", "config", "versions", "git_revision"]
+            [row[1:] for row in rows],
+            columns=["study", "started_at", "config", "versions", "git_revision"],
         )
-        for name in ("config", "versions"):
-            frame[name] = [json.loads(value) for value in frame[name]]
+        for column, name in ((3, "config"), (4, "versions")):
+            frame[name] = [
+                self._mapping(row[column], "studies", f"id = {row[0]}", name) for row in rows
+            ]
         return frame
 
     def runs(self, study: str | None = None) -> pd.DataFrame:
@@ -379,13 +535,17 @@ class ResultsStore:
         query += " ORDER BY study, dataset, method, notion, seed, run_id"
         rows = self._db.execute(query, arguments).fetchall()
         frame = pd.DataFrame([row[:-1] for row in rows], columns=list(RUN_COLUMNS))
+        keys = [f"run_id = '{run_id}'" for run_id in frame["run_id"]]
         for name in ("params", "settings", "versions"):
-            frame[name] = pd.Series([json.loads(v) for v in frame[name]], dtype=object)
+            values = [
+                self._mapping(v, "runs", k, name) for v, k in zip(frame[name], keys, strict=True)
+            ]
+            frame[name] = pd.Series(values, dtype=object)
         for name in ("seed", "n_train", "n_validation", "n_test"):
             frame[name] = frame[name].astype("Int64")
         for name in ("fit_seconds", "predict_seconds", "peak_memory_mib"):
             frame[name] = frame[name].astype(float)
-        metrics = [json.loads(row[-1]) for row in rows]
+        metrics = [self._metrics(row[-1], key) for row, key in zip(rows, keys, strict=True)]
         names = sorted({key for values in metrics for key in values}, key=_metric_order)
         columns = {
             name: pd.Series([_float(values.get(name)) for values in metrics], dtype=float)
@@ -393,13 +553,42 @@ class ResultsStore:
         }
         return pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
 
+    def _mapping(self, text: object, table: str, key: str, column: str) -> dict[str, Any]:
+        """The JSON object stored in one cell of the store; a broken one names its row."""
+        try:
+            value = json.loads(text)  # type: ignore[arg-type]
+        except (TypeError, ValueError) as error:
+            problem = f"is not valid JSON ({error})"
+        else:
+            if isinstance(value, dict):
+                return value
+            problem = f"holds a JSON {type(value).__name__}, not an object"
+        raise ValueError(
+            f"{self.path} is damaged: the column {column} of the row {key} of its table {table} "
+            f"{problem}; restore the store from a copy, or delete that row (DELETE FROM {table} "
+            f"WHERE {key}) so that running the study again recomputes it."
+        )
+
+    def _metrics(self, text: object, key: str) -> dict[str, Any]:
+        values = self._mapping(text, "runs", key, "metrics")
+        for name, value in values.items():
+            if value is not None and not isinstance(value, int | float):
+                raise ValueError(
+                    f"{self.path} is damaged: the metric {name} of the row {key} of its table "
+                    f"runs is {value!r}, not a number; restore the store from a copy, or delete "
+                    f"that row (DELETE FROM runs WHERE {key}) so that running the study again "
+                    "recomputes it."
+                )
+        return values
+
 
 #: The header of every SQLite 3 file, and its length.
 _SQLITE_MAGIC, _SQLITE_HEADER = b"SQLite format 3\x00", 100
 
 
-def _check_file(path: Path) -> None:
-    """Refuse an existing file that is empty, not SQLite, or shorter than its header says.
+def _check_file(path: Path) -> bytes:
+    """The header of an existing SQLite file; refuses one that is empty, not SQLite, or shorter
+    than its header says.
 
     SQLite's own checks read a file cut short inside its last page as intact (the missing bytes
     read as zeros), so such a store would look complete while its last runs are garbage.
@@ -422,6 +611,137 @@ def _check_file(path: Path) -> None:
             f"{path} is truncated: {size:,} bytes where its header says {pages:,} pages of "
             f"{page_size:,} bytes. Restore it from a copy, or move it away to start a new store."
         )
+    return header
+
+
+#: Byte 18 of the header: 2 for a database in WAL mode.
+_WAL_VERSION, _WAL_BYTE = 2, 18
+_TABLE_NAMES = "SELECT name FROM sqlite_master WHERE type = 'table'"
+
+
+def _open_checked(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the results store at ``path``, after checking that it is one."""
+    header = _check_file(path)
+    connection = _connect_read_only(path, header)
+    try:
+        _check_schema(connection, path)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _connect_read_only(path: Path, header: bytes) -> sqlite3.Connection:
+    """Open ``path`` so that nothing is written to it or beside it.
+
+    A database in WAL mode without its ``-wal`` file has everything in the main file and no
+    writer: it is opened as immutable, since a read-only connection would create the ``-wal``
+    and ``-shm`` files (and cannot, in a read-only folder). Otherwise readers take SQLite's
+    shared locks, so that a writer's transactions are seen whole.
+    """
+    uri = path.resolve().as_uri() + "?mode=ro"
+    if header[_WAL_BYTE] == _WAL_VERSION and not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
+        connection.execute(_TABLE_NAMES).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise ValueError(f"{path} is not a results store ({error}).") from None
+    return connection
+
+
+def _check_schema(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database that is damaged or lacks the tables and columns of a results store."""
+    try:
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
+        tables = {row[0] for row in connection.execute(_TABLE_NAMES).fetchall()}
+    except sqlite3.DatabaseError as error:
+        raise ValueError(f"{path} is not a results store ({error}).") from None
+    if problems != ["ok"]:
+        raise ValueError(
+            f"{path} is damaged ({'; '.join(problems[:3])}); restore it from a copy, "
+            "or move it away to start a new store."
+        )
+    if not set(_TABLES) <= tables:
+        found = ", ".join(sorted(tables)) or "none"
+        raise ValueError(
+            f"{path} is not a results store (its tables: {found}; a store has the tables "
+            f"{', '.join(_TABLES)}); name another file, or a new one, as the store."
+        )
+    for table, expected in _TABLES.items():
+        columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        missing = [column for column in expected if column not in columns]
+        if missing:
+            raise ValueError(
+                f"{path} is a damaged results store: its table {table} lacks the columns "
+                f"{missing}; restore it from a copy, or move it away to start a new store."
+            )
+    row = connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if row is None or row[0] != _SCHEMA_VERSION:
+        found = "no schema version" if row is None else f"store schema {row[0]}"
+        raise ValueError(f"{path} has {found}; this version reads schema {_SCHEMA_VERSION}.")
+
+
+def _open_for_writing(path: Path) -> sqlite3.Connection:
+    """A connection that writes to the store at ``path``, created first when missing."""
+    if not path.exists():
+        _create(path)
+    if not os.access(path, os.W_OK):
+        raise ValueError(
+            f"{path} is read-only, and running a study writes to its store: make it writable, "
+            "or name another store."
+        )
+    try:
+        connection = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+    except sqlite3.DatabaseError as error:
+        raise ValueError(_unwritable(path, error)) from None
+    try:
+        # WAL: readers (a report) never block the writer, and a killed writer loses at most the
+        # transaction it was in.
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute(_CLAIMS)  # stores made before claims existed
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise ValueError(_unwritable(path, error)) from None
+    return connection
+
+
+def _unwritable(path: Path, error: BaseException) -> str:
+    return (
+        f"cannot write the results store {path} ({error}): its folder or the file is "
+        "read-only; make them writable, or name a store in a writable folder."
+    )
+
+
+def _create(path: Path) -> None:
+    """Create an empty store at ``path`` at once: built under a temporary name, then linked.
+
+    Another driver starting at the same time thus never sees a half-made store; when it links
+    its own first, this one opens that one.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(temporary, isolation_level=None)
+    except (OSError, sqlite3.DatabaseError) as error:
+        raise ValueError(_unwritable(path, error)) from None
+    try:
+        connection.executescript(
+            f"BEGIN; {_SCHEMA} {_CLAIMS} INSERT INTO meta (key, value) "
+            f"VALUES ('schema', '{_SCHEMA_VERSION}'); COMMIT;"
+        )
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another driver created it first
+    except (OSError, sqlite3.DatabaseError) as error:
+        raise ValueError(_unwritable(path, error)) from None
+    finally:
+        connection.close()
+        temporary.unlink(missing_ok=True)
 
 
 def utc_now() -> str:

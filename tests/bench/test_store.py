@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ import pytest
 
 from faircocco_plugins.bench import ResultsStore, RunRecord
 from faircocco_plugins.bench._store import RUN_COLUMNS
+from faircocco_plugins.cli import main
 
 
 def _record(run_id: str, **changes: Any) -> RunRecord:
@@ -175,3 +178,193 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
     path.write_text("run_id,status\nr1,ok\n")
     with pytest.raises(ValueError, match="not a results store"):
         ResultsStore(path)
+
+
+# --- files that are not results stores, read-only stores, damaged rows ---------------------------
+
+#: Root may write to any file, so read-only files and folders can only be tested by other users.
+needs_permissions = pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0, reason="file permissions do not bind root"
+)
+
+
+def _foreign_database(path: Path) -> bytes:
+    """Another program's SQLite database (rollback journal, as SQLite makes by default)."""
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.execute("INSERT INTO customers (name) VALUES ('Ada')")
+    connection.commit()
+    connection.close()
+    return path.read_bytes()
+
+
+def _report(store: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = main(["report", str(store), "--out", str(out), "--no-plots"])
+    return status, capsys.readouterr().err
+
+
+def test_a_foreign_database_is_refused_and_left_byte_for_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "shop.db"
+    before = _foreign_database(path)
+    with pytest.raises(
+        ValueError, match=r"shop\.db is not a results store \(its tables: customers"
+    ):
+        ResultsStore(path)
+    with pytest.raises(ValueError, match="is not a results store"):
+        ResultsStore(path, read_only=True)
+    status, err = _report(path, tmp_path / "report", capsys)
+    assert status == 2
+    assert "shop.db is not a results store" in err and "Traceback" not in err
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shop.db"]
+
+
+def test_report_refuses_a_text_file_and_a_missing_store_without_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.sqlite"
+    text.write_text("run_id,status\nr1,ok\n")
+    status, err = _report(text, tmp_path / "report", capsys)
+    assert status == 2 and "notes.sqlite is not a results store (not an SQLite file)" in err
+    assert text.read_text() == "run_id,status\nr1,ok\n"
+    status, err = _report(tmp_path / "missing.sqlite", tmp_path / "report", capsys)
+    assert status == 2 and "missing.sqlite' does not exist" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]
+
+
+def test_reading_a_store_writes_nothing_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+    before = path.read_bytes()
+    with ResultsStore(path, read_only=True) as store:
+        assert store.runs()["run_id"].tolist() == ["r1"]
+        with pytest.raises(ValueError, match="opened read-only"):
+            store.add(_record("r2"))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.sqlite"]
+
+
+def test_report_to_an_existing_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+    out = tmp_path / "report.txt"
+    out.write_text("keep me")
+    status, err = _report(path, out, capsys)
+    assert status == 2
+    assert err.strip() == (
+        f"faircocco report: error: --out {out} is a file; name a folder (created when missing)"
+    )
+    assert out.read_text() == "keep me"
+
+
+@needs_permissions
+def test_read_only_store_is_reported_and_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "archive"
+    path = folder / "runs.sqlite"
+    scores = {"faircocco_eo": 0.03, "accuracy": 0.7}
+    with ResultsStore(path) as store:
+        store.add(
+            _record(
+                "r1",
+                metrics={f"{p}.{k}": v for p in ("validation", "test") for k, v in scores.items()},
+            )
+        )
+    path.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        status, err = _report(path, tmp_path / "report", capsys)
+        assert status == 0, err
+        with pytest.raises(ValueError, match=r"runs\.sqlite is read-only, and running a study"):
+            ResultsStore(path)
+        read_only_out = tmp_path / "locked"
+        read_only_out.mkdir(mode=0o555)
+        status, err = _report(path, read_only_out, capsys)
+        assert status == 2
+        assert err.startswith(
+            f"faircocco report: error: cannot write the report to {read_only_out}"
+        )
+        assert len(err.strip().splitlines()) == 1
+    finally:
+        folder.chmod(0o755)
+
+
+@needs_permissions
+def test_a_new_store_in_a_read_only_folder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0o555)
+    with pytest.raises(ValueError, match=r"cannot write the results store .*locked/runs\.sqlite"):
+        ResultsStore(folder / "runs.sqlite")
+    status = main(["bench", "--datasets", "synthetic", "--store", str(folder / "runs.sqlite")])
+    err = capsys.readouterr().err
+    assert status == 2 and "cannot write the results store" in err and "Traceback" not in err
+
+
+def test_a_store_missing_a_column_names_the_table_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+    connection = sqlite3.connect(path)
+    connection.execute("ALTER TABLE runs DROP COLUMN metrics")
+    connection.commit()
+    connection.close()
+    with pytest.raises(
+        ValueError,
+        match=r"runs\.sqlite is a damaged results store: its table runs lacks the "
+        r"columns \['metrics'\]",
+    ):
+        ResultsStore(path, read_only=True)
+
+
+@pytest.mark.parametrize(
+    ("column", "text", "problem"),
+    [
+        ("params", "{'lam': 1", "is not valid JSON"),
+        ("settings", "[1, 2]", "holds a JSON list, not an object"),
+        ("metrics", '{"test.accuracy": "high"}', "test.accuracy .* is 'high', not a number"),
+    ],
+)
+def test_a_run_with_broken_json_names_the_store_and_the_run(
+    tmp_path: Path, column: str, text: str, problem: str
+) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add_many([_record("r1"), _record("r2", seed=1)])
+    connection = sqlite3.connect(path)
+    connection.execute(f"UPDATE runs SET {column} = ? WHERE run_id = 'r2'", (text,))
+    connection.commit()
+    connection.close()
+    with ResultsStore(path, read_only=True) as store, pytest.raises(ValueError) as raised:
+        store.runs()
+    message = str(raised.value)
+    assert message.startswith(f"{path} is damaged:")
+    assert "row run_id = 'r2' of its table runs" in message
+    assert re.search(problem, message)
+    assert "DELETE FROM runs WHERE run_id = 'r2'" in message
+
+
+def test_a_study_record_with_broken_json_names_its_row(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.record_study("s", {"seeds": [0]}, versions={}, git_revision=None)
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE studies SET config = 'not json'")
+    connection.commit()
+    connection.close()
+    with (
+        ResultsStore(path) as store,
+        pytest.raises(
+            ValueError,
+            match=r"the column config of the row id = 1 of its table studies is not valid",
+        ),
+    ):
+        store.studies()
