@@ -15,6 +15,7 @@ from ._fronts import front_axes, hypervolume, non_dominated
 from ._hypervolume_table import hypervolume_table
 from ._metrics import (
     CLASSIFICATION_METRICS,
+    R2_THRESHOLD,
     REGRESSION_METRICS,
     SPREAD_THRESHOLD,
     degenerate_runs,
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_TOLERANCE",
     "PAPER_DATASETS",
     "PRESETS",
+    "R2_THRESHOLD",
     "REGRESSION_METRICS",
     "SPREAD_THRESHOLD",
     "SYNTHETIC_DATASETS",

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._metrics import majority_rate, r_squared
+
 #: The two planes of :func:`front_axes`, named after their unfairness axis.
 FRONTS: tuple[str, ...] = ("adjusted", "deo")
 
@@ -168,11 +170,11 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
 
     if task == "classification":
         above_chance = 2.0 * (column("auc").fillna(column("balanced_accuracy")) - 0.5)
-        majority = np.maximum(column("base_rate"), 1.0 - column("base_rate"))
+        majority = majority_rate(column("base_rate"))
         above_majority = (column("accuracy") - majority) / (1.0 - majority)
         performances = {"adjusted": above_chance, "deo": above_majority}
     else:
-        r2 = 1.0 - column("mse") / column("outcome_variance")
+        r2 = r_squared(column("mse"), column("outcome_variance"))
         performances = {"adjusted": r2, "deo": r2}
     axes = {}
     for front in FRONTS:

@@ -34,7 +34,8 @@ prediction at the median of the true outcome on the evaluated part: "positive" m
 median outcome.
 
 A run is *degenerate* on a part (:func:`degenerate_runs`) when it predicts a single class there,
-or, for regression, when its ``prediction_spread`` is below :data:`SPREAD_THRESHOLD`.
+or, for regression, when its ``prediction_spread`` is below :data:`SPREAD_THRESHOLD` or its R²
+(:func:`r_squared`) is at most :data:`R2_THRESHOLD`.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread", "outcome_vari
 #: is degenerate: its error is that of a constant, and its fairness scores (which do not depend
 #: on the predictions' scale) measure noise.
 SPREAD_THRESHOLD = 1e-3
+#: A regression run whose R² on a part (:func:`r_squared`) is at most this is degenerate there:
+#: it predicts no better than the part's mean outcome, so its low fairness scores are the
+#: fairness of predicting nothing, not a trade-off it achieved.
+R2_THRESHOLD = 0.01
 
 
 def metric_names(
@@ -201,13 +206,16 @@ def evaluate_predictions(
 
 
 def degenerate_runs(runs: pd.DataFrame, part: str = "test") -> pd.Series:
-    """Which runs are degenerate on an evaluated part: one class, or an almost constant value.
+    """Which runs are degenerate on an evaluated part: one class, or no better than the mean.
 
     A classification run is degenerate when every prediction on the part is the same class
     (``<part>.single_class`` is 1): it scores as perfectly fair and, on imbalanced data, as
     accurate as the majority rate. A regression run is degenerate when its
-    ``<part>.prediction_spread`` is below :data:`SPREAD_THRESHOLD`. A run without these values
-    (failed, or stored before ``prediction_spread`` was recorded) is not degenerate.
+    ``<part>.prediction_spread`` is below :data:`SPREAD_THRESHOLD`, or when its R² on the part
+    (:func:`r_squared` of ``<part>.mse`` and ``<part>.outcome_variance``) is at most
+    :data:`R2_THRESHOLD`: it predicts the outcome no better than the part's mean does, so it
+    has next to nothing that could follow the attributes. A run without these values (failed,
+    or stored before they were recorded) is not degenerate.
 
     Parameters
     ----------
@@ -228,9 +236,11 @@ def degenerate_runs(runs: pd.DataFrame, part: str = "test") -> pd.Series:
     >>> runs = pd.DataFrame({
     ...     "test.single_class": [1.0, 0.0, None, None],
     ...     "test.prediction_spread": [None, None, 2e-4, 0.8],
+    ...     "test.mse": [None, None, 1.0, 1.01],
+    ...     "test.outcome_variance": [None, None, 1.0, 1.0],
     ... })
     >>> degenerate_runs(runs).tolist()
-    [True, False, True, False]
+    [True, False, True, True]
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
@@ -244,7 +254,62 @@ def degenerate_runs(runs: pd.DataFrame, part: str = "test") -> pd.Series:
         return runs[name].astype(float)
 
     # comparisons with NaN are false: an unknown value is not degenerate
-    return (column("single_class") == 1.0) | (column("prediction_spread") < SPREAD_THRESHOLD)
+    return (
+        (column("single_class") == 1.0)
+        | (column("prediction_spread") < SPREAD_THRESHOLD)
+        | (r_squared(column("mse"), column("outcome_variance")) <= R2_THRESHOLD)
+    )
+
+
+def r_squared(mse: pd.Series, outcome_variance: pd.Series) -> pd.Series:
+    """R² of regression runs on a part: ``1 − mse / outcome_variance``.
+
+    The baseline is the mean of the part's own outcome, whose MSE is the part's outcome
+    variance. Predicting the training mean instead costs that variance plus the squared gap
+    between the two means, so this R² is never above the one against the training mean: a
+    model it calls no better than the mean is no better than the training mean either.
+
+    Parameters
+    ----------
+    mse, outcome_variance : pandas.Series
+        The runs' MSE and outcome variance on one part.
+
+    Returns
+    -------
+    pandas.Series of float
+        NaN where either value is missing or the outcome is constant on the part.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._metrics import r_squared
+    >>> r_squared(pd.Series([0.25, 1.02]), pd.Series([1.0, 1.0])).round(2).tolist()
+    [0.75, -0.02]
+    """
+    variance = outcome_variance.astype(float)
+    return 1.0 - mse.astype(float) / variance.where(variance > 0)
+
+
+def majority_rate(base_rate: Any) -> Any:
+    """The accuracy of always predicting the majority class: the larger of ``base_rate`` and
+    one minus it.
+
+    Parameters
+    ----------
+    base_rate : float, numpy.ndarray or pandas.Series
+        Shares of positive outcomes.
+
+    Returns
+    -------
+    Same type as ``base_rate``.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench._metrics import majority_rate
+    >>> float(majority_rate(0.11))
+    0.89
+    """
+    return np.maximum(base_rate, 1.0 - base_rate)
 
 
 def _positive_scores(proba: Any, n: int) -> np.ndarray:

@@ -6,7 +6,9 @@ best mean validation performance, drawn at the mean test fairness and performanc
 with their standard deviations as error bars and the points joined in sweep order. Points that
 no other point of the figure beats on both axes form the non-dominated front. A point whose
 setting is degenerate on the test part for some seed (:func:`degenerate_runs`) is drawn as a
-cross instead of a dot; the front does not depend on it.
+cross instead of a dot and takes no part in the front: it is never on it and dominates nothing.
+Accuracy axes carry a line at the majority rate, the accuracy of always predicting the majority
+class.
 
 matplotlib is imported only when a figure is drawn, and draws through its Agg canvas directly,
 so the process-wide backend is never changed.
@@ -24,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._fronts import non_dominated
-from ._metrics import degenerate_runs
+from ._metrics import degenerate_runs, majority_rate
 from ._selection import params_key
 
 #: File formats of each figure.
@@ -83,8 +85,9 @@ def pareto_points(
         each method's points in sweep order; ``seeds`` is the number of runs averaged, the
         standard deviations use ``ddof=1`` (NaN for one seed), ``degenerate_seeds`` counts the
         averaged runs that are degenerate on the test part (:func:`degenerate_runs`), and
-        ``on_front`` marks the non-dominated points (:func:`non_dominated`) of the whole
-        figure, degenerate or not.
+        ``on_front`` marks the non-dominated points (:func:`non_dominated`) among the points
+        of the whole figure without a degenerate seed: a degenerate point is never on the
+        front, and it dominates no other point.
 
     Examples
     --------
@@ -128,10 +131,24 @@ def pareto_points(
     # object columns: a missing sweep parameter stays None rather than becoming NaN
     for name in ("sweep_param", "sweep_value", "params"):
         points[name] = pd.Series([row[name] for row in rows], index=points.index, dtype=object)
-    points["on_front"] = non_dominated(
-        points["fairness_mean"], points["performance_mean"], maximise_y=maximise
-    )
+    points["on_front"] = _front(points, maximise)
     return points
+
+
+def _front(points: pd.DataFrame, maximise: bool) -> np.ndarray:
+    """The non-dominated points among those without a degenerate seed.
+
+    A constant predictor scores 0 unfairness at the majority rate's accuracy, so it would
+    dominate every real trade-off; it is drawn, but the front is of the other points.
+    """
+    clean = (points["degenerate_seeds"] == 0).to_numpy()
+    front = np.zeros(len(points), dtype=bool)
+    front[clean] = non_dominated(
+        points.loc[clean, "fairness_mean"],
+        points.loc[clean, "performance_mean"],
+        maximise_y=maximise,
+    )
+    return front
 
 
 def performance_metric(runs: pd.DataFrame) -> tuple[str | None, bool]:
@@ -173,6 +190,7 @@ def plot_pareto(
     performance: str,
     methods: Sequence[str] | None = None,
     formats: Sequence[str] = FIGURE_FORMATS,
+    majority: float | None = None,
 ) -> list[Path]:
     """Draw one Pareto figure from :func:`pareto_points` and save it in each format.
 
@@ -193,6 +211,9 @@ def plot_pareto(
         not listed come after. Default: the order of ``points``.
     formats : sequence of str
         Among ``"png"`` and ``"svg"``.
+    majority : float, optional
+        The majority rate, the accuracy of always predicting the majority class, drawn as a
+        horizontal line on an accuracy axis; ignored for MSE.
 
     Returns
     -------
@@ -226,6 +247,8 @@ def plot_pareto(
         raise ValueError(f"performance={performance!r} is not valid; expected 'accuracy' or 'mse'.")
     if notion not in _NOTION_NAMES:
         raise ValueError(f"notion={notion!r} is not valid; expected one of {list(_NOTION_NAMES)}.")
+    if majority is not None and not 0.5 <= majority <= 1.0:
+        raise ValueError(f"majority={majority!r} is not valid; expected a rate in [0.5, 1].")
     missing = [c for c in POINT_COLUMNS if c not in points.columns]
     if missing:
         raise ValueError(f"points is missing the columns {missing}; pass pareto_points().")
@@ -252,7 +275,16 @@ def plot_pareto(
             marker=DEGENERATE_MARKER,
             markersize=7,
             color="0.2",
-            label="degenerate on some seed (one class or constant)",
+            label="degenerate on some seed (never on the front)",
+        )
+    if majority is not None and performance == "accuracy":
+        axes.axhline(
+            majority,
+            linestyle=":",
+            color="0.4",
+            linewidth=1.2,
+            label=f"majority rate {majority:.3f} (always the majority class)",
+            zorder=1,
         )
     front = points[points["on_front"]].sort_values("fairness_mean")
     if not front.empty:
@@ -307,6 +339,9 @@ def plot_pareto_fronts(
     formats: Sequence[str] = FIGURE_FORMATS,
 ) -> dict[tuple[str, str], list[Path]]:
     """One Pareto figure per dataset and notion with successful runs.
+
+    Accuracy figures draw the majority rate of the runs' test parts (the mean over runs of the
+    larger of ``test.base_rate`` and one minus it), when the runs record a base rate.
 
     Parameters
     ----------
@@ -363,8 +398,17 @@ def plot_pareto_fronts(
             performance=performance,
             methods=order,
             formats=formats,
+            majority=_mean_majority_rate(of_cell),
         )
     return written
+
+
+def _mean_majority_rate(runs: pd.DataFrame) -> float | None:
+    """The runs' mean test majority rate (the base rate differs a little between seeds)."""
+    if "test.base_rate" not in runs.columns:
+        return None
+    rates = majority_rate(runs["test.base_rate"].astype(float)).dropna()
+    return float(rates.mean()) if len(rates) else None
 
 
 def figure_name(dataset: str, notion: str) -> str:

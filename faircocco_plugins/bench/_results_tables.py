@@ -7,7 +7,8 @@ Each block also states the dataset's label, its base rate and the number of test
 scores are computed on. Each cell is the mean ± standard deviation over seeds of the test metric
 of the setting :func:`select_runs` chose on validation data. Cells of degenerate models
 (:func:`degenerate_runs`) carry :data:`DEGENERATE_MARK` and are never bold; the best other cell
-of a row is in bold.
+of a row is in bold, except in the fairness rows of a block where every method is near chance
+(:data:`NEAR_CHANCE`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..plugins import NOTIONS, Interval, check_params
-from ._metrics import degenerate_runs
+from ._metrics import R2_THRESHOLD, degenerate_runs, r_squared
 from ._presets import PAPER_DATASETS
 from ._selection import DEFAULT_TOLERANCE, select_runs
 
@@ -51,6 +52,10 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
 )
 #: Appended to the cells of methods whose selected model is degenerate on some seed.
 DEGENERATE_MARK = "†"
+#: A classification block is near chance when every method with a result has a mean test
+#: balanced accuracy or AUC below this: the models predict little, so little can be unfair,
+#: and the fairness rows are not ranked.
+NEAR_CHANCE = 0.55
 NOTION_TITLES = {
     "dp": "demographic parity (DP)",
     "eo": "equalised odds (EO)",
@@ -60,7 +65,10 @@ GROUP_COLUMNS = ["study", "dataset", "notion", "method"]
 #: What a degenerate model does, by task, for the footnotes.
 _DEGENERATE_WHAT = {
     "classification": "predicts a single class",
-    "regression": "predicts an almost constant value",
+    "regression": (
+        f"is no better than the mean (R² at most {R2_THRESHOLD:g}, or an almost constant "
+        "prediction)"
+    ),
 }
 
 
@@ -85,6 +93,9 @@ def summarise_runs(
         One row per study, dataset, notion, method and test metric (the ``test.`` prefix
         dropped) that some successful run of the dataset has, with the columns of
         :data:`SUMMARY_COLUMNS`:
+
+        The test R² (:func:`r_squared`) is the metric ``r2`` of regression runs that have an
+        ``outcome_variance``.
 
         * ``task``: ``"classification"`` when the dataset's runs have an accuracy,
           ``"regression"`` when they have an MSE, else ``""``;
@@ -127,7 +138,7 @@ def summarise_runs(
     missing = [c for c in (*GROUP_COLUMNS, "seed", "status", "reason") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
-    selected = select_runs(runs, tolerance=tolerance, adjusted=adjusted)
+    selected = _with_r_squared(select_runs(runs, tolerance=tolerance, adjusted=adjusted))
     test_columns = [c for c in selected.columns if str(c).startswith("test.")]
     rows: list[dict[str, Any]] = []
     for (study, dataset), of_dataset in selected.groupby(["study", "dataset"], sort=False):
@@ -156,6 +167,14 @@ def summarise_runs(
         if name == "count" or name.startswith("seeds"):
             summary[name] = summary[name].astype(int)
     return summary
+
+
+def _with_r_squared(selected: pd.DataFrame) -> pd.DataFrame:
+    """The runs with their test R² as ``test.r2`` when they have an MSE and outcome variance."""
+    if not {"test.mse", "test.outcome_variance"} <= set(selected.columns):
+        return selected
+    r2 = r_squared(selected["test.mse"], selected["test.outcome_variance"])
+    return selected.assign(**{"test.r2": r2})
 
 
 def _task(metric_columns: Sequence[str]) -> str:
@@ -272,6 +291,9 @@ class TableBlock:
     facts : tuple of str
         What the numbers are about, such as ``("label: good credit risk", "base rate
         0.700", "N = 200 test rows")``.
+    near_chance : bool
+        Whether every method with a result is near chance (:data:`NEAR_CHANCE`), so that the
+        fairness rows have no bold; the facts then say so.
 
     Examples
     --------
@@ -284,6 +306,7 @@ class TableBlock:
     task: str
     rows: tuple[TableRow, ...]
     facts: tuple[str, ...] = ()
+    near_chance: bool = False
 
 
 @dataclass(frozen=True)
@@ -443,7 +466,8 @@ def results_tables(
     """One :class:`ResultsTable` per notion of a study's summary.
 
     Rows of each dataset block: the performance (for classification ``ACC``, ``BACC`` and
-    ``AUC``, best highest; for regression ``MSE``, best lowest), ``FairCOCCO`` (the joint
+    ``AUC``, best highest; for regression ``MSE``, best lowest, and ``R²``, best highest),
+    ``FairCOCCO`` (the joint
     score under the table's notion), ``FairCOCCO (adjusted)``, ``DEO``, ``DI`` under DP only
     (best highest), then, for datasets with several sensitive attributes, each attribute's
     FairCOCCO score and DEO; the fairness rows are best when lowest. The last row counts the
@@ -454,9 +478,12 @@ def results_tables(
     (:func:`degenerate_runs`) has every cell marked (:attr:`TableCell.degenerate`), and its
     seed count a footnote saying on how many seeds. Bold marks every other method whose mean,
     rounded to ``digits``, equals the best such rounded mean of its row, when at least two
-    such methods have a value. A method that does not apply shows ``n/a``, one that failed on
-    every seed ``failed``, each with a footnote giving the reason; a seed count below the
-    number of seeds has a footnote with the failures.
+    such methods have a value. The fairness rows of a classification block where every
+    method with a result has a mean BACC or AUC below :data:`NEAR_CHANCE` have no bold; the
+    block's facts say that it is near chance (:attr:`TableBlock.near_chance`). A method that
+    does not apply shows ``n/a``, one that failed on every seed ``failed``, each with a
+    footnote giving the reason; a seed count below the number of seeds has a footnote with
+    the failures.
 
     Parameters
     ----------
@@ -593,13 +620,21 @@ class _TableBuilder:
         task = str(rows["task"].iloc[0])
         by_method = {str(m): group for m, group in rows.groupby("method", sort=False)}
         available = set(rows.loc[rows["count"] > 0, "metric"])
+        ok = rows[(rows["status"] == "ok") & (rows["count"] > 0)]
+        near_chance = task == "classification" and _near_chance(ok)
+        performance = {spec[0] for spec in _performance_specs(task)}
         specs = [s for s in _row_specs(self.notion, task, available) if s[0] in available]
         table_rows = [
-            self._metric_row(spec, by_method, first=i == 0) for i, spec in enumerate(specs)
+            self._metric_row(
+                spec,
+                by_method,
+                first=i == 0,
+                ranked=not near_chance or spec[0] in performance,
+            )
+            for i, spec in enumerate(specs)
         ]
         table_rows.append(self._seed_row(by_method, task, first=not specs))
         facts = [f"label: {label}"] if label else []
-        ok = rows[(rows["status"] == "ok") & (rows["count"] > 0)]
         if task == "classification":
             base_rates = ok.loc[ok["metric"] == "base_rate", "mean"]
             if len(base_rates):
@@ -607,24 +642,34 @@ class _TableBuilder:
         n_rows = ok.drop_duplicates("method")["n_rows"].dropna()
         if len(n_rows):
             facts.append(f"N = {_span(n_rows, 0)} test rows")
-        self.blocks.append(TableBlock(dataset, task, tuple(table_rows), tuple(facts)))
+        if near_chance:
+            facts.append(
+                f"near chance: every method's BACC or AUC is below {NEAR_CHANCE:g}, so the "
+                "fairness rows are not ranked"
+            )
+        self.blocks.append(TableBlock(dataset, task, tuple(table_rows), tuple(facts), near_chance))
 
     def _metric_row(
-        self, spec: tuple[str, str, bool], by_method: Mapping[str, pd.DataFrame], *, first: bool
+        self,
+        spec: tuple[str, str, bool],
+        by_method: Mapping[str, pd.DataFrame],
+        *,
+        first: bool,
+        ranked: bool,
     ) -> TableRow:
         metric, label, higher = spec
         # degenerate models take no part in the ranking: they would win the fairness rows
-        ranked: list[tuple[float, float, int] | None] = []
+        values: list[tuple[float, float, int] | None] = []
         cells: list[TableCell] = []
         for method in self.methods:
             group = by_method.get(method)
             if group is None:
-                ranked.append(None)
+                values.append(None)
                 cells.append(TableCell("—"))
                 continue
             status = str(group["status"].iloc[0])
             if status != "ok":
-                ranked.append(None)
+                values.append(None)
                 notes = (self.note(_status_note(group)),) if first else ()
                 cells.append(
                     TableCell("n/a" if status == "not_applicable" else "failed", False, notes)
@@ -633,13 +678,13 @@ class _TableBuilder:
             degenerate = int(group["seeds_degenerate"].iloc[0]) > 0
             match = group[group["metric"] == metric]
             if match.empty or int(match["count"].iloc[0]) == 0:
-                ranked.append(None)
+                values.append(None)
                 cells.append(TableCell("—", degenerate=degenerate))
                 continue
             mean, std = float(match["mean"].iloc[0]), float(match["std"].iloc[0])
-            ranked.append(None if degenerate else (mean, std, int(match["count"].iloc[0])))
+            values.append(None if degenerate else (mean, std, int(match["count"].iloc[0])))
             cells.append(TableCell(format_mean_std(mean, std, self.digits), degenerate=degenerate))
-        best = _best(ranked, higher, self.digits)
+        best = _best(values, higher, self.digits) if ranked else set()
         cells = [dataclasses.replace(c, bold=i in best) for i, c in enumerate(cells)]
         return TableRow(label, metric, tuple(cells))
 
@@ -697,11 +742,16 @@ class _TableBuilder:
             "deviation (ddof=1) over seeds of each seed's selected setting, chosen on the "
             "validation part only. "
             f"{DEGENERATE_MARK}: a degenerate model on some seed (a single predicted class, or "
-            "an almost constant regression), which is trivially fair; the seeds row's footnote "
-            "says on how many seeds. Bold: best of the row among the other methods (highest "
-            "ACC, BACC, AUC and DI; lowest MSE, FairCOCCO score and DEO). ACC: accuracy; BACC: "
+            f"a regression no better than the mean: R² at most {R2_THRESHOLD:g} or an almost "
+            "constant prediction), which is trivially fair; the seeds row's footnote says on "
+            "how many seeds. Bold: best of the row among the other methods (highest ACC, BACC, "
+            "AUC, R² and DI; lowest MSE, FairCOCCO score and DEO), except in the fairness rows "
+            "of a dataset marked near chance, where every method's BACC or AUC is below "
+            f"{NEAR_CHANCE:g}: a model that predicts little is fair at no cost, so a ranking "
+            "of fairness there would praise the weakest predictor. ACC: accuracy; BACC: "
             "balanced accuracy (mean of the true-positive and true-negative rates, 0.5 for a "
             "constant predictor); AUC: area under the ROC curve of the predicted probabilities. "
+            "R²: 1 − MSE / variance of the test outcome (0 for predicting the test mean). "
             "FairCOCCO: joint score over all sensitive attributes; adjusted: chance-adjusted "
             "score (0 at independence); DEO: largest gap in true-positive rates between groups; "
             "DI: lowest over highest positive rate. Under each dataset: its label, its base "
@@ -718,16 +768,29 @@ class _TableBuilder:
         )
 
 
-def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, str, bool]]:
-    """(metric, label, higher is better) of the rows of a dataset block."""
+def _performance_specs(task: str) -> list[tuple[str, str, bool]]:
+    """(metric, label, higher is better) of the performance rows of a dataset block."""
     if task == "classification":
-        specs = [
+        return [
             ("accuracy", "ACC", True),
             ("balanced_accuracy", "BACC", True),
             ("auc", "AUC", True),
         ]
-    else:
-        specs = [("mse", "MSE", False)]
+    return [("mse", "MSE", False), ("r2", "R²", True)]
+
+
+def _near_chance(ok: pd.DataFrame) -> bool:
+    """Whether every method of a block's successful summary rows has a mean balanced accuracy
+    or AUC below :data:`NEAR_CHANCE` (a method with neither is not near chance)."""
+    scores = ok[ok["metric"].isin(["balanced_accuracy", "auc"])]
+    near = set(scores.loc[scores["mean"] < NEAR_CHANCE, "method"])
+    methods = set(ok["method"])
+    return bool(methods) and methods <= near
+
+
+def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, str, bool]]:
+    """(metric, label, higher is better) of the rows of a dataset block."""
+    specs = _performance_specs(task)
     specs += [
         (f"faircocco_{notion}", "FairCOCCO", False),
         (f"faircocco_{notion}_adjusted", "FairCOCCO (adjusted)", False),

@@ -7,13 +7,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from degenerate_fixtures import BASE_RATES, CHOSEN, N_TEST, STUDY, build_degenerate_store
+from degenerate_fixtures import (
+    BASE_RATES,
+    CHOSEN,
+    N_TEST,
+    STUDY,
+    WEAK_STUDY,
+    build_degenerate_store,
+    build_weak_store,
+)
 
 from faircocco_plugins.bench import (
     ResultsStore,
     degenerate_table,
     pareto_points,
     plot_pareto,
+    plot_pareto_fronts,
     results_tables,
     select_runs,
     summarise_runs,
@@ -125,8 +134,8 @@ def test_footnotes_say_how_many_seeds_are_degenerate(table: ResultsTable) -> Non
         "degenerate one was selected.",
     ]
     assert notes("students", "constant")[0] == (
-        "constant †: on 2 of 2 seeds the selected model predicts an almost constant value on "
-        "the test part."
+        "constant †: on 2 of 2 seeds the selected model is no better than the mean (R² at "
+        "most 0.01, or an almost constant prediction) on the test part."
     )
     assert notes("compas", "nn") == []
     assert table.cell("compas", "seeds", "constant").degenerate
@@ -262,3 +271,98 @@ def test_report_index_counts_and_csv(runs: pd.DataFrame, tmp_path: Path) -> None
     constant = selected[selected["method"] == "constant"]
     assert (constant["n_degenerate"] == constant["n_settings"]).all()
     assert (out / "results-eo.md").read_text(encoding="utf-8").count("†") > 0
+
+
+# --- models that predict little -------------------------------------------------------------
+
+WEAK_METHODS = ("nn", "facl", "hsic", "faircocco")
+
+
+@pytest.fixture(scope="module")
+def weak_runs(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    path = tmp_path_factory.mktemp("weak") / "results.sqlite"
+    build_weak_store(path)
+    with ResultsStore(path) as store:
+        return store.runs(WEAK_STUDY)
+
+
+@pytest.fixture(scope="module")
+def weak_table(weak_runs: pd.DataFrame) -> ResultsTable:
+    (only,) = results_tables(summarise_runs(weak_runs), methods=WEAK_METHODS, labels={})
+    return only
+
+
+def _bold(table: ResultsTable, dataset: str) -> dict[str, list[str]]:
+    block = next(b for b in table.blocks if b.dataset == dataset)
+    return {
+        row.metric: [m for m, c in zip(table.methods, row.cells, strict=True) if c.bold]
+        for row in block.rows
+    }
+
+
+def test_regression_no_better_than_the_mean_is_marked_and_never_bold(
+    weak_table: ResultsTable,
+) -> None:
+    # facl: R² = 1 − 1.014 / 1 = −0.014 with a prediction spread of 0.05, and the lowest score
+    bold = _bold(weak_table, "communities")
+    assert bold["faircocco_dp"] == bold["faircocco_dp_adjusted"] == ["faircocco"]
+    for metric in ("mse", "faircocco_dp", "deo", "di", "seeds", "r2"):
+        assert weak_table.cell("communities", metric, "facl").degenerate, metric
+        assert not weak_table.cell("communities", metric, "nn").degenerate, metric
+    assert bold["mse"] == bold["r2"] == ["nn"]
+    assert weak_table.cell("communities", "r2", "facl").text == "-0.014 ± 0.000"
+    assert weak_table.cell("communities", "r2", "nn").text == "0.580 ± 0.000"
+    block = next(b for b in weak_table.blocks if b.dataset == "communities")
+    assert [r.label for r in block.rows[:3]] == ["MSE", "R²", "FairCOCCO"]
+    note = weak_table.footnotes[weak_table.cell("communities", "seeds", "facl").notes[0] - 1]
+    assert note.startswith("facl †: on 2 of 2 seeds the selected model is no better than the mean")
+    assert "R² at most 0.01" in weak_table.caption
+
+
+def test_selection_sets_aside_settings_no_better_than_the_mean(weak_runs: pd.DataFrame) -> None:
+    selected = select_runs(weak_runs).set_index(["dataset", "method", "seed"])
+    # hsic lam=5.0 (validation R² 0.005) is the only setting within the tolerance
+    for seed in (0, 1):
+        row = selected.loc[("communities", "hsic", seed)]
+        assert row["params"] == {"lam": 0.5}
+        assert (row["selected_by"], row["n_degenerate"]) == ("fairest", 1)
+    facl = selected.loc[("communities", "facl", 0)]
+    assert facl["n_degenerate"] == facl["n_settings"] == 1
+
+
+def test_near_chance_blocks_say_so_and_bold_no_fairness_cell(weak_table: ResultsTable) -> None:
+    compas = next(b for b in weak_table.blocks if b.dataset == "compas")
+    assert compas.near_chance
+    assert compas.facts[-1] == (
+        "near chance: every method's BACC or AUC is below 0.55, so the fairness rows are not ranked"
+    )
+    bold = _bold(weak_table, "compas")
+    assert bold["accuracy"] == ["nn", "faircocco"]
+    assert bold["balanced_accuracy"] == ["facl"]
+    assert bold["auc"] == ["nn"]
+    for metric in ("faircocco_dp", "faircocco_dp_adjusted", "deo", "di"):
+        assert bold[metric] == [], metric
+    assert "near chance" in weak_table.caption
+    assert "near chance: every method" in weak_table.markdown()
+    # one method well above chance is enough for the fairness rows to be ranked
+    german = next(b for b in weak_table.blocks if b.dataset == "german")
+    assert not german.near_chance
+    assert _bold(weak_table, "german")["faircocco_dp"] == ["facl"]
+    assert not next(b for b in weak_table.blocks if b.dataset == "communities").near_chance
+
+
+def test_degenerate_points_are_never_on_the_front(runs: pd.DataFrame) -> None:
+    points = pareto_points(runs, dataset="compas", notion="eo")
+    front = {(row.method, repr(row.sweep_value)) for row in points.itertuples() if row.on_front}
+    # the one-class settings (accuracy 0.888 at a score of 0) would dominate every other point
+    assert front == {("nn", "0.01"), ("faircocco", "1.0"), ("faircocco", "5.0")}
+    assert (points.loc[points["on_front"], "degenerate_seeds"] == 0).all()
+
+
+def test_accuracy_figures_draw_the_majority_rate(runs: pd.DataFrame, tmp_path: Path) -> None:
+    files = plot_pareto_fronts(runs, tmp_path / "pareto", formats=("svg",))
+    compas = files[("compas", "eo")][0].read_text(encoding="utf-8")
+    # the larger of the base rate and one minus it, 0.889 and 0.887 on the two seeds
+    assert "majority rate 0.888" in compas
+    students = files[("students", "eo")][0].read_text(encoding="utf-8")
+    assert "majority rate" not in students

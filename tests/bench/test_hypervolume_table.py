@@ -121,6 +121,29 @@ def test_regression_uses_the_test_r2_and_needs_the_outcome_variance() -> None:
     assert math.isnan(stale.loc[0, "adjusted_mean"]) and math.isnan(stale.loc[0, "deo_mean"])
 
 
+def test_regression_runs_no_better_than_the_mean_are_left_out() -> None:
+    runs = pd.DataFrame(
+        {
+            "dataset": "communities",
+            "notion": "dp",
+            "method": "facl",
+            "seed": 0,
+            "status": "ok",
+            # R² 0.75, 0.5 and 0.005: the last is no better than the mean (spread 0.05 is not
+            # flat) and has the largest adjusted score
+            "test.mse": [0.5, 1.0, 1.99],
+            "test.outcome_variance": 2.0,
+            "test.prediction_spread": [0.9, 0.8, 0.05],
+            "test.faircocco_dp_adjusted": [0.2, 0.1, 0.8],
+            "test.deo": [0.3, 0.3, 0.6],
+        }
+    )
+    row = hypervolume_table(runs).iloc[0]
+    assert (row["runs"], row["runs_degenerate"]) == (3, 1)
+    # without it, the largest adjusted score is 0.2: points (0.75, 1) and (0.5, 0.5)
+    assert row["adjusted_mean"] == pytest.approx(0.5 * 0.5)
+
+
 def test_report_shows_the_table_and_writes_it_as_csv(store: Path, tmp_path: Path) -> None:
     out = write_report(store, tmp_path / "report", plots=False)
     readme = (out / "README.md").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ import pytest
 
 from faircocco_plugins import faircocco_report, faircocco_score
 from faircocco_plugins.bench import (
+    R2_THRESHOLD,
     SPREAD_THRESHOLD,
     degenerate_runs,
     evaluate_predictions,
@@ -215,6 +216,24 @@ def test_degenerate_runs_on_each_part() -> None:
         degenerate_runs(runs, "train")
     with pytest.raises(TypeError, match="runs must be a pandas DataFrame"):
         degenerate_runs(runs.to_numpy())  # type: ignore[arg-type]
+
+
+def test_regression_no_better_than_the_mean_is_degenerate() -> None:
+    # R² −0.014 and −0.005 with spreads of 1.5% and 8% of the outcome's: no better than the
+    # mean although not flat; then R² 0.005, 0.0105 and 0.6; then a constant outcome and an
+    # unknown variance, whose R² is undefined
+    runs = pd.DataFrame(
+        {
+            "test.mse": [1.014, 1.005, 0.995, 0.9895, 0.4, 0.4, 0.4],
+            "test.outcome_variance": [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, np.nan],
+            "test.prediction_spread": [0.015, 0.08, 0.1, 0.1, 0.8, np.nan, 0.8],
+        }
+    )
+    assert R2_THRESHOLD == 0.01
+    assert degenerate_runs(runs).tolist() == [True, True, True, False, False, False, False]
+    # the same on the validation part, where the selection reads it
+    validation = runs.rename(columns=lambda c: c.replace("test.", "validation."))
+    assert degenerate_runs(validation, "validation").tolist()[:4] == [True, True, True, False]
 
 
 def test_bad_inputs_name_the_argument() -> None:
