@@ -13,7 +13,8 @@ from tqdm.auto import tqdm
 
 from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
-from ._params import Interval, check_params
+from ._inputs import JOINT_ROW, report_labels
+from ._params import Interval, check_bool, check_params
 from ._problem import Options, Problem, fit_stream, report_columns, select_columns
 from ._strata import members_of, permutation_batches
 from ._terms import Terms
@@ -67,7 +68,7 @@ def faircocco_statistic(
         bandwidth=bandwidth,
         random_state=random_state,
     )
-    terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
+    terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     return _output(terms.statistic, y_pred)
 
 
@@ -97,13 +98,19 @@ def faircocco_score(
     Parameters
     ----------
     y_pred : array-like or tensor of shape (n,) or (n, k)
-        Predictions: scores, probabilities, labels or regression outputs.
+        Predictions: scores, probabilities, labels or regression outputs. A tensor makes the
+        result a tensor in its namespace and device; with numpy or pandas predictions, tensors
+        among the other inputs are copied to numpy.
     sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
         Sensitive attributes of any mix of types. Numeric columns get a Gaussian kernel;
         bool, categorical and string columns a delta kernel (integers are numbers: pass a
-        categorical dtype for nominal codes).
+        categorical dtype for nominal codes). Numbers stored as text or objects are labels,
+        with a warning that says how to declare them.
     y_true : array-like of shape (n,) or (n, k), optional
-        True outcomes; required for ``notion="eo"`` and ``"cal"``.
+        True outcomes; required for ``notion="eo"`` and ``"cal"``, and checked whenever given.
+        Pandas inputs pair their rows by index label (equal indexes as given, the same labels
+        in another order aligned to the first pandas input, others refused); other inputs by
+        position. The user guide's "Inputs" section has the rules.
     notion : {"dp", "eo", "cal"}
         Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
     method : {"auto", "exact", "lowrank"}
@@ -125,7 +132,8 @@ def faircocco_score(
     bandwidth : "median" or float
         The median heuristic on at most 1000 sampled rows, or one fixed bandwidth.
     random_state : int, optional
-        Seed of the bandwidth sample; ``None`` means seed 0, so scores are deterministic.
+        Seed of the bandwidth sample, in [0, 2**32 - 1]; ``None`` means seed 0, so scores
+        are deterministic.
     adjusted : bool
         Return the chance-adjusted score ``max(0, (score − null_mean) / (1 − null_mean))``, where
         ``null_mean`` is the expected score under permutations of the attribute rows. It removes
@@ -166,7 +174,8 @@ def faircocco_score(
         bandwidth=bandwidth,
         random_state=random_state,
     )
-    terms = _terms(y_pred, sensitive_features, y_true, data, options)["joint"]
+    adjusted = check_bool(adjusted, "adjusted")
+    terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     score = _bounded(terms.score())
     if adjusted:
         score = terms.adjusted(score)
@@ -198,7 +207,9 @@ def faircocco_report(
     Returns
     -------
     pandas.DataFrame
-        Index ``"joint"`` then one row per attribute; columns ``score``, ``adjusted``,
+        Index ``"joint"`` (all attributes together) then one row per attribute, labelled by
+        its name (``sensitive_features['joint']`` for an attribute named ``"joint"``, so that
+        no name hides the joint row); columns ``score``, ``adjusted``,
         ``null_mean`` (expected score under permutations of the attribute rows), ``statistic``
         (unnormalised ``I_F``), ``method``, ``rank`` (largest feature dimension, or N for the
         exact estimator) and ``n``.
@@ -338,6 +349,7 @@ def independence_test(
     True
     """
     check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
+    progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
     options = Options.check(
         notion=notion,
@@ -416,7 +428,8 @@ def _terms(
     *,
     report: bool = False,
 ) -> dict[str, Terms]:
-    """The terms of every attribute jointly (``"joint"``) and, for a report, of each alone."""
+    """The terms of every attribute jointly (:data:`JOINT_ROW`) and, for a report, of each
+    alone, by the report's row labels (:func:`report_labels`)."""
     if data is None:
         problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
         return _problem_terms(problem, report)
@@ -424,7 +437,7 @@ def _terms(
     if isinstance(data, pd.DataFrame):
         selected = select_columns(data, columns)
         return _problem_terms(Problem.from_arguments(*selected, options), report)
-    column_sets = report_columns(columns) if report else {"joint": columns}
+    column_sets = report_columns(columns) if report else {JOINT_ROW: columns}
     if is_dask_dataframe(data):
         fits = fit_dask(data, column_sets, options)
     elif isinstance(data, Iterable) and not isinstance(data, str | bytes):
@@ -438,10 +451,11 @@ def _terms(
 
 
 def _problem_terms(problem: Problem, report: bool) -> dict[str, Terms]:
-    terms = {"joint": problem.fit().terms}
+    terms = {JOINT_ROW: problem.fit().terms}
     if report:
-        for name in problem.sensitive.names:
-            terms[name] = problem.attribute(name).fit().terms
+        names = problem.sensitive.names
+        for name, label in zip(names, report_labels(names), strict=True):
+            terms[label] = problem.attribute(name).fit().terms
     return terms
 
 

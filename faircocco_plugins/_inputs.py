@@ -5,10 +5,16 @@ Every variable of the measure (predictions, sensitive attributes, true outcomes)
 differentiable) and a block of integer codes for nominal columns (bool, categorical, string), which
 get a delta kernel. Nothing is coerced silently: NaN, infinities, wrong shapes, wrong lengths and
 wrong types raise errors that name the argument and, where there is one, the column.
+
+Row-wise inputs pair by position, except pandas inputs, which :func:`align_by_index` pairs by
+label; numbers stored as text are read as labels, with a warning that says how to declare them.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,11 +22,13 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from ._backend import namespace
+from ._backend import host_array, namespace
 
 NOTIONS = ("dp", "eo", "cal")
 METHODS = ("auto", "exact", "lowrank")
 ATTRIBUTE_KERNELS = ("product", "joint")
+#: The label of the report's row of all attributes together.
+JOINT_ROW = "joint"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,8 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
+    if reference is None and is_array_api_obj(value):
+        value = host_array(value)  # a tensor beside numpy predictions: computed with numpy
     if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
         # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
         return _array_variable(value, argument, reference)
@@ -98,10 +108,12 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     if frame.shape[1] == 0:
         raise ValueError(f"{argument} has no columns.")
-    duplicated = frame.columns[frame.columns.duplicated()]
+    # columns are known by their names as text: 1 and "1" would be one column
+    names = frame.columns.map(str)
+    duplicated = names[names.duplicated()]
     if len(duplicated):
         raise ValueError(
-            f"{argument} has duplicate column names {sorted(map(str, set(duplicated)))}; "
+            f"{argument} has duplicate column names {sorted(set(duplicated))}; "
             "rename or drop the copies so that each column has one name."
         )
     numeric_cols: list[np.ndarray] = []
@@ -113,15 +125,9 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         column = frame[name]
         label = str(name)
         if is_nominal(column):
-            if column.isna().any():
-                raise ValueError(
-                    f"{argument} column {label!r} contains missing values; "
-                    "impute or drop those rows first."
-                )
-            _check_one_kind(column, argument, label)
-            column_codes, column_levels = pd.factorize(column, sort=True)
-            codes.append(column_codes.astype(np.int64))
-            levels.append(np.asarray(column_levels))
+            column_codes, column_levels = _nominal_codes(column, argument, label)
+            codes.append(column_codes)
+            levels.append(column_levels)
             nominal_names.append(label)
         elif pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_complex_dtype(
             column.dtype
@@ -147,6 +153,137 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         tuple(nominal_names),
         tuple(levels),
         tuple(str(name) for name in frame.columns),
+    )
+
+
+def align_by_index(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Row-wise arguments with their pandas inputs paired by label.
+
+    Inputs that are not pandas objects pair by position. When two or more arguments are pandas
+    Series or DataFrames, each is compared with the first of them (in the order of
+    ``arguments``): equal indexes pair rows as given; the same unique labels in another order
+    are reordered to the first one's order; other labels, or repeated labels, raise.
+
+    Parameters
+    ----------
+    arguments : mapping of str to object
+        Argument names (for messages) and values, the reference first, e.g. ``{"y_pred": ...,
+        "sensitive_features": ..., "y_true": ...}``; ``None`` values are skipped.
+
+    Returns
+    -------
+    dict of str to object
+        The same arguments, with pandas inputs reordered to the first pandas input's index.
+
+    Raises
+    ------
+    ValueError
+        Two pandas inputs of the same length whose indexes hold different labels, or repeat a
+        label, and are not equal. (Inputs of different lengths are left to the length check.)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins._inputs import align_by_index
+    >>> pred = pd.Series([0.1, 0.9], index=["ann", "bob"])
+    >>> group = pd.Series(["m", "f"], index=["bob", "ann"])
+    >>> align_by_index({"y_pred": pred, "sensitive_features": group})["sensitive_features"]
+    ann    f
+    bob    m
+    dtype: object
+    """
+    aligned = dict(arguments)
+    framed = [(k, v) for k, v in arguments.items() if isinstance(v, pd.Series | pd.DataFrame)]
+    if len(framed) < 2:
+        return aligned
+    first_argument, first = framed[0]
+    for argument, value in framed[1:]:
+        aligned[argument] = _aligned_to(first.index, first_argument, value, argument)
+    return aligned
+
+
+def _aligned_to(
+    index: pd.Index, index_argument: str, value: pd.Series | pd.DataFrame, argument: str
+) -> pd.Series | pd.DataFrame:
+    """``value`` with its rows in the order of ``index`` (see :func:`align_by_index`)."""
+    if value.index.equals(index) or len(value.index) != len(index):
+        return value
+    fix = (
+        f"give {index_argument} and {argument} the same index, or call "
+        ".reset_index(drop=True) on both to pair their rows by position."
+    )
+    for name, labels in ((index_argument, index), (argument, value.index)):
+        if not labels.is_unique:
+            repeated = _plain(labels[labels.duplicated()][0])
+            raise ValueError(
+                f"{index_argument} and {argument} have different pandas indexes, and that of "
+                f"{name} repeats labels (e.g. {repeated!r}), so rows cannot be paired by label; "
+                + fix
+            )
+    positions = (
+        value.index.get_indexer(index)
+        if value.index.nlevels == index.nlevels
+        else np.full(len(index), -1)
+    )
+    if np.any(positions < 0):
+        missing = _plain(index[positions < 0][0])
+        raise ValueError(
+            f"{index_argument} and {argument} have pandas indexes with different labels "
+            f"(e.g. {missing!r} is in the index of {index_argument} only); " + fix
+        )
+    return value.iloc[positions]
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds, for messages: ``0``, not ``np.int64(0)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def computation_reference(y_pred: Any) -> Any:
+    """The array whose namespace and device every input is computed in: ``y_pred`` when it is
+    a tensor (so the result stays differentiable in it), else ``None`` (numpy)."""
+    return y_pred if is_array_api_obj(y_pred) else None
+
+
+def report_labels(names: Sequence[str]) -> list[str]:
+    """The report's row label of each attribute: its name, unless that labels an earlier row.
+
+    The first row, :data:`JOINT_ROW`, is all attributes together; an attribute whose name is
+    taken (an attribute named ``"joint"``) is labelled ``sensitive_features['joint']``, as
+    often as needed for a label of its own.
+    """
+    taken = {JOINT_ROW}
+    labels = []
+    for name in names:
+        label = name
+        while label in taken:
+            label = f"sensitive_features[{label!r}]"
+        taken.add(label)
+        labels.append(label)
+    return labels
+
+
+def check_level_combinations(variables: Sequence[Variable], limit: int, advice: str) -> None:
+    """Refuse nominal columns of ``variables`` (the inputs of one kernel) with more than
+    ``limit`` level combinations, naming the columns and what to do."""
+    blocks = [(v, v.codes) for v in variables if v.codes is not None]
+    if not blocks or math.prod(len(lv) for v, _ in blocks for lv in v.levels) <= limit:
+        return  # the upper bound is enough: no search for the combinations
+    combined = np.concatenate([codes for _, codes in blocks], axis=1)
+    n_combinations = np.unique(combined, axis=0).shape[0]
+    if n_combinations <= limit:
+        return
+    columns = ", ".join(
+        f"{v.argument} column {name!r} ({len(lv)} levels)"
+        for v, _ in blocks
+        for name, lv in zip(v.nominal_names, v.levels, strict=True)
+    )
+    raise ValueError(
+        f"too many level combinations for the low-rank estimator: {columns} give "
+        f"{n_combinations}, more than the {limit} it factors exactly. A column of numbers "
+        "stored as text or objects is continuous: pass it as numbers (.astype(float)). "
+        "For labels, merge rare levels first (for example keep the "
+        f"{limit - 1} most frequent and put the rest in one level 'other'). {advice}"
     )
 
 
@@ -182,6 +319,67 @@ def is_nominal(column: pd.Series) -> bool:
         or isinstance(dtype, pd.CategoricalDtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def _nominal_codes(column: pd.Series, argument: str, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """The int64 level codes of a nominal column and its sorted levels, after checking that
+    its values are present, hashable and of one kind."""
+    if column.isna().any():
+        raise ValueError(
+            f"{argument} column {label!r} contains missing values; impute or drop those rows first."
+        )
+    _check_hashable(column, argument, label)
+    _check_one_kind(column, argument, label)
+    column_codes, column_levels = pd.factorize(column, sort=True)
+    levels = np.asarray(column_levels)
+    if not isinstance(column.dtype, pd.CategoricalDtype) and _are_numbers(levels):
+        _warn_numbers_as_labels(column, levels, argument, label)
+    return column_codes.astype(np.int64), levels
+
+
+def _check_hashable(column: pd.Series, argument: str, label: str) -> None:
+    """Lists, dicts or arrays in an object column cannot be levels: refuse them by name."""
+    if pd.api.types.infer_dtype(column, skipna=False) != "mixed":
+        return  # strings, numbers, booleans... are hashable; lists infer as "mixed"
+    for value in column:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"{argument} column {label!r} holds values of type {type(value).__name__} "
+                f"(e.g. {value!r}), which cannot be labels; give each row one number or one "
+                "string (for example join a list into a string, or split it into columns)."
+            ) from None
+
+
+_NUMBER_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
+
+
+def _are_numbers(levels: np.ndarray) -> bool:
+    """Whether the levels of a nominal column are all numbers, or all text that reads as one
+    (``"43"``, ``"1.5e3"``), but not booleans."""
+    if levels.dtype.kind in "iuf":
+        return True
+    kind = pd.api.types.infer_dtype(levels, skipna=False)
+    if kind in _NUMBER_KINDS:
+        return True
+    if kind != "string":
+        return False
+    return bool(pd.to_numeric(pd.Series(levels), errors="coerce").notna().all())
+
+
+def _warn_numbers_as_labels(
+    column: pd.Series, levels: np.ndarray, argument: str, label: str
+) -> None:
+    examples = ", ".join(repr(_plain(v)) for v in levels[:3])
+    warnings.warn(
+        f"{argument} column {label!r} holds numbers stored as {column.dtype} ({len(levels)} "
+        f"distinct values, e.g. {examples}), read as labels, each value a level of its own. "
+        "Declare what it is: .astype(float) for a continuous attribute, or "
+        ".astype('category') for labels (which silences this warning).",
+        UserWarning,
+        stacklevel=2,
     )
 
 

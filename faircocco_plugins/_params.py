@@ -64,11 +64,11 @@ class Interval:
         left = "[" if self.closed in ("both", "left") else "("
         right = "]" if self.closed in ("both", "right") else ")"
         if self.low is not None and self.high is not None:
-            text = f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
+            text = f"{noun} in {left}{_bound(self.low)}, {_bound(self.high)}{right}"
         elif self.low is not None:
-            text = f"{noun} {'>=' if left == '[' else '>'} {self.low:g}"
+            text = f"{noun} {'>=' if left == '[' else '>'} {_bound(self.low)}"
         elif self.high is not None:
-            text = f"{noun} {'<=' if right == ']' else '<'} {self.high:g}"
+            text = f"{noun} {'<=' if right == ']' else '<'} {_bound(self.high)}"
         else:
             text = noun
         return f"None or {text}" if self.optional else text
@@ -81,6 +81,11 @@ class Interval:
             value <= self.high if self.closed in ("both", "right") else value < self.high
         )
         return bool(above and below)
+
+
+def _bound(value: float) -> str:
+    """A bound in words: integers in full (a seed's 4294967295, not 4.29497e+09)."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 def check_params(params: Mapping[str, Any], constraints: Mapping[str, Interval]) -> None:
@@ -102,3 +107,28 @@ def check_params(params: Mapping[str, Any], constraints: Mapping[str, Interval])
     """
     for name, value in params.items():
         constraints[name].check(value, name)
+
+
+#: Seeds numpy's generators accept, from every public function alike.
+RANDOM_STATE = Interval("integer", 0, 2**32 - 1, optional=True)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool, or raise a ``TypeError`` naming ``name``.
+
+    A flag given as text or a number (``adjusted="no"``) would otherwise be read by its
+    truthiness, so ``"no"`` would mean yes.
+
+    Examples
+    --------
+    >>> from faircocco_plugins._params import check_bool
+    >>> check_bool(True, "adjusted")
+    True
+    >>> check_bool("no", "adjusted")
+    Traceback (most recent call last):
+        ...
+    TypeError: adjusted must be True or False; got str 'no'.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {type(value).__name__} {value!r}.")
+    return bool(value)

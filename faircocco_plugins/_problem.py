@@ -25,23 +25,27 @@ import numpy as np
 import pandas as pd
 
 from ._backend import namespace, to_host
-from ._exact import ExactFit
+from ._exact import MAX_EXACT_ROWS, ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
     ATTRIBUTE_KERNELS,
+    JOINT_ROW,
     METHODS,
     NOTIONS,
     Variable,
+    align_by_index,
     check_choice,
     check_lengths,
-    is_array_api_obj,
+    check_level_combinations,
+    computation_reference,
+    report_labels,
     to_variable,
 )
 from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._levels import MAX_LEVELS
 from ._local_null import LocalPermutationFit
-from ._lowrank import GroupedMoments, LowRankFit
-from ._params import Interval, check_params
+from ._lowrank import MAX_COMBINATIONS, GroupedMoments, LowRankFit
+from ._params import RANDOM_STATE, Interval, check_params
 from ._strata import Strata, is_discrete, local_strata
 from ._terms import ConstantAttributesFit, Ridge, Role
 from ._threads import single_blas_thread
@@ -87,7 +91,10 @@ class Options:
         check_choice(notion, "notion", NOTIONS)
         check_choice(method, "method", METHODS)
         check_choice(attribute_kernel, "attribute_kernel", ATTRIBUTE_KERNELS)
-        check_params({"rank": rank}, {"rank": Interval("integer", 1, optional=True)})
+        check_params(
+            {"rank": rank, "random_state": random_state},
+            {"rank": Interval("integer", 1, optional=True), "random_state": RANDOM_STATE},
+        )
         if not _is_positive_number(eps):
             raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
         if conditioning_eps is not None and not _is_positive_number(conditioning_eps):
@@ -98,10 +105,6 @@ class Options:
         if bandwidth != "median" and not _is_positive_number(bandwidth):
             raise ValueError(
                 f"bandwidth={bandwidth!r} is not valid; expected 'median' or a positive number."
-            )
-        if random_state is not None and not isinstance(random_state, int | np.integer):
-            raise TypeError(
-                f"random_state must be None or an integer; got {type(random_state).__name__}."
             )
         return cls(
             notion,
@@ -143,19 +146,40 @@ class Problem:
                 f"y_true is required for notion={options.notion!r} (it is the conditioning "
                 "variable); pass the true outcomes."
             )
-        reference = next(
-            (v for v in (y_pred, sensitive_features, y_true) if is_array_api_obj(v)), None
+        rows = align_by_index(
+            {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
-        pred = to_variable(y_pred, "y_pred", reference)
-        sensitive = to_variable(sensitive_features, "sensitive_features", reference)
-        truth = None if options.notion == "dp" else to_variable(y_true, "y_true", reference)
+        reference = computation_reference(y_pred)
+        pred = to_variable(rows["y_pred"], "y_pred", reference)
+        sensitive = to_variable(rows["sensitive_features"], "sensitive_features", reference)
+        # checked whenever given, even where the notion does not use it
+        truth = None if y_true is None else to_variable(rows["y_true"], "y_true", reference)
         check_lengths([v for v in (pred, sensitive, truth) if v is not None])
+        if options.notion == "dp":
+            truth = None
         if reference is None:
             like = np.zeros((), dtype=np.float64)
         else:
             xp = namespace(reference)
             like = xp.zeros((), dtype=xp.float64, device=array_api_compat.device(reference))
-        return cls(pred, sensitive, truth, options, like)
+        problem = cls(pred, sensitive, truth, options, like)
+        problem.check_level_combinations()
+        return problem
+
+    def check_level_combinations(self) -> None:
+        """Refuse up front, by column name, nominal columns with more level combinations than
+        the low-rank estimator factors exactly (which sees no names)."""
+        if self.method() != "lowrank":
+            return
+        measured, given = MEASURED_AND_GIVEN[self.options.notion]
+        variables = self.variables()
+        # the joint attribute kernel one-hot encodes nominal attributes: no levels to factor
+        attributes = [] if self.options.attribute_kernel == "joint" else [self.sensitive]
+        if given is not None:
+            attributes.append(variables[given])
+        advice = f"method='exact' takes any number of levels, but at most {MAX_EXACT_ROWS:,} rows."
+        for role in ([variables[measured]], attributes):
+            check_level_combinations(role, MAX_COMBINATIONS, advice)
 
     @property
     def n(self) -> int:
@@ -306,9 +330,12 @@ def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:
 def report_columns(
     columns: tuple[str, list[str], str | None],
 ) -> dict[str, tuple[str, list[str], str | None]]:
-    """The columns of each row of a report: ``"joint"`` (every attribute), then each attribute."""
+    """The columns of each row of a report, by row label: ``"joint"`` (every attribute), then
+    each attribute (:func:`report_labels`)."""
     pred, sensitive, truth = columns
-    return {"joint": columns, **{name: (pred, [name], truth) for name in sensitive}}
+    labels = report_labels(sensitive)
+    rows = {label: (pred, [name], truth) for name, label in zip(sensitive, labels, strict=True)}
+    return {JOINT_ROW: columns, **rows}
 
 
 def fit_stream(
