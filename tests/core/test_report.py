@@ -125,3 +125,46 @@ def test_attribute_column_order_is_kept():
     reordered = attributes[["disabled", "age", "race", "sex"]]
     report = faircocco_report(y_pred, reordered)
     assert list(report.index) == ["joint", "disabled", "age", "race", "sex"]
+
+
+def test_an_attribute_named_joint_keeps_its_row_and_the_joint_row():
+    """An attribute named "joint" overwrote the joint row (two rows instead of three)."""
+    y_pred, attributes, _ = table(120, 7)
+    named = attributes[["sex", "age"]].rename(columns={"age": "joint"})
+    report = faircocco_report(y_pred, named)
+    assert list(report.index) == ["joint", "sex", "sensitive_features['joint']"]
+    assert report.loc["joint", "score"] == pytest.approx(
+        faircocco_score(y_pred, named), rel=1e-12, abs=1e-15
+    )
+    assert report.loc["sensitive_features['joint']", "score"] == pytest.approx(
+        faircocco_score(y_pred, named[["joint"]]), rel=1e-12, abs=1e-15
+    )
+
+
+def test_labels_stay_unique_when_the_escaped_label_is_taken_too():
+    y_pred, attributes, _ = table(80, 8)
+    names = ["sensitive_features['joint']", "joint", "sex"]
+    frame = pd.DataFrame({name: attributes["age"] + j for j, name in enumerate(names)})
+    report = faircocco_report(y_pred, frame)
+    assert list(report.index) == [
+        "joint",
+        "sensitive_features['joint']",
+        "sensitive_features[\"sensitive_features['joint']\"]",
+        "sex",
+    ]
+
+
+@pytest.mark.parametrize("source", ["frame", "chunks"])
+def test_a_column_named_joint_in_data_keeps_the_joint_row(source):
+    y_pred, attributes, _ = table(600, 9)
+    frame = attributes[["sex", "age"]].rename(columns={"age": "joint"}).assign(pred=y_pred)
+    data = frame if source == "frame" else [frame.iloc[:300], frame.iloc[300:]]
+    options = {"data": data, "method": "lowrank"}
+    report = faircocco_report("pred", ["sex", "joint"], **options)
+    assert list(report.index) == ["joint", "sex", "sensitive_features['joint']"]
+    assert report.loc["joint", "score"] == pytest.approx(
+        faircocco_score("pred", ["sex", "joint"], **options), rel=1e-12
+    )
+    assert report.loc["sensitive_features['joint']", "score"] == pytest.approx(
+        faircocco_score("pred", ["joint"], **options), rel=1e-12
+    )
