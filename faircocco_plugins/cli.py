@@ -25,7 +25,8 @@ from typing import Any
 
 import pandas as pd
 
-from ._api import TEST_EPS, faircocco_report, independence_test
+from ._api import TEST_EPS, IndependenceTestResult, faircocco_report, independence_test
+from ._problem import MEASURED_AND_GIVEN
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30
@@ -34,6 +35,10 @@ DEFAULT_CHUNK_ROWS = 10**6
 
 #: Exit status when standard output is closed early, as shells report a process ended by SIGPIPE.
 BROKEN_PIPE = 141
+#: Exit status when the user interrupts the command (Ctrl-C), as shells report SIGINT.
+INTERRUPTED = 130
+#: Seeds are those numpy's generators take: integers in [0, 2**32).
+SEED_LIMIT = 2**32
 
 #: Modules that add further subcommands through ``register(commands)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -56,12 +61,14 @@ def main(argv: list[str] | None = None) -> int:
 
     Returns the exit status: 0 on success, 2 on a usage or input error (printed as one line on
     standard error, without a traceback), 141 when standard output is closed early (``faircocco
-    score FILE ... | head``), quietly.
+    score FILE ... | head``) and 130 when interrupted (Ctrl-C), both quietly.
     """
     try:
         status = _main(argv)
         # written out here rather than at exit, where a closed pipe cannot be caught
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        return INTERRUPTED
     except BrokenPipeError:
         # the reader has gone: send what is left to devnull, so that the flush at exit succeeds
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -148,7 +155,10 @@ def _parser() -> argparse.ArgumentParser:
         help="stream the file in chunks of ROWS rows through the low-rank estimator",
     )
     score.add_argument(
-        "--seed", type=int, metavar="N", help="seed of the bandwidth sample and permutations"
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help=f"seed of the bandwidth sample and permutations, from 0 to {SEED_LIMIT - 1}",
     )
 
     commands.add_parser(
@@ -168,13 +178,26 @@ def _column_list(text: str) -> list[str]:
     return names
 
 
-def _positive_int(text: str) -> int:
+def _integer(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _integer(text)
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a seed; pass an integer from 0 to {SEED_LIMIT - 1}"
+        )
     return value
 
 
@@ -224,12 +247,24 @@ def _score(args: argparse.Namespace) -> int:
             progress=True,
             **options,
         )
-        print(
-            f"permutation test ({args.permutations:,} permutations, eps {TEST_EPS:g}, kernel "
-            f"widths {', '.join(f'{w:g}' for w in result.widths)} × the median distance): "
-            f"score {result.score:.4f}, p-value {result.pvalue:.4f}"
-        )
+        print(_format_test(result, args))
     return 0
+
+
+def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> str:
+    """The test's null hypothesis and p-value, and why its statistic is not the score."""
+    columns = {"pred": args.pred, "truth": args.target}
+    measured, given = MEASURED_AND_GIVEN[args.notion]
+    hypothesis = f"{columns[measured]} is independent of {', '.join(args.sensitive)}"
+    if given is not None:
+        hypothesis += f" given {columns[given]}"
+    widths = ", ".join(f"{w:g}" for w in result.widths)
+    return (
+        f"permutation test of {args.notion.upper()}, H0: {hypothesis}: p-value "
+        f"{result.pvalue:.4f} ({args.permutations:,} permutations)\n"
+        f"  its statistic uses eps {TEST_EPS:g} and kernel widths {widths} × the median "
+        "distance, for power, so it is not the score above"
+    )
 
 
 def _format_report(report: pd.DataFrame, attributes: list[str]) -> str:

@@ -12,8 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_report, faircocco_score, independence_test, make_synthetic
-from faircocco_plugins.cli import BROKEN_PIPE, main
+from faircocco_plugins import (
+    cli,
+    faircocco_report,
+    faircocco_score,
+    independence_test,
+    make_synthetic,
+)
+from faircocco_plugins.cli import BROKEN_PIPE, INTERRUPTED, main
 
 ATTRIBUTES = ["sex", "age", "region"]
 
@@ -154,6 +160,44 @@ def test_score_with_permutations(capsys, csv_file, people):
     assert expected.pvalue == pytest.approx(1 / 21)
     assert "permutations" in err  # the progress bar goes to standard error
     assert "20/20" in err
+    # the test names its hypothesis and settings, and prints no second "score" beside the report's
+    test_lines = out[out.index("permutation test") :]
+    assert "H0: y_pred is independent of sex, age given y_true" in test_lines
+    assert "eps 1 and kernel widths 0.5, 1, 2" in test_lines
+    assert "not the score above" in test_lines
+    assert f"{expected.score:.4f}" not in test_lines
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**32), "1.5"])
+def test_a_bad_seed_is_refused_before_reading(capsys, tmp_path, seed):
+    # the file does not exist: the seed is checked before any reading
+    code, out, err = run_cli(
+        capsys, "score", tmp_path / "none.csv", "--pred", "p", "--sensitive", "s", "--seed", seed
+    )
+    assert code == 2
+    assert out == ""
+    assert "--seed" in err and repr(seed) in err and "Traceback" not in err
+
+
+def test_largest_seed_is_accepted(capsys, csv_file, people):
+    code, out, _ = run_cli(
+        capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "age", "--seed", 2**32 - 1
+    )
+    assert code == 0
+    expected = faircocco_score(people["y_pred"], people["age"], random_state=2**32 - 1)
+    assert joint_score(out) == pytest.approx(expected, abs=5e-5)
+
+
+def test_interrupted_permutations_stop_quietly(capsys, monkeypatch, csv_file):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "independence_test", interrupted)
+    code, _, err = run_cli(
+        capsys, "score", csv_file, "--pred", "y_pred", "--sensitive", "sex", "--permutations", 5
+    )
+    assert code == INTERRUPTED == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
 
 
 # --- score, streamed -------------------------------------------------------------------------
