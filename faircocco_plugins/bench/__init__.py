@@ -27,6 +27,7 @@ from ._presets import PAPER_DATASETS, PRESETS, SYNTHETIC_DATASETS, Preset, prese
 from ._progress import PlainProgress, Progress, RichProgress
 from ._report import write_report
 from ._results_tables import (
+    NEAR_CHANCE,
     ResultsTable,
     TableBlock,
     TableCell,
@@ -42,6 +43,7 @@ from ._study import StudyConfig
 __all__ = [
     "CLASSIFICATION_METRICS",
     "DEFAULT_TOLERANCE",
+    "NEAR_CHANCE",
     "PAPER_DATASETS",
     "PRESETS",
     "R2_THRESHOLD",

@@ -46,8 +46,10 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
     Runs degenerate on the test part (:func:`degenerate_runs`) are left out of the fronts and
     of the largest values: a model that predicts one class scores 0 on both unfairness axes
     while its AUC, from its probabilities, can be high, so it would cover most of the box
-    without trading anything. Each seed's runs make one front, so every point is a model
-    evaluated on one test part; the hypervolumes are then averaged over seeds.
+    without trading anything; a regression no better than the mean covers almost nothing,
+    but its unfairness would still set the largest value. Each seed's runs make one front,
+    so every point is a model evaluated on one test part; the hypervolumes are then averaged
+    over seeds.
 
     Parameters
     ----------

@@ -21,7 +21,7 @@ from ..plugins import NOTIONS, MethodSpec, available_methods
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
 from ._hypervolume_table import hypervolume_table
-from ._metrics import SPREAD_THRESHOLD
+from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD
 from ._plots import plot_pareto_fronts
 from ._results_tables import (
     DEGENERATE_MARK,
@@ -336,8 +336,8 @@ class _Index:
         return (
             "Hyper-parameters are selected per dataset, notion, method and seed on the "
             "validation part only. Settings whose model is degenerate on the validation part "
-            "(a single predicted class, or regression predictions with almost no spread) are "
-            "set aside unless every setting is: such a model scores as perfectly fair and, on "
+            "(a single predicted class, or a regression no better than the mean) are set aside "
+            "unless every setting is: such a model scores as perfectly fair and, on "
             "imbalanced data, as accurate as the majority rate. Among the others, the rule "
             "takes the best validation balanced accuracy (0.5 for any constant predictor; "
             "accuracy where it is undefined; the lowest validation MSE for regression) among "
@@ -353,12 +353,15 @@ class _Index:
     def degenerate_text(self) -> str:
         return (
             "A model is degenerate on a part when it predicts a single class there, or, for "
-            "regression, when its predictions' standard deviation there is below "
-            f"{SPREAD_THRESHOLD:g} of the outcome's. Such a model is trivially fair. The counts "
-            f"are on the test part, which the tables report: there its cells are marked "
-            f"{DEGENERATE_MARK} and never bold, and its points in the Pareto figures are "
-            "crosses. The middle column counts the selected runs whose every setting was "
-            "degenerate on the validation part, where the selection had no other choice."
+            "regression, when it is no better than predicting the part's mean outcome: its R² "
+            f"there (1 − MSE / variance of the outcome) is at most {R2_THRESHOLD:g}, or its "
+            f"predictions' standard deviation is below {SPREAD_THRESHOLD:g} of the outcome's. "
+            "Such a model is trivially fair. The counts are on the test part, which the tables "
+            f"report: there its cells are marked {DEGENERATE_MARK} and never bold, its points "
+            "in the Pareto figures are crosses that are never on the front, and its runs are "
+            "left out of the hypervolumes. The middle column counts the selected runs whose "
+            "every setting was degenerate on the validation part, where the selection had no "
+            "other choice."
         )
 
     def degenerate_rows(self) -> list[list[str]]:
@@ -416,9 +419,12 @@ class _Index:
             "points follow its sweep parameter (penalty weight or bound), joined in sweep "
             "order; each point is the setting with the best mean validation performance at "
             "that sweep value, drawn at its mean over seeds with standard-deviation bars. "
-            "Crosses are settings degenerate on the test part for some seed. "
-            "Circled points, joined by the dashed staircase, are non-dominated: no other point "
-            "is both fairer and better."
+            "Crosses are settings degenerate on the test part for some seed: they are never on "
+            "the front and dominate no other point. Circled points, joined by the dashed "
+            "staircase, are non-dominated: no other point without a cross is both fairer and "
+            "better. On accuracy axes the dotted line is the majority rate, the accuracy of "
+            "always predicting the majority class: points near it predict little, whatever "
+            "their fairness."
         )
 
     def versions(self) -> list[tuple[str, str]]:

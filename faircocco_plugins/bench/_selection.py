@@ -24,10 +24,11 @@ def select_runs(
     The rule reads validation columns only, so the test part never influences the choice:
 
     1. Candidates are the runs with status ``"ok"``. Those degenerate on the validation part
-       (:func:`degenerate_runs`: a single predicted class, or regression predictions with
-       almost no spread) are set aside whenever some candidate is not: a constant predictor
-       scores as perfectly fair and, on imbalanced data, as accurate as the majority rate, so
-       it would otherwise win on both counts.
+       (:func:`degenerate_runs`: a single predicted class, or a regression no better than
+       the mean) are set aside whenever some candidate is not: a constant predictor scores
+       as perfectly fair and, on imbalanced data, as accurate as the majority rate, so it
+       would otherwise win on both counts; a regression that predicts nothing is fair at no
+       effort, and the tolerance would pick it over a model that predicts something.
     2. Performance is the validation balanced accuracy for classification, the mean of the
        true-positive and true-negative rates, which is 0.5 for every constant predictor
        whatever the base rate. It judges the predicted labels; AUC would judge probabilities,

@@ -264,6 +264,7 @@ def test_report_index_counts_and_csv(runs: pd.DataFrame, tmp_path: Path) -> None
     assert "| constant | 4 of 4 | 4 of 4 | 6 of 6 |" in readme
     assert "| facl | 1 of 2 | 0 of 2 | 3 of 4 |" in readme
     assert "balanced accuracy" in readme
+    assert "is at most 0.01" in readme and "never on the front" in readme
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "<h2>Degenerate models</h2>" in index
     selected = pd.read_csv(out / "selected-runs.csv")
