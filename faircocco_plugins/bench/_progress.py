@@ -31,6 +31,9 @@ class Progress:
     def finished(self, cell: Cell, record: RunRecord) -> None:
         """A cell returned its record (already written to the store)."""
 
+    def elsewhere(self, cell: Cell) -> None:
+        """Another process sharing the store ran a cell of this study."""
+
     def note(self, text: str) -> None:
         """A message for the user."""
 
@@ -78,6 +81,14 @@ class PlainProgress(Progress):
         self._print(
             f"[{self._count:>{width}}/{self._total}] {record.status:<6} {cell.label}{cost}"
             f"{detail} (ETA {_eta(self._began, self._count, self._total)})"
+        )
+
+    def elsewhere(self, cell: Cell) -> None:
+        self._count += 1
+        width = len(str(self._total))
+        self._print(
+            f"[{self._count:>{width}}/{self._total}] stored by another process: {cell.label} "
+            f"(ETA {_eta(self._began, self._count, self._total)})"
         )
 
     def note(self, text: str) -> None:
@@ -157,6 +168,11 @@ class RichProgress(Progress):
         if self._bar is not None:
             failed = f"[red]{self._failed} failed[/red]" if self._failed else ""
             self._bar.update(self._task, advance=1, failed=failed)
+        self._refresh()
+
+    def elsewhere(self, cell: Cell) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1)
         self._refresh()
 
     def _refresh(self) -> None:

@@ -12,6 +12,7 @@ import functools
 import math
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -31,11 +32,24 @@ from ..plugins import MethodSpec, available_methods
 from ._backends import Backend, make_backend
 from ._metrics import evaluate_predictions
 from ._progress import Progress
-from ._store import STATUSES, ResultsStore, RunRecord
-from ._study import Cell, DatasetProfile, StudyConfig, plan_study, select_methods
+from ._store import DONE, STATUSES, TAKEN, Claimant, ResultsStore, RunRecord
+from ._study import (
+    Cell,
+    DatasetProfile,
+    StudyConfig,
+    plan_study,
+    select_methods,
+    study_differences,
+)
 
 #: Datasets kept loaded per process (consecutive cells usually share one).
 _CACHED_DATASETS = 2
+#: Seconds after which another driver's claim on a cell, not renewed, is taken over.
+CLAIM_TIMEOUT = 600.0
+#: Seconds between the renewals of a driver's claims (well within the timeout).
+_CLAIM_RENEWAL = 60.0
+#: Seconds between looks at the cells that other drivers are computing.
+_OTHERS_POLL = 1.0
 #: Libraries whose versions are recorded with each run, when installed.
 _VERSIONED = (
     "numpy",
@@ -397,6 +411,8 @@ class StudySummary:
         Seconds.
     where : str
         Where the cells ran.
+    by_others : int
+        Cells that other drivers sharing the store ran during this call.
     """
 
     study: str
@@ -410,6 +426,7 @@ class StudySummary:
     interrupted: bool
     elapsed: float
     where: str
+    by_others: int = 0
 
 
 def run_study(
@@ -431,6 +448,15 @@ def run_study(
     ``"failed"`` with the error, and the study goes on. Each finished cell is written to the
     store in its own transaction by this process, so an interrupted study (Ctrl-C, a killed
     process) loses at most the cells in flight, and running it again resumes where it stopped.
+
+    Several drivers (processes, on one machine or on several sharing the file) may run the same
+    study on one store: each claims a cell in the store before computing it, so that they split
+    the work, and each returns once every cell is stored. A claim that is not renewed for
+    :data:`CLAIM_TIMEOUT` seconds, or whose process on this machine has ended, is taken over.
+
+    A store holds one study configuration (name, datasets, methods, notions, seeds, grid and
+    the settings that change results), so that its report describes every run in it: another
+    configuration raises ``ValueError``, naming the store and what differs.
 
     Ctrl-C stops submitting cells and waits for those running (a second Ctrl-C abandons them);
     the summary then has ``interrupted=True``.
@@ -472,11 +498,12 @@ def run_study(
     """
     if not isinstance(config, StudyConfig):
         raise TypeError(f"config must be a StudyConfig; got {type(config).__name__}.")
-    began = time.monotonic()
+    began, since = time.monotonic(), time.time()
     progress = progress if progress is not None else Progress()
     owned = not isinstance(store, ResultsStore)
     results = ResultsStore(store) if not isinstance(store, ResultsStore) else store
     try:
+        _check_one_configuration(results, config)
         if methods is None:
             methods = available_methods(on_error="warn")
         chosen = select_methods(methods, config.methods)
@@ -488,6 +515,7 @@ def run_study(
         results.add_many(r for r in not_applicable if r.run_id not in recorded)
         keep = {"ok", "not_applicable"} if retry_failed else set(STATUSES)
         todo = [c for c in cells if recorded.get(c.run_id) not in keep]
+        claims = _Claims(results, Claimant(), keep=keep, since=since)
         revision = git_revision()
         results.record_study(
             config.name,
@@ -505,7 +533,7 @@ def run_study(
             engine = make_backend(backend, execute_cell, jobs=jobs, address=address)
         else:
             engine = None
-        counts, interrupted = _drive(engine, todo, chosen, loader, revision, results, progress)
+        counts, interrupted = _drive(engine, todo, chosen, loader, revision, claims, progress)
         total = len(cells) + len(not_applicable)
         return StudySummary(
             study=config.name,
@@ -515,14 +543,74 @@ def run_study(
             failed=counts["failed"],
             skipped=len(cells) - len(todo),
             not_applicable=len(not_applicable),
-            remaining=len(todo) - counts["ok"] - counts["failed"],
+            remaining=len(todo) - counts["ok"] - counts["failed"] - counts["elsewhere"],
             interrupted=interrupted,
             elapsed=time.monotonic() - began,
             where=engine.where if engine is not None else "",
+            by_others=counts["elsewhere"],
         )
     finally:
         if owned:
             results.close()
+
+
+def _check_one_configuration(store: ResultsStore, config: StudyConfig) -> None:
+    """Refuse a study whose configuration differs from the one the store was made for."""
+    for recorded in store.studies()["config"]:
+        differences = study_differences(recorded, config)
+        if differences:
+            raise ValueError(
+                f"{store.path} holds a study of another configuration ({'; '.join(differences)})"
+                ", and a store holds one study configuration, so that its report describes "
+                "every run in it: write this study to a new store (faircocco bench --store "
+                f"PATH, or run_study(config, PATH)), or move {store.path} away to start over."
+            )
+
+
+class _Claims:
+    """A driver's claims on the cells of a store, renewed by a thread while cells run."""
+
+    def __init__(
+        self, store: ResultsStore, claimant: Claimant, *, keep: set[str], since: float
+    ) -> None:
+        self.store, self.claimant = store, claimant
+        self._keep, self._since = keep, since
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def take(self, cell: Cell) -> str:
+        """Claim ``cell``: ``"claimed"``, ``"done"`` (stored) or ``"taken"`` (by another)."""
+        return self.store.claim(
+            cell.run_id,
+            self.claimant,
+            keep=self._keep,
+            since=self._since,
+            stale_after=CLAIM_TIMEOUT,
+        )
+
+    def release(self, cell: Cell) -> None:
+        self.store.release_claims(self.claimant, [cell.run_id])
+
+    def __enter__(self) -> _Claims:
+        self._thread = threading.Thread(target=self._renew, name="faircocco-claims", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        # cells not stored (interrupted, abandoned) are free for the next driver
+        self.store.release_claims(self.claimant)
+
+    def _renew(self) -> None:
+        # a connection of its own: SQLite connections stay in the thread that opened them
+        with ResultsStore(self.store.path) as store:
+            while not self._stop.wait(_CLAIM_RENEWAL):
+                try:
+                    store.renew_claims(self.claimant)
+                except (sqlite3.Error, ValueError):
+                    continue  # a busy store: the next renewal comes well before the timeout
 
 
 def _drive(
@@ -531,34 +619,57 @@ def _drive(
     methods: Mapping[str, MethodSpec],
     loader: Loader,
     revision: str | None,
-    store: ResultsStore,
+    claims: _Claims,
     progress: Progress,
 ) -> tuple[dict[str, int], bool]:
-    """Submit a window of cells, write each finished one; returns counts and interruption."""
-    counts = {"ok": 0, "failed": 0}
+    """Claim and submit a window of cells, write each finished one; returns counts (``ok``,
+    ``failed``, and ``elsewhere`` for the cells other drivers ran) and interruption."""
+    counts = {"ok": 0, "failed": 0, "elsewhere": 0}
     if engine is None:
         return counts, False
     pending = collections.deque(todo)
+    others: list[Cell] = []  # cells that other drivers are computing
     interrupts = _Interrupts()
-    abandon = stopping = False
+    abandon = stopping = waiting = False
     progress.start(total=len(todo), where=engine.where)
     try:
-        with interrupts:
+        with interrupts, claims:
             while True:
                 if interrupts.count and not stopping:
                     stopping = True
                     engine.cancel_pending()
                     pending.clear()
+                    others.clear()
                     progress.note(
                         f"interrupted: finishing the {len(engine.in_flight())} cells in flight; "
                         "press Ctrl-C again to abandon them"
                     )
                 while pending and len(engine.in_flight()) < engine.slots:
                     cell = pending.popleft()
-                    engine.submit((cell, methods[cell.method], loader, revision))
-                    progress.started(cell)
+                    claim = claims.take(cell)
+                    if claim == TAKEN:
+                        others.append(cell)
+                    elif claim == DONE:
+                        counts["elsewhere"] += 1
+                        progress.elsewhere(cell)
+                    else:
+                        engine.submit((cell, methods[cell.method], loader, revision))
+                        progress.started(cell)
                 if not engine.in_flight():
-                    break
+                    if not others:
+                        break
+                    # what is left runs in other drivers: look again, to take over the cells
+                    # of one that ends, and return once every cell is stored
+                    if not waiting:
+                        waiting = True
+                        progress.note(
+                            f"waiting for {len(others)} cells that another process sharing "
+                            "the store is running"
+                        )
+                    time.sleep(_OTHERS_POLL)
+                    pending.extend(others)
+                    others.clear()
+                    continue
                 for cell, outcome in engine.wait(0.5):
                     if not isinstance(outcome, RunRecord) and interrupts.count:
                         # after Ctrl-C, workers stopped by it are lost cells, not failures
@@ -568,8 +679,10 @@ def _drive(
                         if isinstance(outcome, RunRecord)
                         else _lost(cell, outcome, revision)
                     )
-                    if not record.reason.startswith(f"{_LOAD_STAGE}:"):
-                        store.add(record)
+                    if record.reason.startswith(f"{_LOAD_STAGE}:"):
+                        claims.release(cell)
+                    else:
+                        claims.store.add(record)
                     counts[record.status] += 1
                     progress.finished(cell, record)
     except KeyboardInterrupt:

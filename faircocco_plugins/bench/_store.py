@@ -81,15 +81,17 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_study ON runs (study, dataset, method, notion, seed);
 """
-#: Cells being computed: claimed by a driver before it submits them, so that drivers sharing a
-#: store split the work. ``claimed_at`` is the Unix time of the claim or of its last renewal.
+#: Cells claimed by a driver before it submits them, so that drivers sharing a store split the
+#: work. ``claimed_at`` is the Unix time of the claim or of its last renewal; ``stored_at`` that
+#: of the run's record, NULL while the cell is being computed.
 _CLAIMS = """
 CREATE TABLE IF NOT EXISTS claims (
     run_id TEXT PRIMARY KEY,
     token TEXT NOT NULL,
     host TEXT NOT NULL,
     pid INTEGER NOT NULL,
-    claimed_at REAL NOT NULL
+    claimed_at REAL NOT NULL,
+    stored_at REAL
 );
 """
 #: The tables and columns a results store has (``claims`` came later and is created on write).
@@ -187,7 +189,7 @@ class Claimant:
     pid: int = field(default_factory=os.getpid)
 
 
-def _stale(token: str, host: str, pid: int, claimed_at: float, stale_after: float) -> bool:
+def _stale(host: str, pid: int, claimed_at: float, stale_after: float) -> bool:
     """Whether a claim was not renewed for ``stale_after`` seconds or its process has ended."""
     if time.time() - claimed_at > stale_after:
         return True
@@ -342,7 +344,10 @@ class ResultsStore:
                 [tuple(row.values()) for row in rows],
             )
             # a stored run is no longer being computed
-            db.executemany("DELETE FROM claims WHERE run_id = ?", [(r["run_id"],) for r in rows])
+            db.executemany(
+                "UPDATE claims SET stored_at = ? WHERE run_id = ?",
+                [(time.time(), row["run_id"]) for row in rows],
+            )
 
     def claim(
         self,
@@ -350,7 +355,7 @@ class ResultsStore:
         claimant: Claimant,
         *,
         keep: Collection[str],
-        since: str,
+        since: float,
         stale_after: float,
     ) -> str:
         """Claim a cell before computing it, unless another driver has it or has stored it.
@@ -362,8 +367,8 @@ class ResultsStore:
             The driver that claims.
         keep : collection of str
             Statuses of a stored run that make the cell done.
-        since : str
-            ISO 8601 time the claimant started: a run stored since then is done whatever its
+        since : float
+            Unix time the claimant started: a run stored since then is done whatever its
             status (another driver has just run it).
         stale_after : float
             Seconds after which a claim that was not renewed is taken over; the claim of a
@@ -381,25 +386,29 @@ class ResultsStore:
         >>> from faircocco_plugins.bench._store import Claimant, ResultsStore
         >>> store = ResultsStore(pathlib.Path(tempfile.mkdtemp()) / "results.sqlite")
         >>> one, two = Claimant(), Claimant()
-        >>> options = {"keep": ("ok",), "since": "2020-01-01", "stale_after": 600.0}
+        >>> options = {"keep": ("ok",), "since": 0.0, "stale_after": 600.0}
         >>> store.claim("r1", one, **options), store.claim("r1", two, **options)
         ('claimed', 'taken')
         >>> store.close()
         """
         with self._transaction() as db:
-            stored = db.execute(
-                "SELECT status, finished_at FROM runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            if stored is not None and (stored[0] in keep or stored[1] >= since):
-                return DONE
+            stored = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             held = db.execute(
-                "SELECT token, host, pid, claimed_at FROM claims WHERE run_id = ?", (run_id,)
+                "SELECT token, host, pid, claimed_at, stored_at FROM claims WHERE run_id = ?",
+                (run_id,),
             ).fetchone()
-            if held is not None and held[0] != claimant.token and not _stale(*held, stale_after):
+            if stored is not None and (stored[0] in keep or (held and (held[4] or 0) >= since)):
+                return DONE
+            if (
+                held is not None
+                and held[4] is None
+                and held[0] != claimant.token
+                and not _stale(held[1], held[2], held[3], stale_after)
+            ):
                 return TAKEN
             db.execute(
-                "INSERT OR REPLACE INTO claims (run_id, token, host, pid, claimed_at) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO claims (run_id, token, host, pid, claimed_at, stored_at) "
+                "VALUES (?, ?, ?, ?, ?, NULL)",
                 (run_id, claimant.token, claimant.host, claimant.pid, time.time()),
             )
         return CLAIMED
@@ -413,11 +422,13 @@ class ResultsStore:
         """
         with self._transaction() as db:
             db.execute(
-                "UPDATE claims SET claimed_at = ? WHERE token = ?", (time.time(), claimant.token)
+                "UPDATE claims SET claimed_at = ? WHERE token = ? AND stored_at IS NULL",
+                (time.time(), claimant.token),
             )
 
     def release_claims(self, claimant: Claimant, run_ids: Iterable[str] | None = None) -> None:
-        """Drop the claims of ``claimant`` (on ``run_ids`` only, when given).
+        """Drop the claims of ``claimant`` on cells it did not store (on ``run_ids`` only, when
+        given), so that other drivers compute them.
 
         Parameters
         ----------
@@ -426,10 +437,12 @@ class ResultsStore:
         """
         with self._transaction() as db:
             if run_ids is None:
-                db.execute("DELETE FROM claims WHERE token = ?", (claimant.token,))
+                db.execute(
+                    "DELETE FROM claims WHERE token = ? AND stored_at IS NULL", (claimant.token,)
+                )
             else:
                 db.executemany(
-                    "DELETE FROM claims WHERE token = ? AND run_id = ?",
+                    "DELETE FROM claims WHERE token = ? AND run_id = ? AND stored_at IS NULL",
                     [(claimant.token, run_id) for run_id in run_ids],
                 )
 
@@ -504,9 +517,8 @@ class ResultsStore:
             columns=["study", "started_at", "config", "versions", "git_revision"],
         )
         for column, name in ((3, "config"), (4, "versions")):
-            frame[name] = [
-                self._mapping(row[column], "studies", f"id = {row[0]}", name) for row in rows
-            ]
+            values = [self._mapping(row[column], "studies", f"id = {row[0]}", name) for row in rows]
+            frame[name] = pd.Series(values, dtype=object)
         return frame
 
     def runs(self, study: str | None = None) -> pd.DataFrame:

@@ -21,6 +21,9 @@ from ._store import RunRecord
 
 #: The paper averages over 10 runs.
 DEFAULT_SEEDS: tuple[int, ...] = tuple(range(10))
+#: Settings of a study that do not change its results (where the raw files are read from): a
+#: results store holds one study, the same in every other setting.
+_NOT_IDENTITY: tuple[str, ...] = ("data_dir",)
 
 
 #: The study's optional size settings and their smallest values.
@@ -129,6 +132,42 @@ class StudyConfig:
         See :class:`StudyConfig`.
         """
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def study_differences(recorded: Mapping[str, Any], config: StudyConfig) -> list[str]:
+    """How ``config`` differs from a recorded study configuration, one phrase per setting.
+
+    Every setting counts but the directory searched for raw files (the files are checked
+    against their sha256); a setting the record lacks (recorded by an older version) has its
+    default value. The backend and the number of workers are not settings of a study.
+
+    Parameters
+    ----------
+    recorded : mapping
+        A configuration as :meth:`ResultsStore.studies` returns it.
+    config : StudyConfig
+
+    Returns
+    -------
+    list of str
+        Empty when the two are the same study.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import StudyConfig
+    >>> from faircocco_plugins.bench._study import study_differences
+    >>> before = StudyConfig(name="quick", datasets=("synthetic",), seeds=(0, 1))
+    >>> now = StudyConfig(name="quick", datasets=("adult",), seeds=(0, 1))
+    >>> study_differences(before.to_dict(), now)
+    ["datasets: ['synthetic'] in the store, ['adult'] here"]
+    """
+    defaults = StudyConfig(datasets=config.datasets).to_dict()
+    differences = []
+    for name, value in config.to_dict().items():
+        before = recorded.get(name, defaults[name])
+        if name not in _NOT_IDENTITY and before != value:
+            differences.append(f"{name}: {before!r} in the store, {value!r} here")
+    return differences
 
 
 @dataclass(frozen=True)

@@ -228,3 +228,76 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+#: ``faircocco bench`` with one method that logs each fit (its seed and width, and the process)
+#: as a file, and holds its first fits until the test creates ``go``: the test releases them
+#: once both processes are inside a cell, so that the two run side by side.
+_SHARED_CLI = """
+import os, sys, time, uuid
+from pathlib import Path
+import faircocco_plugins.plugins as plugins
+from faircocco_plugins.cli import main
+from faircocco_plugins.plugins import Capabilities, MethodSpec
+
+folder = Path(sys.argv[1])
+
+class Logged:
+    def __init__(self, cell):
+        self.cell = cell
+
+    def fit(self, X, y, *, sensitive_features):
+        (folder / f"fit-{self.cell}-{os.getpid()}-{uuid.uuid4().hex}").touch()
+        deadline = time.monotonic() + 60
+        while not (folder / "go").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self
+
+    def predict(self, X):
+        return (X.iloc[:, 0] > 0).astype(int).to_numpy()
+
+def make(*, task, notion, random_state, width):
+    return Logged(f"{random_state}_{width}")
+
+kinds = ("binary", "categorical", "continuous")
+spec = MethodSpec(
+    name="logged", description="logs its fits", factory=make,
+    capabilities=Capabilities(
+        tasks=("classification",), notions=("eo",), attributes=kinds, outcomes=kinds,
+        multiple_attributes="joint", needs_gradients=False,
+    ),
+    param_grid={"width": (1, 2)}, quick_grid={"width": (1, 2)},
+)
+plugins.available_methods = lambda **_: {"logged": spec}
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_two_processes_on_one_store_split_the_cells(tmp_path: Path) -> None:
+    driver = tmp_path / "driver.py"
+    driver.write_text(_SHARED_CLI)
+    store = tmp_path / "runs.sqlite"
+    arguments = [*_arguments(store)]
+    arguments[arguments.index("gated")] = "logged"
+    processes = [_start(driver, arguments) for _ in range(2)]
+
+    def fits() -> list[tuple[str, str]]:
+        return [tuple(p.name.split("-")[1:3]) for p in tmp_path.glob("fit-*")]  # (cell, pid)
+
+    try:
+        for process in processes:
+            _wait(process, lambda: len({pid for _, pid in fits()}) == 2, "both processes' fits")
+    finally:
+        (tmp_path / "go").touch()
+    outputs = [process.communicate(timeout=60) for process in processes]
+    for process, (_, err) in zip(processes, outputs, strict=True):
+        assert process.returncode == 0, err
+    cells = [cell for cell, _ in fits()]
+    # every cell computed, each exactly once, by one process or the other
+    assert sorted(cells) == sorted(f"{seed}_{width}" for seed in range(3) for width in (1, 2))
+    assert len({pid for _, pid in fits()}) == 2
+    rows = _rows(store)
+    assert len(rows) == len({run_id for _, run_id, _ in rows}) == CELLS
+    assert {status for _, _, status in rows} == {"ok"}
+    done = [int(out.split(" done")[0].rsplit(" ", 1)[1]) for out, _ in outputs]
+    assert sum(done) == CELLS

@@ -6,6 +6,9 @@ import math
 import os
 import re
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins.bench import ResultsStore, RunRecord
-from faircocco_plugins.bench._store import RUN_COLUMNS
+from faircocco_plugins.bench._store import RUN_COLUMNS, Claimant
 from faircocco_plugins.cli import main
 
 
@@ -368,3 +371,41 @@ def test_a_study_record_with_broken_json_names_its_row(tmp_path: Path) -> None:
         ),
     ):
         store.studies()
+
+
+# --- claims of drivers sharing a store ------------------------------------------------------------
+
+
+def _claim(store: ResultsStore, claimant: Claimant, **options: Any) -> str:
+    values: dict[str, Any] = {"keep": ("ok",), "since": 0.0, "stale_after": 600.0}
+    values.update(options)
+    return store.claim("r1", claimant, **values)
+
+
+def test_a_claim_is_held_until_its_run_is_stored_or_it_goes_stale(tmp_path: Path) -> None:
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    with ResultsStore(tmp_path / "runs.sqlite") as store:
+        one, two = Claimant(), Claimant()
+        assert _claim(store, one) == "claimed"
+        assert _claim(store, two) == "taken"
+        assert _claim(store, one) == "claimed"  # its own claim
+        # not renewed for longer than stale_after: taken over
+        assert _claim(store, two, stale_after=-1.0) == "claimed"
+        assert _claim(store, one) == "taken"
+        # the claimant's process on this host has ended: taken over at once
+        dead = Claimant(pid=int(ended.stdout))
+        store.release_claims(two)
+        assert _claim(store, dead) == "claimed"
+        assert _claim(store, one) == "claimed"
+        # stored: done for whoever started before it was stored, whatever the status
+        store.add(_record("r1", status="failed", reason="fit: boom", metrics={}))
+        assert _claim(store, two) == "done"
+        # a driver that started after a failed run was stored may run it again
+        assert _claim(store, two, since=time.time() + 1) == "claimed"
+        store.release_claims(two)
+        assert _claim(store, one, since=time.time() + 1) == "claimed"
