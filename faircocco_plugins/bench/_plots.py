@@ -2,7 +2,8 @@
 
 For every dataset and notion, each method contributes the points of its sweep: for each value
 of its sweep parameter (``lam``, ``bound``), the setting of the other hyper-parameters with the
-best mean validation performance, drawn at the mean test fairness and performance over seeds,
+best mean validation performance (among those not degenerate on validation, when there are
+any), drawn at the mean test fairness and performance over seeds,
 with their standard deviations as error bars and the points joined in sweep order. Points that
 no other point of the figure beats on both axes form the non-dominated front. A point whose
 setting is degenerate on the test part for some seed (:func:`degenerate_runs`) is drawn as a
@@ -63,8 +64,10 @@ def pareto_points(
     seeds. For each value of a method's sweep parameter, the setting with the best mean
     validation performance (highest ``validation.accuracy``, else lowest ``validation.mse``)
     represents it, so the other parameters (learning rate, batch size) are chosen without
-    looking at the test part. A method without a sweep parameter gives one point, its
-    validation-best setting.
+    looking at the test part. As in :func:`select_runs`, settings degenerate on the
+    validation part (:func:`degenerate_runs`) are set aside when the sweep value has others:
+    a model that predicts the majority class often has the best validation accuracy. A
+    method without a sweep parameter gives one point, its validation-best setting.
 
     Parameters
     ----------
@@ -447,6 +450,7 @@ def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: boo
                 else np.full(len(runs), math.nan)
             ),
             "degenerate": degenerate_runs(runs, "test").to_numpy(dtype=int),
+            "validation_degenerate": degenerate_runs(runs, "validation").to_numpy(dtype=int),
         }
     )
     grouped = frame.groupby("key", sort=True)
@@ -458,6 +462,7 @@ def _settings(runs: pd.DataFrame, fairness: str, performance: str, maximise: boo
             "performance_mean": grouped["performance"].mean(),
             "performance_std": grouped["performance"].std(ddof=1),
             "degenerate_seeds": grouped["degenerate"].sum(),
+            "validation_degenerate": grouped["validation_degenerate"].sum(),
             # "higher is better" for choosing; a setting without validation values loses
             "validation": (1 if maximise else -1) * grouped["validation"].mean(),
         }
@@ -493,8 +498,11 @@ def _sweep(
         ]
     rows = []
     for value, group in groups:
-        # best validation performance; ties go to the first setting in key order
-        best = group.sort_values("validation", ascending=False, kind="stable").iloc[0]
+        # the fewest seeds degenerate on validation, then the best validation performance;
+        # ties go to the first setting in key order
+        best = group.sort_values(
+            ["validation_degenerate", "validation"], ascending=[True, False], kind="stable"
+        ).iloc[0]
         rows.append(
             {
                 "method": method,

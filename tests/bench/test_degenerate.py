@@ -360,6 +360,19 @@ def test_degenerate_points_are_never_on_the_front(runs: pd.DataFrame) -> None:
     assert (points.loc[points["on_front"], "degenerate_seeds"] == 0).all()
 
 
+def test_pareto_points_set_aside_settings_degenerate_on_validation(runs: pd.DataFrame) -> None:
+    # without a sweep, nn is one point: lr=0.1 predicts one class with the best validation
+    # accuracy (0.89 against 0.86), and the selection takes lr=0.01
+    sweeps = {"nn": None, "facl": "lam", "constant": None, "faircocco": "lam"}
+    points = pareto_points(runs, dataset="compas", notion="eo", sweep_params=sweeps)
+    nn = points[points["method"] == "nn"].iloc[0]
+    assert (nn["params"], nn["degenerate_seeds"]) == ({"lr": 0.01}, 0)
+    assert nn["performance_mean"] == pytest.approx(0.865)
+    # with every setting degenerate, one is still drawn
+    constant = points[points["method"] == "constant"].iloc[0]
+    assert constant["degenerate_seeds"] == 2
+
+
 def test_accuracy_figures_draw_the_majority_rate(runs: pd.DataFrame, tmp_path: Path) -> None:
     files = plot_pareto_fronts(runs, tmp_path / "pareto", formats=("svg",))
     compas = files[("compas", "eo")][0].read_text(encoding="utf-8")
