@@ -202,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         f"study {summary.study}: {summary.total} cells: {summary.done} done, "
         f"{summary.skipped} skipped as already complete, {summary.not_applicable} not "
         f"applicable, {summary.failed} failed"
+        + (f", {summary.by_others} run by another process" if summary.by_others else "")
         + (f", {summary.remaining} not run" if summary.remaining else "")
         + f" (elapsed {format_duration(summary.elapsed)})"
     )

@@ -301,3 +301,5 @@ def test_two_processes_on_one_store_split_the_cells(tmp_path: Path) -> None:
     assert {status for _, _, status in rows} == {"ok"}
     done = [int(out.split(" done")[0].rsplit(" ", 1)[1]) for out, _ in outputs]
     assert sum(done) == CELLS
+    for count, (out, _) in zip(done, outputs, strict=True):
+        assert f"{CELLS - count} run by another process" in out
