@@ -10,10 +10,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import warnings
+from dataclasses import replace
 from typing import Any
+
+import pandas as pd
 
 #: Default results store, in the current directory.
 DEFAULT_STORE = "faircocco-results.sqlite"
@@ -120,6 +124,12 @@ def register(commands: Any) -> None:
         "--retry-failed", action="store_true", help="run again the cells that failed before"
     )
     bench.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the number of cells and the expected time from the store's measured runs, "
+        "and exit without running",
+    )
+    bench.add_argument(
         "--list-methods",
         action="store_true",
         help="list the installed methods and what they support, and exit",
@@ -148,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"faircocco bench: error: the harness {missing}", file=sys.stderr)
         return 2
     from ..plugins import BrokenMethodWarning, available_methods
-    from ._presets import preset_config
+    from ._presets import PRESETS, preset_config
     from ._progress import default_progress, format_duration
     from ._runner import run_study
     from ._study import StudyConfig
@@ -188,16 +198,20 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     store = args.store if args.store is not None else DEFAULT_STORE
-    summary = run_study(
-        config,
-        store,
-        backend=args.backend or "local",
-        jobs=args.jobs or 1,
-        address=args.address,
-        methods=methods,
-        retry_failed=args.retry_failed,
-        progress=default_progress(),
-    )
+    options = {
+        "backend": args.backend or "local",
+        "jobs": args.jobs or 1,
+        "address": args.address,
+        "methods": methods,
+        "retry_failed": args.retry_failed,
+    }
+    if args.preset is not None and PRESETS[args.preset].tune_training:
+        config, status = _tuned(config, store, args.estimate, options)
+        if status is not None:
+            return status
+    if args.estimate:
+        return _print_estimate(config, store, methods, args.jobs or 1)
+    summary = run_study(config, store, progress=default_progress(), **options)
     print(
         f"study {summary.study}: {summary.total} cells: {summary.done} done, "
         f"{summary.skipped} skipped as already complete, {summary.not_applicable} not "
@@ -214,6 +228,61 @@ def run(args: argparse.Namespace) -> int:
         )
         return INTERRUPTED
     print(f"write a report: faircocco report {shlex.quote(summary.store)} --out report")
+    return 0
+
+
+def _tuned(
+    config: Any, store: str, estimate: bool, options: dict[str, Any]
+) -> tuple[Any, int | None]:
+    """The study with each dataset's training parameters fixed by its tuning stage, run first
+    into a store of its own; and an exit status when the command ends here."""
+    from ._progress import default_progress
+    from ._protocol import TRAINING_PARAMS, chosen_training, tuning_config, tuning_store
+    from ._runner import run_study
+    from ._store import ResultsStore
+
+    tuning, path = tuning_config(config), tuning_store(store)
+    if estimate:
+        print(f"tuning stage ({path}):")
+        _print_estimate(tuning, str(path), options["methods"], options["jobs"])
+        # how many cells the study has does not depend on which setting is chosen
+        grid = options["methods"]["nn"].param_grid
+        first = {key: grid[key][0] for key in TRAINING_PARAMS if key in grid}
+        return replace(config, fixed_params=dict.fromkeys(config.datasets, first)), None
+    print(f"tuning stage: the network over its learning rates and batch sizes, into {path}")
+    summary = run_study(tuning, path, progress=default_progress(), **options)
+    if summary.interrupted:
+        print(f"interrupted: resume with the same command ({path} keeps every finished cell)")
+        return config, INTERRUPTED
+    with ResultsStore(path) as opened:
+        chosen = chosen_training(opened.runs(tuning.name))
+    missing = [name for name in config.datasets if name not in chosen]
+    if missing:
+        print(
+            f"faircocco bench: error: the tuning stage has no usable run on {missing} "
+            f"(failed or degenerate): see faircocco report {shlex.quote(str(path))}",
+            file=sys.stderr,
+        )
+        return config, 1
+    for name, params in chosen.items():
+        print(f"  {name}: {', '.join(f'{k}={v}' for k, v in params.items())}")
+    return replace(config, fixed_params=chosen), None
+
+
+def _print_estimate(config: Any, store: str, methods: dict[str, Any], jobs: int) -> int:
+    from ._protocol import estimate, plan_cells, tuning_store
+    from ._store import ResultsStore
+
+    cells = plan_cells(config, methods)
+    runs, done = [], {}
+    for path in dict.fromkeys([store, str(tuning_store(store))]):
+        if os.path.exists(path):
+            with ResultsStore(path) as opened:
+                runs.append(opened.runs())
+                if path == store:
+                    done = opened.completed(config.name)
+    measured = pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()
+    print(f"study {config.name}: {estimate(cells, measured, done).describe(jobs)}")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from ..plugins import (
@@ -66,6 +66,15 @@ class StudyConfig:
         rows for every method of a seed); the tables report the N used. Default: whole parts.
     data_dir : str, optional
         Directory searched first for the datasets' raw files.
+    grid_overrides : mapping of str to tuple, optional
+        Values that replace a method's own for a hyper-parameter, in every method whose grid
+        has it: ``{"lam": (0.5, 1.0, 2.0)}`` sweeps those penalty weights for every penalty.
+    fixed_params : mapping of str to mapping, optional
+        Per dataset, hyper-parameters fixed to one value in every method whose grid has them,
+        such as the learning rate and batch size chosen for the network on that dataset.
+    regression_notions : tuple of str, optional
+        The notions run on regression datasets (default: all of ``notions``); the paper
+        reports calibration on classification tasks only.
 
     Examples
     --------
@@ -86,6 +95,9 @@ class StudyConfig:
     max_train_rows: int | None = None
     max_eval_rows: int | None = None
     data_dir: str | None = None
+    grid_overrides: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    fixed_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    regression_notions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -110,6 +122,24 @@ class StudyConfig:
             raise ValueError(f"seeds={self.seeds!r} is not valid; expected non-negative integers.")
         if self.grid not in ("full", "quick"):
             raise ValueError(f"grid={self.grid!r} is not valid; expected 'full' or 'quick'.")
+        if self.regression_notions is not None and not set(self.regression_notions) <= set(
+            self.notions
+        ):
+            raise ValueError(
+                f"regression_notions={self.regression_notions!r} is not valid; expected a "
+                f"subset of notions={self.notions!r}."
+            )
+        for name in ("grid_overrides", "fixed_params"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(
+                    f"{name} must be a mapping; got {type(getattr(self, name)).__name__}."
+                )
+        for key, values in self.grid_overrides.items():
+            if isinstance(values, str) or not isinstance(values, Sequence) or not values:
+                raise ValueError(
+                    f"grid_overrides[{key!r}] must be a non-empty sequence of values; got "
+                    f"{values!r}."
+                )
         check_params({name: getattr(self, name) for name in _SIZE_LIMITS}, _SIZE_LIMITS)
         if (
             self.epochs is not None
@@ -131,7 +161,75 @@ class StudyConfig:
         --------
         See :class:`StudyConfig`.
         """
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        return {k: _json_ready(v) for k, v in asdict(self).items()}
+
+    def notions_of(self, task: str) -> tuple[str, ...]:
+        """The notions run on a dataset of this task.
+
+        Parameters
+        ----------
+        task : {"classification", "regression"}
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        >>> from faircocco_plugins.bench import StudyConfig
+        >>> config = StudyConfig(datasets=("adult",), regression_notions=("dp", "eo"))
+        >>> config.notions_of("classification"), config.notions_of("regression")
+        (('dp', 'eo', 'cal'), ('dp', 'eo'))
+        """
+        if task == "regression" and self.regression_notions is not None:
+            return self.regression_notions
+        return self.notions
+
+    def settings_of(self, spec: MethodSpec, dataset: str) -> list[dict[str, Any]]:
+        """A method's hyper-parameter settings on a dataset: its grid, with the study's
+        overrides and the dataset's fixed parameters applied to the keys it has.
+
+        Parameters
+        ----------
+        spec : MethodSpec
+        dataset : str
+
+        Returns
+        -------
+        list of dict
+
+        Examples
+        --------
+        >>> from faircocco_plugins.bench import StudyConfig
+        >>> from faircocco_plugins.plugins import Capabilities, MethodSpec
+        >>> spec = MethodSpec(
+        ...     name="net", description="", factory=print,
+        ...     capabilities=Capabilities(
+        ...         tasks=("classification",), notions=("dp",), attributes=("binary",),
+        ...         outcomes=("binary",), multiple_attributes="joint", needs_gradients=True),
+        ...     param_grid={"lam": (1.0, 2.0), "learning_rate": (0.1, 0.01)})
+        >>> config = StudyConfig(datasets=("adult",), grid_overrides={"lam": (5.0,)},
+        ...                      fixed_params={"adult": {"learning_rate": 0.01}})
+        >>> config.settings_of(spec, "adult")
+        [{'lam': 5.0, 'learning_rate': 0.01}]
+        """
+        grid = dict(spec.param_grid if self.grid == "full" else spec.quick_grid)
+        for key, values in self.grid_overrides.items():
+            if key in grid:
+                grid[key] = tuple(values)
+        for key, value in self.fixed_params.get(dataset, {}).items():
+            if key in grid:
+                grid[key] = (value,)
+        return replace(spec, param_grid=grid, quick_grid=grid).settings(self.grid)
+
+
+def _json_ready(value: Any) -> Any:
+    """Tuples as lists and mappings as dicts, recursively, for the store's JSON."""
+    if isinstance(value, tuple | list):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): _json_ready(item) for key, item in value.items()}
+    return value
 
 
 def study_differences(recorded: Mapping[str, Any], config: StudyConfig) -> list[str]:
@@ -364,14 +462,14 @@ def plan_study(
         for seed in config.seeds:
             for name, spec in methods.items():
                 settings = _settings(config, spec)
-                for notion in config.notions:
+                for notion in config.notions_of(profile.task):
                     problems = spec.capabilities.problems(
                         task=profile.task,
                         notion=notion,
                         attributes=profile.kinds,
                         outcome=profile.outcome,
                     )
-                    for params in spec.settings(config.grid):
+                    for params in config.settings_of(spec, dataset):
                         identity: dict[str, Any] = {
                             "study": config.name,
                             "dataset": dataset,
