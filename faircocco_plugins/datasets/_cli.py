@@ -37,7 +37,15 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=2))
         return 0
     shown = table[list(_SHOWN)].astype(object).where(table[list(_SHOWN)].notna(), "-")
-    shown["available"] = table["available"].map({True: "yes", False: "no"})
+    shown["available"] = [
+        "yes" if available else "network" if downloadable else "no"
+        for available, downloadable in zip(table["available"], table["downloadable"], strict=True)
+    ]
     print(shown.to_string())
     print(f"\nraw files are looked for under --data-dir, ${ENV_DATA}, then {cache_dir()}")
+    if (shown["available"] == "network").any():
+        print(
+            "network: not here; loading it downloads it, which needs the network (once: "
+            "downloads are cached, fairlearn's datasets in fairlearn's own cache)"
+        )
     return 0

@@ -185,7 +185,21 @@ def _prepared(source: DatasetSource, files: tuple[tuple[str, str, int, int], ...
         raise  # already names the dataset's file and how to provide it
     except Exception as error:
         raise DatasetLoadError(source.name, error) from error
-    return prepare(table, name=source.name, task=source.task, attributes=source.attributes)
+    # the loader has done its part: what fails from here on is the table against the
+    # declaration (pos_label, task, attributes), and the messages name the declaration
+    return prepare(
+        _with_positive_outcome(table, source),
+        name=source.name,
+        task=source.task,
+        attributes=source.attributes,
+    )
+
+
+def _with_positive_outcome(table: object, source: DatasetSource) -> object:
+    """The table with its outcome as ``y == pos_label`` where the source declares one."""
+    if source.pos_label is None or not isinstance(table, tuple) or len(table) < 2:
+        return table  # the checks of the table name what is wrong
+    return (table[0], positive_outcome(table[1], source.pos_label, source.name), *table[2:])
 
 
 def dataset_files(
@@ -271,8 +285,11 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
     """The registered datasets, and whether their raw files are available here.
 
     Availability is decided without reading the files: each declared file must exist, with the
-    expected size, under ``data_dir``, ``$FAIRCOCCO_DATA`` or the user cache. Datasets without
-    raw files (synthetic ones, most user-registered ones) are always available.
+    expected size, under ``data_dir``, ``$FAIRCOCCO_DATA`` or the user cache. A source that
+    fetches its data itself (``fairlearn_adult`` and ``fairlearn_credit_card``) is available when
+    its toolkit's cache holds them, and otherwise downloadable: loading it needs the network.
+    Other datasets without raw files (synthetic ones, most user-registered ones) are always
+    available.
 
     Parameters
     ----------
@@ -287,9 +304,10 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
         reported in the FairCOCCO paper), ``available``, ``downloadable`` (every missing file
         can be downloaded), ``origin`` (``"paper"``, ``"synthetic"``, ``"user"`` or the entry
         point), ``location`` (directory holding the first file, empty if none), ``found_in``
-        (how that directory was chosen: ``"data_dir"``, ``"$FAIRCOCCO_DATA"`` or ``"cache"``;
-        empty if none), ``description`` and ``label`` (what the outcome is; empty when not
-        declared).
+        (how that directory was chosen: ``"data_dir"``, ``"$FAIRCOCCO_DATA"`` or ``"cache"``,
+        or ``"toolkit cache"`` for a source that fetches its data itself, such as fairlearn's,
+        found in that toolkit's cache; empty if none), ``description`` and ``label`` (what the
+        outcome is; empty when not declared).
 
     Examples
     --------
@@ -300,9 +318,6 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
     """
     rows = []
     for source in _REGISTRY.all():
-        found = [(file, locate(file, data_dir)) for file in source.files]
-        present = [at is not None and at[1].stat().st_size == file.size for file, at in found]
-        first = next((at for _, at in found if at is not None), None)
         rows.append(
             {
                 "name": source.name,
@@ -310,19 +325,38 @@ def list_datasets(*, data_dir: PathArg = None) -> pd.DataFrame:
                 "attributes": ", ".join(f"{a}:{kind}" for a, kind in source.attributes.items()),
                 "rows": source.rows,
                 "paper_rows": source.paper_rows,
-                "available": all(present),
-                "downloadable": all(
-                    ok or bool(file.urls) for ok, (file, _) in zip(present, found, strict=True)
-                ),
+                **_availability(source, data_dir),
                 "origin": source.origin,
-                "location": "" if first is None else str(first[1].parent.parent),
-                "found_in": "" if first is None else first[0],
                 "description": source.description,
                 "label": source.label,
             }
         )
     table = pd.DataFrame(rows).set_index("name")
     return table.astype({"rows": "Int64", "paper_rows": "Int64"})
+
+
+def _availability(source: DatasetSource, data_dir: PathArg) -> dict[str, Any]:
+    """``available``, ``downloadable``, ``location`` and ``found_in`` of a source, without
+    reading its files or the network."""
+    if source.cached is not None:
+        folder = source.cached()
+        return {
+            "available": folder is not None,
+            "downloadable": True,
+            "location": "" if folder is None else str(folder),
+            "found_in": "" if folder is None else "toolkit cache",
+        }
+    found = [(file, locate(file, data_dir)) for file in source.files]
+    present = [at is not None and at[1].stat().st_size == file.size for file, at in found]
+    first = next((at for _, at in found if at is not None), None)
+    return {
+        "available": all(present),
+        "downloadable": all(
+            ok or bool(file.urls) for ok, (file, _) in zip(present, found, strict=True)
+        ),
+        "location": "" if first is None else str(first[1].parent.parent),
+        "found_in": "" if first is None else first[0],
+    }
 
 
 def register_dataset(
@@ -379,7 +413,17 @@ def register_dataset(
     ------
     ValueError
         If the name is taken and ``overwrite`` is false, or the name, task or attribute kinds
-        are not valid.
+        are not valid, or ``pos_label`` is given for regression.
+    TypeError
+        If an attribute's name is not a non-empty string, ``pos_label`` is not one label (a
+        string, a number or a bool), or ``description`` or ``label`` is not a string.
+
+    Notes
+    -----
+    What the declaration says is checked here, before any data is read; how the data meet it
+    (a ``pos_label`` that is not a label of ``y``, an attribute declared binary with three
+    levels) is checked when the dataset is loaded, and the error names the declaration, apart
+    from the errors of the loader itself.
 
     Examples
     --------
@@ -404,15 +448,10 @@ def register_dataset(
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite={overwrite!r} is not valid; expected True or False.")
 
-    if pos_label is not None and task != "classification":
-        raise ValueError(f"pos_label is for task='classification'; got task={task!r}.")
-
     def load(paths: Mapping[str, Path]) -> LoadedTable | tuple[Any, ...]:
-        table = loader()
-        if pos_label is None or not isinstance(table, tuple) or len(table) < 2:
-            return table  # the checks of the table name what is wrong
-        return (table[0], positive_outcome(table[1], pos_label, name), *table[2:])
+        return loader()
 
+    # the declaration is checked here, before any data: kinds, task, pos_label, names
     source = DatasetSource(
         name=name,
         task=task,
@@ -421,6 +460,7 @@ def register_dataset(
         description=description,
         origin="user",
         label=label,
+        pos_label=pos_label,
     )
     _REGISTRY.add(source, overwrite=overwrite)
     return source

@@ -117,6 +117,15 @@ class DatasetSource:
         What the outcome ``y`` is, in a few words (for classification, what the positive
         class 1 means), such as ``"income above $50K"``; shown by :func:`list_datasets` and
         in the harness's results tables.
+    pos_label : optional
+        For classification, the label of the loader's outcome that becomes 1 (the other one
+        becomes 0), applied after ``load``; None when the loader gives 0/1 numbers or bools.
+    cached : callable, optional
+        For a source that fetches its data itself rather than through ``files`` (as
+        fairlearn's fetchers do): called without arguments, it returns the folder holding the
+        data when they are there, or None when loading needs the network. It must not read
+        the network. :func:`list_datasets` calls it to say which; without it, a source without
+        ``files`` is always available.
 
     Examples
     --------
@@ -144,6 +153,8 @@ class DatasetSource:
     origin: str = ""
     test_label: str = "fixed test rows"
     label: str = ""
+    pos_label: Any = None
+    cached: Callable[[], Path | None] | None = None
 
     def __post_init__(self) -> None:
         check_name(self.name, "name")
@@ -154,7 +165,16 @@ class DatasetSource:
                 "attributes must be a non-empty mapping from column name to one of "
                 f"{list(ATTRIBUTE_KINDS)}; got {self.attributes!r}."
             )
+        for name in ("description", "test_label", "label"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str; got {type(getattr(self, name)).__name__}.")
+        _check_pos_label(self.pos_label, self.task)
         for column, kind in self.attributes.items():
+            if not isinstance(column, str) or not column:
+                raise TypeError(
+                    f"attributes has the key {column!r}; the keys are the names of the "
+                    "sensitive columns, non-empty strings."
+                )
             if kind not in ATTRIBUTE_KINDS:
                 raise ValueError(
                     f"attributes[{column!r}]={kind!r} is not valid; expected one of "
@@ -162,8 +182,24 @@ class DatasetSource:
                 )
         if not callable(self.load):
             raise TypeError(f"load must be callable; got {type(self.load).__name__}.")
+        if self.cached is not None and not callable(self.cached):
+            raise TypeError(f"cached must be callable or None; got {type(self.cached).__name__}.")
         # A read-only copy, so that later edits of the caller's dict cannot change the source.
         object.__setattr__(self, "attributes", MappingProxyType(dict(self.attributes)))
+
+
+def _check_pos_label(pos_label: object, task: str) -> None:
+    """What can be told of ``pos_label`` without the data: a single label, for classification."""
+    if pos_label is None:
+        return
+    if task != "classification":
+        raise ValueError(f"pos_label is for task='classification'; got task={task!r}.")
+    scalar = isinstance(pos_label, str | int | float | np.generic) and np.ndim(pos_label) == 0
+    if not scalar or pos_label != pos_label:  # NaN equals nothing, so it matches no label
+        raise TypeError(
+            f"pos_label={pos_label!r} is not valid; expected the one outcome label (a string, "
+            "a number or a bool) that becomes 1."
+        )
 
 
 def check_name(name: object, argument: str) -> str:

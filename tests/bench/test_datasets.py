@@ -7,6 +7,7 @@ downloads off and an empty user cache, and the download test fetches ``file://``
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -498,8 +499,11 @@ def test_text_labels_without_pos_label_say_what_to_pass(
         pos_label="maybe",
         overwrite=True,
     )
-    with pytest.raises(ValueError, match=r"pos_label='maybe' is not a label of y"):
+    # the loader did its part: the declaration is wrong, and the error says so
+    with pytest.raises(ValueError, match=r"pos_label='maybe' is not a label of y") as raised:
         load_dataset("labels")
+    assert not isinstance(raised.value, DatasetLoadError)
+    assert "loader" not in str(raised.value)
 
 
 def test_register_dataset_round_trip(dataset_registry: _registry.Registry) -> None:
@@ -599,6 +603,32 @@ def test_register_dataset_checks_its_arguments(dataset_registry: _registry.Regis
         register_dataset("has space", loader, task="regression", attributes={"g": "binary"})
     with pytest.raises(ValueError, match="already registered"):
         register_dataset("adult", loader, task="regression", attributes={"g": "binary"})
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        ({"pos_label": ["yes"]}, r"pos_label=\['yes'\] is not valid; expected the one outcome"),
+        ({"pos_label": float("nan")}, "pos_label=nan is not valid"),
+        ({"pos_label": "yes", "task": "regression"}, "pos_label is for task='classification'"),
+        ({"attributes": {0: "binary"}}, "attributes has the key 0; the keys are the names"),
+        ({"attributes": {"": "binary"}}, "attributes has the key ''"),
+        ({"label": 1}, "label must be a str; got int"),
+        ({"description": None}, "description must be a str; got NoneType"),
+    ],
+)
+def test_register_dataset_checks_the_declaration_before_any_data(
+    dataset_registry: _registry.Registry, declaration: dict[str, Any], message: str
+) -> None:
+    def loader() -> tuple[Any, ...]:
+        raise AssertionError("not called")
+
+    arguments: dict[str, Any] = {"task": "classification", "attributes": {"g": "binary"}}
+    arguments.update(declaration)
+    with pytest.raises((TypeError, ValueError), match=message):
+        register_dataset("declared", loader, **arguments)
+    with pytest.raises(ValueError, match="unknown dataset 'declared'"):
+        load_dataset("declared")
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
@@ -739,8 +769,10 @@ def test_cli_lists_datasets(
     lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     for name in [*PAPER, "synthetic", "synthetic_regression"]:
         assert name in lines
-    assert lines["adult"][:5] == ["adult", "classification", "45222", "45222", "no"]
-    assert lines["german"][4] == "no"
+    # missing here: downloaded on loading where the original bytes are published
+    assert lines["adult"][:5] == ["adult", "classification", "45222", "45222", "network"]
+    assert lines["german"][4] == "network"
+    assert lines["kdd_census"][4] == "no"
     assert lines["synthetic"][4] == "yes"
 
     assert main(["datasets", "--json"]) == 0
@@ -754,3 +786,48 @@ def test_cli_shows_available_files(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datasets"]) == 0
     adult = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("adult"))
     assert adult.split()[4] == "yes"
+
+
+def _fairlearn_cache(home: Path, data_id: int, *, data: bool = True) -> Path:
+    """The files scikit-learn's fetch_openml leaves in fairlearn's cache for ``data_id``."""
+    openml = home / ".fairlearn-data" / "openml" / "openml.org"
+    api = openml / "api" / "v1" / "json" / "data"
+    url = f"https://api.openml.org/data/v1/download/{data_id + 7}/table.arff"
+    description = {"data_set_description": {"id": str(data_id), "url": url}}
+    files = {
+        api / f"{data_id}.gz": description,
+        api / "features" / f"{data_id}.gz": {"data_features": {"feature": []}},
+        api / "qualities" / f"{data_id}.gz": {"data_qualities": {"quality": []}},
+    }
+    if data:
+        files[openml / "data" / "v1" / "download" / str(data_id + 7) / "table.arff.gz"] = {}
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.compress(json.dumps(content).encode()))
+    return openml.parent
+
+
+def test_fairlearn_datasets_are_listed_as_needing_the_network_unless_cached(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("faircocco_fairlearn")
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    table = list_datasets()
+    for name in ("fairlearn_adult", "fairlearn_credit_card"):
+        assert not table.loc[name, "available"] and table.loc[name, "downloadable"]
+        assert table.loc[name, "location"] == table.loc[name, "found_in"] == ""
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert lines["fairlearn_adult"][4] == lines["fairlearn_credit_card"][4] == "network"
+    assert "network: not here; loading it downloads it, which needs the network" in out
+
+    # the description and features without the data file are not a cache of the dataset
+    _fairlearn_cache(home, 42477, data=False)
+    folder = _fairlearn_cache(home, 1590)
+    table = list_datasets()
+    assert table.loc["fairlearn_adult", "available"]
+    assert table.loc["fairlearn_adult", "location"] == str(folder)
+    assert table.loc["fairlearn_adult", "found_in"] == "toolkit cache"
+    assert not table.loc["fairlearn_credit_card", "available"]

@@ -7,13 +7,22 @@ use and read the cache afterwards. Registered as ``fairlearn_adult`` and
 OpenML cannot be reached and nothing is cached, loading fails with the registry's
 :class:`~faircocco_plugins.datasets.DatasetUnavailableError`, which names the dataset and the
 project's own copy of it, instead of a raw ``URLError``.
+
+Whether fairlearn's cache holds a dataset is told without the network, from the files
+scikit-learn's ``fetch_openml`` keeps there (``~/.fairlearn-data/openml/openml.org/...``): the
+dataset's description, its features, its qualities and the data file the description names.
+:func:`faircocco_plugins.datasets.list_datasets` shows a dataset not cached as not available
+but downloadable, so the listing does not promise an offline load.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
@@ -37,6 +46,30 @@ def _credit_card(bunch: Any) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
     y = bunch.target.astype(np.int64).rename("default")
     sex = data["SEX"].astype(np.int64).map({1: "male", 2: "female"})
     return data.drop(columns=["SEX"]), y, pd.DataFrame({"sex": sex})
+
+
+#: fairlearn's default ``data_home``, under which ``fetch_openml`` keeps its ``openml`` cache.
+_FAIRLEARN_DATA = ".fairlearn-data"
+#: The OpenML ids fairlearn's fetchers read.
+_OPENML_IDS = {"fetch_adult": 1590, "fetch_credit_card": 42477}
+
+
+def _openml_cache(data_id: int) -> Callable[[], Path | None]:
+    """Where fairlearn's cache holds the OpenML dataset ``data_id``, or None if it does not."""
+
+    def cached() -> Path | None:
+        home = Path.home() / _FAIRLEARN_DATA / "openml"
+        api = home / "openml.org" / "api" / "v1" / "json" / "data"
+        try:
+            with gzip.open(api / f"{data_id}.gz", "rt", encoding="utf-8") as file:
+                url = json.load(file)["data_set_description"]["url"]
+            data = home / "openml.org" / f"{urlparse(url).path.lstrip('/')}.gz"
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # not cached, or not in the layout this reads
+        parts = (data, api / "features" / f"{data_id}.gz", api / "qualities" / f"{data_id}.gz")
+        return home if all(part.is_file() for part in parts) else None
+
+    return cached
 
 
 def _loader(fetch: str, table: Callable[[Any], Any], mirror: str) -> Callable[..., Any]:
@@ -66,6 +99,7 @@ def sources() -> tuple[DatasetSource, ...]:
             task="classification",
             attributes={"sex": "binary", "race": "categorical"},
             load=_loader("fetch_adult", _adult, "adult"),
+            cached=_openml_cache(_OPENML_IDS["fetch_adult"]),
             description=(
                 "fairlearn's fetch_adult (OpenML 1590, downloaded on first use): income >50K "
                 "from the census features (fnlwgt dropped; rows with a missing value dropped), "
@@ -80,6 +114,7 @@ def sources() -> tuple[DatasetSource, ...]:
             task="classification",
             attributes={"sex": "binary"},
             load=_loader("fetch_credit_card", _credit_card, "credit_card"),
+            cached=_openml_cache(_OPENML_IDS["fetch_credit_card"]),
             description=(
                 "fairlearn's fetch_credit_card (OpenML 42477, downloaded on first use): default "
                 "next month from the 22 other attributes, sensitive sex"
