@@ -247,6 +247,12 @@ class FeatureMap:
     def continuous_rank(self) -> int:
         return 1 if self._landmarks is None else int(self._landmarks.shape[0])
 
+    @property
+    def is_constant(self) -> bool:
+        """Whether every row seen has the same features: one level combination (a constant
+        numeric column is one level) and no continuous factor."""
+        return self._landmarks is None and self.levels.n_combinations == 1
+
     def transform(self, k: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
         """Level-combination codes (host) and continuous factor rows (``n × r``) of a chunk."""
         z_host = None if k.z is None or not self.levels.numeric_columns else to_host(k.z)
@@ -457,6 +463,11 @@ class GroupedMoments:
         """
         self._in_memory = roles
         means, grams = centre_moments(*self.expanded(like), self.n)
+        # a constant variable's centred features are 0, but its Grams, centred from sums that
+        # round differently, are rounding noise: a statistic that every permuted one (exactly 0)
+        # falls below. Its operator is exactly 0.
+        constant = {role for role in self.roles if self.maps[role].is_constant}
+        grams = {key: g * 0.0 if constant.intersection(key) else g for key, g in grams.items()}
         return LowRankFit(means, grams, self.n, self.ridge, like, lambda: self)
 
     def stratum_moments(self) -> Iterator[StratumMoments]:

@@ -260,3 +260,51 @@ def test_the_null_does_not_depend_on_how_permutations_are_batched(monkeypatch, n
     )
     np.testing.assert_allclose(stacked.null_distribution, whole.null_distribution, rtol=1e-12)
     assert stacked.pvalue == whole.pvalue
+
+
+def constant_cases() -> list:
+    """(notion, which variable is constant): a constant measured variable, a constant
+    conditioning variable (the test is then that of the notion without conditioning) and
+    constant attributes."""
+    cases = [
+        ("dp", "y_pred"),
+        ("eo", "y_pred"),
+        ("cal", "y_true"),
+        ("cal", "y_pred"),
+        ("eo", "y_true"),
+        ("dp", "attributes"),
+        ("eo", "attributes"),
+    ]
+    return [
+        pytest.param(notion, constant, method, id=f"{notion}-{constant}-{method}")
+        for notion, constant in cases
+        for method in ("exact", "lowrank")
+    ]
+
+
+@pytest.mark.parametrize(("notion", "constant", "method"), constant_cases())
+def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant, method):
+    """A constant variable's centred kernel is 0, so its operator is exactly 0, not rounding
+    noise that every permuted statistic (exactly 0) would fall below.
+
+    Where the conditioning variable is the constant one, the notion measures the other two
+    alone, which are independent here: the p-value is that of an independent sample."""
+    rng = np.random.default_rng(0)
+    n = 300
+    data = {
+        "y_pred": rng.normal(size=n),
+        "attributes": np.column_stack([rng.normal(size=n), rng.integers(0, 2, n)]),
+        "y_true": rng.integers(0, 2, n).astype(float),
+    }
+    data[constant] = np.full_like(data[constant], 0.7)
+    options = {"y_true": data["y_true"], "notion": notion, "method": method}
+    result = independence_test(
+        data["y_pred"], data["attributes"], n_permutations=199, random_state=0, **options
+    )
+    if (constant == "y_pred" and notion == "cal") or (constant == "y_true" and notion == "eo"):
+        assert result.pvalue > ALPHA
+        return
+    assert result.pvalue == 1.0
+    assert result.score == 0.0
+    assert np.all(result.statistic == 0.0)
+    assert faircocco_score(data["y_pred"], data["attributes"], **options) == 0.0
