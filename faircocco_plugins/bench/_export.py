@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._metrics import degenerate_runs
+from ._metrics import degenerate_runs, r_squared
 from ._store import EVALUATED_PARTS, RUN_COLUMNS, ResultsStore, RunRecord
 
 #: Columns that name a run and its setting, first in the export.
@@ -135,7 +135,9 @@ def _part_rows(runs: pd.DataFrame, part: str, sweeps: Mapping[str, str | None]) 
     for name in ("accuracy", "balanced_accuracy", "auc", "base_rate", "positive_rate", "mse"):
         if name not in frame.columns:
             frame[name] = math.nan
-    frame["r2"] = _r2(frame)
+    # NaN for classification, which has no MSE
+    variance = frame.get("outcome_variance", pd.Series(math.nan, index=frame.index))
+    frame["r2"] = r_squared(frame["mse"], variance)
     frame["deo"] = frame["deo"] if "deo" in frame.columns else math.nan
     frame["di"] = frame["di"] if "di" in frame.columns else math.nan
     frame["faircocco"] = _own_notion(frame, runs["notion"], "")
@@ -152,14 +154,6 @@ def _part_rows(runs: pd.DataFrame, part: str, sweeps: Mapping[str, str | None]) 
     for name in _JSON_FIELDS:
         frame[name] = [json.dumps(value, sort_keys=True) for value in runs[name]]
     return frame
-
-
-def _r2(frame: pd.DataFrame) -> pd.Series:
-    """R² against the part's own outcome variance (NaN for classification)."""
-    if "mse" not in frame.columns or "outcome_variance" not in frame.columns:
-        return pd.Series(math.nan, index=frame.index)
-    variance = frame["outcome_variance"].where(frame["outcome_variance"] > 0)
-    return 1.0 - frame["mse"] / variance
 
 
 def _own_notion(frame: pd.DataFrame, notions: pd.Series, suffix: str) -> pd.Series:
