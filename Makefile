@@ -22,9 +22,13 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml adapters/fairlearn/pyproj
 
 # A short real study (4 minutes 15 seconds on 2 cores, report included; see the harness guide):
 # the paper's datasets found under $$FAIRCOCCO_DATA or downloaded, else synthetic ones; its report.
+# A store holds one study configuration: when the datasets found change (the paper's files
+# appear after a run on the synthetic ones), bench stops and says what differs; then run
+# `make demo DEMO_STORE=results/quick-paper.sqlite`, or remove the store to start over.
+DEMO_STORE ?= results/quick.sqlite
 demo: venv
-	$(BIN)/faircocco bench --preset quick --jobs 2 --store results/quick.sqlite
-	$(BIN)/faircocco report results/quick.sqlite --out results/quick-report
+	$(BIN)/faircocco bench --preset quick --jobs 2 --store $(DEMO_STORE)
+	$(BIN)/faircocco report $(DEMO_STORE) --out $(DEMO_STORE:.sqlite=-report)
 
 lint: venv
 	$(BIN)/ruff check .

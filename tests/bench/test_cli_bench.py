@@ -62,6 +62,25 @@ def test_bench_runs_resumes_and_points_to_the_report(
     assert len(ResultsStore(store).runs("cli")) == 8
 
 
+def test_bench_refuses_a_second_configuration_in_one_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "quick.sqlite"
+    argv = ["--study", "quick", "--methods", "nn", "--notions", "dp", "--seeds", "1"]
+    argv += ["--grid", "quick", "--epochs", "1", "--max-train-rows", "100", "--store", str(store)]
+    status, _, err = _bench(capsys, *argv, "--datasets", "synthetic")
+    assert status == 0, err
+    before = store.read_bytes()
+    status, out, err = _bench(capsys, *argv, "--datasets", "synthetic,synthetic_regression")
+    assert status == 2 and out == ""
+    assert err.startswith(
+        f"faircocco: error: {store} holds a study of another configuration (datasets: "
+        "['synthetic'] in the store, ['synthetic', 'synthetic_regression'] here)"
+    )
+    assert "faircocco bench --store PATH" in err and len(err.strip().splitlines()) == 1
+    assert store.read_bytes() == before
+
+
 def test_list_methods(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _bench(capsys, "--list-methods")
     assert status == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import metadata
 from typing import Any
 
@@ -9,7 +10,13 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins.bench import StudyConfig
-from faircocco_plugins.bench._study import DatasetProfile, plan_study, run_id, select_methods
+from faircocco_plugins.bench._study import (
+    DatasetProfile,
+    plan_study,
+    run_id,
+    select_methods,
+    study_differences,
+)
 from faircocco_plugins.plugins import (
     BrokenMethodWarning,
     Capabilities,
@@ -306,3 +313,32 @@ def test_study_config_and_method_selection_errors(bench_methods: dict[str, Metho
     with pytest.raises(ValueError, match=r"unknown methods \['nope'\]; available"):
         select_methods(bench_methods, ["linear", "nope"])
     assert list(select_methods(bench_methods, ["narrow", "linear"])) == ["narrow", "linear"]
+
+
+def test_every_setting_but_the_data_directory_tells_studies_apart() -> None:
+    """A store holds one study: each setting that can change its runs counts, new ones too."""
+    config = StudyConfig(name="s", datasets=("german",), seeds=(0, 1))
+    recorded = config.to_dict()
+    assert study_differences(recorded, config) == []
+    changes = {
+        "name": "t",
+        "datasets": ("adult",),
+        "methods": ("nn",),
+        "notions": ("dp",),
+        "seeds": (0,),
+        "grid": "quick",
+        "epochs": 3,
+        "warmup_epochs": 1,
+        "max_train_rows": 100,
+        "max_eval_rows": 100,
+    }
+    for name, value in changes.items():
+        other = dataclasses.replace(config, **{name: value})
+        assert [d.split(":")[0] for d in study_differences(recorded, other)] == [name]
+    assert study_differences(recorded, dataclasses.replace(config, data_dir="elsewhere")) == []
+    # a record of an older version, without a setting, has that setting's default
+    older = {k: v for k, v in recorded.items() if k != "max_eval_rows"}
+    assert study_differences(older, config) == []
+    assert study_differences(older, dataclasses.replace(config, max_eval_rows=50)) == [
+        "max_eval_rows: None in the store, 50 here"
+    ]
