@@ -16,6 +16,8 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   rules :func:`attribute_kind` and :func:`outcome_kind` that give a column its kind.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
   that build kernels of their own (a baseline penalty, a reductions moment).
+* **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
+  whose functions take row-wise arguments of their own.
 
 An adapter imports from here and from :mod:`faircocco_plugins`, never from a private
 ``faircocco_plugins._*`` module or from the harness; ``make test`` checks this with
@@ -34,7 +36,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from ._inputs import is_nominal
+from ._inputs import align_by_index, is_nominal
 from ._kernels import median_distance
 from ._params import Interval, check_params
 from ._problem import Options
@@ -58,6 +60,7 @@ __all__ = [
     "MethodLoadError",
     "MethodSpec",
     "Mitigator",
+    "align_by_index",
     "attribute_kind",
     "available_methods",
     "check_params",

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from faircocco_plugins.gaps import disparate_impacts, equal_opportunity_differences
+from faircocco_plugins.plugins import align_by_index
 
-from ._metrics import _table
+from ._metrics import _frame, _table
 
 
 def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
@@ -25,7 +26,8 @@ def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_featu
     y_true, y_pred : array-like of shape (n,)
         Binary labels (0 and 1, or bools).
     sensitive_features : DataFrame, Series or array
-        The attributes, of any mix of types.
+        The attributes, of any mix of types. Pandas inputs pair by label as in
+        :func:`faircocco_metric`.
 
     Returns
     -------
@@ -40,25 +42,35 @@ def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_featu
     >>> difference_of_equal_opportunity([1, 1, 1, 1], [1, 1, 1, 0], sensitive_features=people)
     0.5
     """
-    truth, pred = _binary(y_true, "y_true"), _binary(y_pred, "y_pred")
-    gaps = equal_opportunity_differences(truth, pred, _table(sensitive_features)).dropna()
+    rows = _rows(y_true, y_pred, sensitive_features)
+    truth, pred = _binary(rows["y_true"], "y_true"), _binary(rows["y_pred"], "y_pred")
+    gaps = equal_opportunity_differences(truth, pred, rows["sensitive_features"]).dropna()
     return float(gaps.max()) if len(gaps) else math.nan
 
 
 def disparate_impact_ratio(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
     """DI: the lowest ratio of positive-prediction rates between the groups of any attribute.
 
-    Groups as for :func:`difference_of_equal_opportunity`; 1 means equal rates. ``y_true`` is
-    not used (fairlearn's signature).
+    Groups, and the pairing of pandas inputs, as for :func:`difference_of_equal_opportunity`;
+    1 means equal rates. ``y_true`` is not used (fairlearn's signature) beyond that pairing.
 
     Returns
     -------
     float
         In [0, 1].
     """
-    del y_true
-    pred = _binary(y_pred, "y_pred")
-    return float(disparate_impacts(pred, _table(sensitive_features)).min())
+    rows = _rows(y_true, y_pred, sensitive_features)
+    pred = _binary(rows["y_pred"], "y_pred")
+    return float(disparate_impacts(pred, rows["sensitive_features"]).min())
+
+
+def _rows(y_true: Any, y_pred: Any, sensitive_features: Any) -> dict[str, Any]:
+    """The inputs with their pandas rows paired by label, the attributes numbered by position
+    (the outcomes reach the core as arrays, in the same order)."""
+    rows = align_by_index(
+        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _frame(sensitive_features)}
+    )
+    return {**rows, "sensitive_features": _table(rows["sensitive_features"])}
 
 
 def _binary(values: Any, name: str) -> np.ndarray:

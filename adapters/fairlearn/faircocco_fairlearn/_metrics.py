@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from faircocco_plugins import faircocco_report, faircocco_score
+from faircocco_plugins.plugins import (
+    Interval,
+    align_by_index,
+    check_params,
+    check_statistic_options,
+)
+
+#: The smallest ``min_rows``: at two rows the chance-adjusted score is 0/0.
+_FEWEST_ROWS = 3
+#: How to pass a table of attributes through MetricFrame, for error messages.
+_HOW_TO_PACK = (
+    "in MetricFrame, pass them as sample_params={name: faircocco_sample_params(A, y_true=y_true)}"
+)
 
 
 class _PackedRow:
@@ -16,7 +30,7 @@ class _PackedRow:
 
     ``MetricFrame`` accepts only 1-D sample parameters and splits them by group and bootstrap
     sample; each entry keeps a reference to the whole table, so the metric gets back its rows
-    with their column names and types.
+    with their column names, types and index labels.
     """
 
     __slots__ = ("position", "table")
@@ -29,7 +43,9 @@ class _PackedRow:
         return f"<row {self.position} of {self.table.shape[1]} sensitive attributes>"
 
 
-def faircocco_sample_params(sensitive_features: Any) -> dict[str, np.ndarray]:
+def faircocco_sample_params(
+    sensitive_features: Any, *, y_true: Any = None, y_pred: Any = None
+) -> dict[str, np.ndarray]:
     """Sample parameters that carry a table of sensitive attributes into ``MetricFrame``.
 
     ``MetricFrame`` rejects 2-D sample parameters, and would turn a table of mixed types into
@@ -37,16 +53,31 @@ def faircocco_sample_params(sensitive_features: Any) -> dict[str, np.ndarray]:
     splits by group, by control feature and by bootstrap sample like any other;
     :func:`faircocco_metric` unpacks the rows it receives into the original table's columns.
 
+    ``MetricFrame`` drops every pandas index and pairs its arguments by position. Give the
+    same ``y_true`` (or ``y_pred``) as to the frame and the rows are put in its order first: by
+    label when both are pandas objects with the same labels in another order (an error when
+    the labels differ or repeat), by position otherwise, with the lengths checked. Without
+    them, a table whose index is out of increasing order (shuffled or sorted, so probably not
+    in the outcomes' order) draws a warning.
+
     Parameters
     ----------
     sensitive_features : pandas.DataFrame, pandas.Series, numpy.ndarray or mapping
         The attributes of every row, of any mix of binary, categorical and continuous types.
+    y_true, y_pred : array-like of shape (n,), optional
+        The frame's outcomes or predictions, whose row order the packed rows take.
 
     Returns
     -------
     dict
         ``{"sensitive_features": packed}``, to pass as
-        ``sample_params={"<metric name>": faircocco_sample_params(A)}``.
+        ``sample_params={"<metric name>": faircocco_sample_params(A, y_true=y)}``.
+
+    Raises
+    ------
+    ValueError
+        When the attributes and ``y_true`` or ``y_pred`` have different lengths, or pandas
+        indexes with different or repeated labels.
 
     Examples
     --------
@@ -55,18 +86,24 @@ def faircocco_sample_params(sensitive_features: Any) -> dict[str, np.ndarray]:
     >>> from faircocco_fairlearn import faircocco_metric, faircocco_sample_params
     >>> rng = np.random.default_rng(0)
     >>> A = pd.DataFrame({"sex": rng.choice(["f", "m"], 500), "age": rng.uniform(18, 80, 500)})
-    >>> y = rng.integers(0, 2, 500)
+    >>> y = pd.Series(rng.integers(0, 2, 500))
     >>> p = 0.3 * y + 0.01 * A["age"] + rng.normal(size=500)
+    >>> shuffled = A.sample(frac=1, random_state=0)  # the same rows, in another order
     >>> frame = MetricFrame(
     ...     metrics={"faircocco": faircocco_metric}, y_true=y, y_pred=p,
     ...     sensitive_features=A["sex"],
-    ...     sample_params={"faircocco": faircocco_sample_params(A)},
+    ...     sample_params={"faircocco": faircocco_sample_params(shuffled, y_true=y)},
     ... )
     >>> joint = faircocco_metric(y, p, sensitive_features=A)
     >>> bool(frame.overall["faircocco"] == joint)
     True
     """
-    table = _table(sensitive_features)
+    table = _nonempty(_frame(sensitive_features))
+    outcomes = {"y_true": y_true, "y_pred": y_pred}
+    if y_true is None and y_pred is None:
+        _warn_if_out_of_order(table.index)
+    else:
+        table = _paired(outcomes, table)
     packed = np.empty(len(table), dtype=object)
     packed[:] = [_PackedRow(table, i) for i in range(len(table))]
     return {"sensitive_features": packed}
@@ -79,6 +116,7 @@ def faircocco_metric(
     sensitive_features: Any,
     notion: str = "eo",
     adjusted: bool = False,
+    min_rows: int = 30,
     **options: Any,
 ) -> float:
     """The FairCOCCO score of all sensitive attributes jointly, as a fairlearn metric.
@@ -88,6 +126,10 @@ def faircocco_metric(
     :func:`faircocco_plugins.faircocco_score` of ``y_pred`` against every attribute at once, in
     [0, 1]: 0 when the predictions carry no information on the attributes (DP), or none beyond
     the outcome's (EO), or when the outcome carries none given the predictions (CAL).
+
+    Pandas inputs pair by label when they share their labels in another order: the rows take
+    the order of the first of ``y_true``, ``y_pred`` and ``sensitive_features`` that is a
+    pandas object (see the core's documentation).
 
     Parameters
     ----------
@@ -104,23 +146,45 @@ def faircocco_metric(
         ``functools.partial(faircocco_metric, notion="dp")``.
     adjusted : bool
         Subtract the score expected by chance at this size (see the core's docs).
+    min_rows : int
+        The fewest rows scored (at least 3). Under independence the raw score is not 0 but a
+        floor that grows as the rows get fewer: about 0.2 at 100 rows and 1/3 at 30, so that
+        below 30 a value says more about the group's size than about the model.
     **options
         Passed to :func:`faircocco_plugins.faircocco_score` (``method``, ``eps``, ...).
 
     Returns
     -------
     float
-        The score; NaN for fewer than two rows (MetricFrame's groups can be that small),
-        where no dependence can be measured.
+        The score. NaN, with a warning that names the rows by the attributes constant in them
+        (in ``MetricFrame``, the group), where nothing can be measured: fewer than ``min_rows``
+        rows, or every attribute constant (a ``by_group`` grouped by the only attribute),
+        where the score would be 0 by construction and read as fair.
+
+    Raises
+    ------
+    ValueError or TypeError
+        For invalid options, attributes of a length other than ``y_pred``'s, or a column of
+        whole rows (dicts, tuples, records) where a packed table belongs.
     """
-    attributes = _unpacked(sensitive_features)
-    if len(np.asarray(y_pred)) < 2:
+    check_statistic_options(notion=notion, **options)
+    check_params({"min_rows": min_rows}, {"min_rows": Interval("integer", _FEWEST_ROWS)})
+    rows = align_by_index(
+        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _unpacked(sensitive_features)}
+    )
+    attributes = rows["sensitive_features"]
+    table = _frame(attributes)
+    _check_length(table, y_pred)
+    reason = _unmeasurable(table, min_rows)
+    if reason is not None:
+        # the default filter shows each message once: once per group, not per bootstrap sample
+        warnings.warn(f"faircocco_metric is NaN: {reason}", UserWarning, stacklevel=2)
         return math.nan
     return float(
         faircocco_score(
-            y_pred,
+            rows["y_pred"],
             attributes,
-            y_true=None if notion == "dp" else y_true,
+            y_true=None if notion == "dp" else rows["y_true"],
             notion=notion,
             adjusted=adjusted,
             **options,
@@ -140,13 +204,20 @@ def faircocco_metric_report(
     -------
     pandas.DataFrame
     """
-    attributes = _unpacked(sensitive_features)
+    rows = align_by_index(
+        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _unpacked(sensitive_features)}
+    )
     return faircocco_report(
-        y_pred, attributes, y_true=None if notion == "dp" else y_true, notion=notion, **options
+        rows["y_pred"],
+        rows["sensitive_features"],
+        y_true=None if notion == "dp" else rows["y_true"],
+        notion=notion,
+        **options,
     )
 
 
-def _table(sensitive_features: Any) -> pd.DataFrame:
+def _frame(sensitive_features: Any) -> pd.DataFrame:
+    """The attributes as a table with text column names, keeping a pandas input's index."""
     if isinstance(sensitive_features, pd.DataFrame):
         table = sensitive_features
     elif isinstance(sensitive_features, pd.Series):
@@ -155,12 +226,101 @@ def _table(sensitive_features: Any) -> pd.DataFrame:
         table = pd.DataFrame(sensitive_features)
     else:
         values = np.asarray(sensitive_features)
+        _check_not_whole_rows(values)
         if values.ndim not in (1, 2):
             raise ValueError(f"sensitive_features must be 1-D or 2-D; got shape {values.shape}.")
         table = pd.DataFrame(values.reshape(len(values), -1))
+    return table.set_axis([str(c) for c in table.columns], axis=1)
+
+
+def _table(sensitive_features: Any) -> pd.DataFrame:
+    """The attributes as a table with text column names, its rows numbered by position."""
+    return _nonempty(_frame(sensitive_features)).reset_index(drop=True)
+
+
+def _nonempty(table: pd.DataFrame) -> pd.DataFrame:
     if len(table) == 0:
         raise ValueError("sensitive_features is empty; at least two rows are needed.")
-    return table.set_axis([str(c) for c in table.columns], axis=1).reset_index(drop=True)
+    return table
+
+
+def _check_not_whole_rows(values: np.ndarray) -> None:
+    """Refuse a column whose entries are whole rows: a table passed the wrong way round."""
+    first = values.flat[0] if values.size else None
+    if values.dtype.names is not None or (
+        values.dtype == object and values.ndim == 1 and not pd.api.types.is_scalar(first)
+    ):
+        kind = "records" if values.dtype.names is not None else type(first).__name__
+        raise TypeError(
+            f"sensitive_features holds one {kind} per row; to give a table of attributes, pass "
+            f"a DataFrame or, {_HOW_TO_PACK}."
+        )
+
+
+def _check_length(table: pd.DataFrame, y_pred: Any) -> None:
+    n = len(y_pred) if hasattr(y_pred, "__len__") else None
+    if n is not None and n != len(table):
+        raise ValueError(
+            f"sensitive_features has {len(table)} rows and y_pred has {n}; give the attributes "
+            f"of the same rows ({_HOW_TO_PACK})."
+        )
+
+
+def _paired(outcomes: dict[str, Any], table: pd.DataFrame) -> pd.DataFrame:
+    """The attributes in the row order of the outcomes they will be paired with."""
+    for name, values in outcomes.items():
+        if values is not None and len(values) != len(table):
+            raise ValueError(
+                f"sensitive_features has {len(table)} rows and {name} has {len(values)}; give "
+                f"the attributes of the rows of {name}, in its order."
+            )
+    aligned: pd.DataFrame = align_by_index({**outcomes, "sensitive_features": table})[
+        "sensitive_features"
+    ]
+    return aligned
+
+
+def _warn_if_out_of_order(index: pd.Index) -> None:
+    if not index.is_monotonic_increasing:
+        warnings.warn(
+            "sensitive_features has an index out of increasing order, and MetricFrame pairs "
+            "sample_params with y_true and y_pred by position: pass y_true (with its index) to "
+            "faircocco_sample_params to put the rows in its order, or .reset_index(drop=True) "
+            "if they already are.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _unmeasurable(table: pd.DataFrame, min_rows: int) -> str | None:
+    """Why the score of these rows would mislead, or ``None`` when it is measured."""
+    if len(table) < min_rows:
+        return (
+            f"{_rows_named(table)} are fewer than min_rows={min_rows}, too few to tell a "
+            f"dependence from chance (a smaller min_rows, at least {_FEWEST_ROWS}, scores them; "
+            "use adjusted=True there)."
+        )
+    if (table.nunique(dropna=False) <= 1).all():
+        return (
+            f"every sensitive attribute is constant in {_rows_named(table)}, so the predictions "
+            "cannot depend on them there and 0 would read as fair (to measure within groups, "
+            "pack more attributes with faircocco_sample_params than the frame groups by)."
+        )
+    return None
+
+
+def _rows_named(table: pd.DataFrame) -> str:
+    """The rows, by the attributes constant in them: in MetricFrame, the group's values."""
+    constant = [name for name in table.columns if table[name].nunique(dropna=False) == 1]
+    if len(table) == 0 or not constant:
+        return f"these {len(table)} rows"
+    values = ", ".join(f"{name}={_plain(table[name].iloc[0])!r}" for name in constant)
+    return f"the rows where {values}"
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds, for messages."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _unpacked(sensitive_features: Any) -> Any:
@@ -179,4 +339,4 @@ def _unpacked(sensitive_features: Any) -> Any:
             "sensitive_features mixes packed rows of different tables; pack one table with "
             "faircocco_sample_params."
         )
-    return rows[0].table.iloc[[row.position for row in rows]].reset_index(drop=True)
+    return rows[0].table.iloc[[row.position for row in rows]]

@@ -34,3 +34,14 @@ def test_bad_labels_name_their_argument():
     with pytest.raises(ValueError, match="y_true must hold binary labels"):
         difference_of_equal_opportunity(["a"] * 8, Y_HAT, sensitive_features=PEOPLE)
     assert math.isnan(difference_of_equal_opportunity([0] * 8, Y_HAT, sensitive_features=PEOPLE))
+
+
+def test_pandas_rows_pair_by_label():
+    # the same people in another order, labels kept: the outcomes find their rows by label
+    # (paired by position, this order gives DEO 1/6 and DI 1)
+    people = PEOPLE.iloc[[6, 2, 7, 4, 5, 1, 0, 3]]
+    y, y_hat = pd.Series(Y), pd.Series(Y_HAT)
+    assert difference_of_equal_opportunity(y, y_hat, sensitive_features=people) == 0.75
+    assert disparate_impact_ratio(y, y_hat, sensitive_features=people) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match=r"y_true and sensitive_features .*reset_index"):
+        disparate_impact_ratio(y, y_hat, sensitive_features=PEOPLE.set_axis(range(10, 18)))
