@@ -3,10 +3,11 @@
 A training penalty evaluates ``I_F`` on thousands of mini-batches. Only the predictions change
 from batch to batch; the sensitive attributes and the true outcomes are data. So their
 bandwidths, level sets and low-rank pivots are fitted once, on the training data (or on the first
-batch in which every column varies), and every batch only maps its rows through them. The predictions' bandwidth and pivots
-are refitted on every batch, because the model moves. The statistic is the low-rank one of
-:class:`._lowrank.LowRankFit`, rearranged so that only the predictions' kernel rows depend on the
-model, and computed on the host with its gradient in closed form: one autograd node per batch.
+batch in which every column varies), and every batch only maps its rows through them. The
+predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
+statistic is the low-rank one of :class:`._lowrank.LowRankFit`, rearranged so that only the
+predictions' kernel rows depend on the model, and computed on the host with its gradient in
+closed form: one autograd node per batch.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ _STRATUM = "stratum"
 #: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
 #: numpy's BLAS to one thread: narrower products run on one thread anyway.
 _NARROW_SIDE = 32
+#: Below this spread (root mean square about their mean), relative to the larger of 1 and their
+#: root mean square, predictions count as constant for the gradient (:meth:`gradient_damping`).
+SPREAD_FLOOR = 1e-3
 
 
 class BatchStatistic:
@@ -168,6 +172,37 @@ class BatchStatistic:
         """Whether the attribute and outcome kernels are fitted for good: by :meth:`fit`, or
         by a batch in which every column of the attributes (and EO: outcomes) varies."""
         return self._scalings is not None and not self._provisional
+
+    @staticmethod
+    def gradient_damping(spread: float, magnitude: float) -> float:
+        """The factor on the gradient of predictions of a given spread: ``min(1, spread / floor)``.
+
+        Under the median heuristic the statistic does not change when the predictions are
+        rescaled, so its gradient grows as ``1 / spread``: without a bound, predictions that
+        have almost collapsed to a constant get a gradient large enough to throw training off.
+        Below ``floor = SPREAD_FLOOR * max(1, magnitude)`` (``SPREAD_FLOOR = 1e-3``) the
+        gradient is scaled down in proportion to the spread, so that it stays below its size at
+        the floor; the value is not changed. Spreads above the floor keep their gradient.
+
+        Parameters
+        ----------
+        spread : float
+            Root mean square of the centred predictions.
+        magnitude : float
+            Root mean square of the predictions themselves: a spread far below it is rounding.
+
+        Returns
+        -------
+        float
+            The factor, in ``[0, 1]``.
+
+        Examples
+        --------
+        >>> from faircocco_plugins import BatchStatistic
+        >>> BatchStatistic.gradient_damping(0.2, 0.5), BatchStatistic.gradient_damping(1e-6, 0.5)
+        (1.0, 0.001)
+        """
+        return min(1.0, spread / (SPREAD_FLOOR * max(1.0, magnitude)))
 
     def fit(self, sensitive_features: Any, y_true: Any = None) -> BatchStatistic:
         """Fit the kernels of the sensitive attributes and (EO) the outcomes; returns ``self``.
@@ -324,11 +359,15 @@ class BatchStatistic:
 
             def gradient() -> np.ndarray:
                 d_centred = z_gradient() / width
-                spread = np.vdot(centred, centred) if median else 0.0
-                if spread > 0:
+                squares = np.vdot(centred, centred) if median else 0.0
+                if squares > 0:
                     # as through standardise: the bandwidth follows the predictions' scale, so
                     # the part of the gradient along them is projected out
-                    d_centred -= centred * (np.vdot(d_centred, centred) / spread)
+                    d_centred -= centred * (np.vdot(d_centred, centred) / squares)
+                    d_centred *= self.gradient_damping(
+                        math.sqrt(squares / centred.size),
+                        math.sqrt(np.vdot(values, values) / values.size),
+                    )
                 return d_centred - _column_means(d_centred)
 
             return value, gradient

@@ -150,6 +150,26 @@ def test_constant_attributes_in_a_batch_give_zero_with_zero_gradient():
     assert bool((grad == 0).all())
 
 
+def test_the_gradient_of_nearly_constant_predictions_is_damped_and_the_value_kept():
+    rng = np.random.default_rng(6)
+    a = torch.as_tensor(rng.integers(0, 2, 128).astype(float))
+    noise = torch.as_tensor(rng.normal(size=128)) + a
+    statistic = BatchStatistic(notion="dp").fit(a)
+    results = {}
+    for spread in (1e-12, 1e-6, 1e-4, 1.0):
+        pred = (0.5 + spread * noise).requires_grad_()
+        value = statistic(pred, a)
+        (grad,) = torch.autograd.grad(value, pred)
+        results[spread] = (float(value.detach()), float(grad.abs().max()))
+    # undamped, the largest entry is 0.02 / spread (2e10 at 1e-12); damped, it stays at its
+    # size where the spread (root mean square about the mean) reaches the floor, 1e-3
+    at_the_floor = results[1.0][1] * float(noise.std(correction=0)) / 1e-3
+    for spread in (1e-12, 1e-6, 1e-4):
+        assert results[spread][0] == pytest.approx(results[1.0][0], rel=1e-4)
+        assert results[spread][1] == pytest.approx(at_the_floor, rel=1e-3)
+    assert BatchStatistic.gradient_damping(1e-5, 100.0) == pytest.approx(1e-4)
+
+
 def test_constant_predictions_give_zero():
     rng = np.random.default_rng(4)
     a = rng.integers(0, 2, 128)

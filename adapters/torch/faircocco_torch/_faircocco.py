@@ -103,7 +103,11 @@ class FairCOCCOPenalty(FairnessPenalty):
     root mean square (:func:`faircocco_plugins.standardise`; for DP and EO inside
     :class:`faircocco_plugins.BatchStatistic`'s closed-form gradient): the value is the same, and
     the gradient loses a spurious component that, with a detached bandwidth, shrinks the
-    predictions' spread and can drive training to constant predictions.
+    predictions' spread and can drive training to constant predictions. The same invariance
+    makes the gradient grow as ``1 / spread``; below a spread (root mean square about the
+    mean) of ``1e-3 · max(1, root mean square of the predictions)`` it is scaled down in
+    proportion to the spread, so that it stays bounded as the predictions collapse, and the
+    value is unchanged (:meth:`faircocco_plugins.BatchStatistic.gradient_damping`).
 
     Examples
     --------
@@ -261,7 +265,7 @@ class FairCOCCOPenalty(FairnessPenalty):
         if self._batches is not None:
             # standardises the predictions itself, on the host
             return self._batches(batch.pred, batch.sensitive, truth)
-        pred = standardise(batch.pred)[0] if self.bandwidth == "median" else batch.pred
+        pred = _standardised(batch.pred) if self.bandwidth == "median" else batch.pred
         value = faircocco_statistic(
             pred[:, 0] if pred.shape[1] == 1 else pred,
             batch.sensitive,
@@ -301,3 +305,15 @@ class FairCOCCOPenalty(FairnessPenalty):
         if classes.numel() <= 2:
             return labels == classes[-1]
         return labels[:, None] == classes[None, :]
+
+
+def _standardised(pred: torch.Tensor) -> torch.Tensor:
+    """:func:`faircocco_plugins.standardise`'d predictions whose gradient is damped as
+    :class:`faircocco_plugins.BatchStatistic`'s when their spread is below its floor (see
+    :meth:`faircocco_plugins.BatchStatistic.gradient_damping`); the values are unchanged."""
+    standard, spread = standardise(pred)
+    magnitude = float(pred.detach().square().mean().sqrt())
+    damping = BatchStatistic.gradient_damping(float(spread.detach()), magnitude)
+    if damping == 1.0:
+        return standard
+    return damping * standard + (1.0 - damping) * standard.detach()

@@ -225,6 +225,32 @@ def test_an_unfitted_penalty_whose_first_batch_has_one_class_takes_both_classes_
     assert value.item() == pytest.approx(fresh.item(), rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"notion": "dp"}, {"notion": "eo"}, {"notion": "cal"}, {"notion": "eo", "method": "exact"}],
+    ids=lambda o: "-".join(o.values()),
+)
+def test_the_gradient_stays_bounded_as_the_predictions_collapse(options: dict[str, str]) -> None:
+    batch = _batch(seed=6, n=128)
+    sensitive = torch.stack([batch["sex"], batch["age"]], dim=1).double()
+    y = batch["y"].double()
+    noise = (batch["logits"].detach().double() - 1.0) / 2.0
+    values, largest = [], []
+    for spread in np.logspace(-12, 0, 13):
+        pred = (0.5 + spread * noise).requires_grad_()
+        value = FairCOCCOPenalty(lam=1.0, **options)(pred, sensitive, y)
+        value.backward()
+        values.append(value.item())
+        largest.append(pred.grad.abs().max().item())
+    # undamped, the largest entry grows as 1/spread (4e-3 at spread 1, 4e9 at 1e-12); damped
+    # below the floor it peaks there, at 2.9
+    assert max(largest) < 4.0
+    # the statistic is invariant to the scale of the predictions, the floor included
+    assert values == pytest.approx([values[-1]] * len(values), rel=1e-3)
+    # above the floor (1e-3 of the predictions' scale) the gradient is the undamped one
+    assert largest[-3] == pytest.approx(100 * largest[-1], rel=1e-3)
+
+
 def test_faircocco_penalty_rejects_a_class_it_was_not_fitted_with() -> None:
     penalty = FairCOCCOPenalty(notion="eo").fit(torch.rand(50, 1), torch.arange(50) % 2)
     with pytest.raises(ValueError, match="class 2"):
