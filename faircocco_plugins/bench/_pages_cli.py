@@ -1,0 +1,116 @@
+"""``faircocco pages``: the results pages of the paper's study, from its export.
+
+.. code-block:: console
+
+   $ faircocco pages docs/results/paper/runs.csv.gz \\
+         --paper docs/results/paper/paper_numbers.csv --out docs/results \\
+         --tuning docs/results/paper/tuning.csv.gz
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._report_cli import _tolerance
+from ._selection import DEFAULT_TOLERANCE
+
+
+def register(commands: Any) -> None:
+    """Add the ``pages`` subcommand to the ``faircocco`` command's subparsers.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subparsers of the ``faircocco`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from faircocco_plugins.bench._pages_cli import register
+    >>> parser = argparse.ArgumentParser(prog="faircocco")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["pages", "runs.csv.gz", "--paper", "p.csv", "--out", "docs"]).out
+    'docs'
+    """
+    pages = commands.add_parser(
+        "pages",
+        help="write the results pages of the paper's study (Sphinx) from its export",
+        description="Write Sphinx pages from a study's export ('faircocco export'): the "
+        "paper's Tables 3, 9 and 11 (binary attribute under EO, DP and CAL) and Table 4 "
+        "(several attributes) with our selected models beside the paper's numbers, the fronts "
+        "of performance against the chance-adjusted FairCOCCO score with their hypervolumes "
+        "(PNG figures), and the smallest λ that halves the network's unfairness with its cost. "
+        "Each page starts with this command, the git revision, the machine and the study's "
+        "time.",
+    )
+    pages.add_argument("export", metavar="EXPORT", help="the study's export (.csv or .csv.gz)")
+    pages.add_argument(
+        "--paper", required=True, metavar="FILE", help="the paper's numbers (paper_numbers.csv)"
+    )
+    pages.add_argument("--out", required=True, metavar="DIR", help="the pages' folder")
+    pages.add_argument("--tuning", metavar="EXPORT", help="the export of the study's tuning stage")
+    pages.add_argument(
+        "--tolerance",
+        type=_tolerance,
+        default=DEFAULT_TOLERANCE,
+        metavar="T",
+        help="largest validation FairCOCCO score of a selected setting "
+        f"(default: {DEFAULT_TOLERANCE:g})",
+    )
+    pages.add_argument(
+        "--adjusted", action="store_true", help="select by the chance-adjusted validation score"
+    )
+    pages.add_argument(
+        "--no-plots", action="store_true", help="skip the figures of the fronts page"
+    )
+    pages.set_defaults(run=_run)
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that writes the pages, as a user would type it."""
+    words = ["faircocco", "pages", args.export, "--paper", args.paper, "--out", args.out]
+    if args.tuning is not None:
+        words += ["--tuning", args.tuning]
+    if args.tolerance != DEFAULT_TOLERANCE:
+        words += ["--tolerance", f"{args.tolerance:g}"]
+    if args.adjusted:
+        words.append("--adjusted")
+    if args.no_plots:
+        words.append("--no-plots")
+    return shlex.join(words)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ._extras import missing_extra
+    from ._paper_pages import write_pages
+
+    missing = None if args.no_plots else missing_extra(("matplotlib",))
+    if missing is not None:
+        print(
+            f"faircocco pages: error: the figures {missing} (or pass --no-plots)", file=sys.stderr
+        )
+        return 2
+    for option, path in (
+        ("EXPORT", args.export),
+        ("--paper", args.paper),
+        ("--tuning", args.tuning),
+    ):
+        if path is not None and not Path(path).is_file():
+            print(f"faircocco pages: error: {option} {path} is not a file", file=sys.stderr)
+            return 2
+    written = write_pages(
+        args.export,
+        args.paper,
+        args.out,
+        command=command_line(args),
+        tuning=args.tuning,
+        tolerance=args.tolerance,
+        adjusted=args.adjusted,
+        plots=not args.no_plots,
+    )
+    print(f"{len(written)} pages written to {args.out}")
+    return 0

@@ -1,0 +1,341 @@
+"""What every results page of the paper's study shares.
+
+The export read back as the store's runs, the paper's reported numbers, the page head (command,
+revision, machine, the study's time), paired comparisons across seeds and reStructuredText
+tables.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._export import KEY_COLUMNS, read_export
+from ._progress import format_duration
+from ._results_tables import format_mean_std
+from ._runner import git_revision
+from ._store import EVALUATED_PARTS, RUN_COLUMNS
+
+#: Columns of the paper's numbers file that identify one printed number.
+PAPER_COLUMNS: tuple[str, ...] = (
+    "table",
+    "dataset",
+    "notion",
+    "method",
+    "attribute",
+    "strength",
+    "metric",
+    "mean",
+    "std",
+    "unit",
+)
+#: Units of the paper's numbers, and the factor that turns each into the harness's scale.
+PAPER_UNITS: dict[str, float] = {
+    "fraction": 1.0,
+    "percent": 0.01,
+    "ratio": 1.0,
+    "squared_outcome": 1.0,
+}
+#: Shown where a method has no number.
+MISSING = "—"
+
+
+def runs_of_export(frame: pd.DataFrame) -> pd.DataFrame:
+    """The runs of an export, one row per run, in the form of :meth:`ResultsStore.runs`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An export (:func:`read_export`): one row per run and evaluated part.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :data:`RUN_COLUMNS` (``params``, ``settings`` and ``versions`` as
+        dicts), ``strength``, then ``<part>.<metric>`` for every metric of the export,
+        including the export's own-notion ``faircocco``, ``faircocco_adjusted`` and ``r2``.
+        Sorted by ``run_id``, so the row order of the export does not matter.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._export import export_runs
+    >>> from faircocco_plugins.bench._paper_common import runs_of_export
+    >>> runs = pd.DataFrame({
+    ...     "run_id": ["r1"], "study": ["s"], "dataset": ["german"], "method": ["nn"],
+    ...     "notion": ["eo"], "seed": [0], "params": [{"lr": 0.01}], "settings": [{}],
+    ...     "status": ["ok"], "reason": [""], "n_train": [600], "n_validation": [200],
+    ...     "n_test": [200], "fit_seconds": [1.0], "predict_seconds": [0.1],
+    ...     "peak_memory_mib": [90.0], "versions": [{}], "git_revision": [None],
+    ...     "finished_at": ["2026-01-01T00:00:00+00:00"], "validation.accuracy": [0.7],
+    ...     "test.accuracy": [0.72],
+    ... })
+    >>> wide = runs_of_export(export_runs(runs))
+    >>> wide[["params", "validation.accuracy", "test.accuracy"]].values.tolist()
+    [[{'lr': 0.01}, 0.7, 0.72]]
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame; got {type(frame).__name__}.")
+    missing = [name for name in (*KEY_COLUMNS, *RUN_COLUMNS) if name not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the export columns {missing}; pass read_export(path).")
+    identity = set(KEY_COLUMNS) | set(RUN_COLUMNS)
+    metrics = [name for name in frame.columns if name not in identity]
+    runs = frame.drop_duplicates("run_id").set_index("run_id")[[*RUN_COLUMNS[1:], "strength"]]
+    for part in EVALUATED_PARTS:
+        rows = frame[frame["part"] == part].drop_duplicates("run_id").set_index("run_id")
+        values = rows[metrics].apply(pd.to_numeric).astype(float)
+        runs = runs.join(values.add_prefix(f"{part}."))
+    runs = runs.sort_index().reset_index()
+    for name in ("params", "settings", "versions"):
+        runs[name] = pd.Series([json.loads(text) for text in runs[name]], dtype=object)
+    runs["reason"] = ["" if pd.isna(reason) else str(reason) for reason in runs["reason"]]
+    return runs
+
+
+def load_runs(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """An export file, as read and as runs (:func:`runs_of_export`)."""
+    frame = read_export(path)
+    return frame, runs_of_export(frame)
+
+
+class PaperNumbers:
+    """The paper's reported numbers (``paper_numbers.csv``), looked up by what they measure.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The file's rows, with the columns of :data:`PAPER_COLUMNS`, read as text.
+    """
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self.table = table
+        self._values: dict[tuple[str, ...], tuple[float, float]] = {}
+        for row in table.to_dict("records"):
+            key = tuple(str(row[name]) for name in ("table", "dataset", "notion", "method"))
+            scale = PAPER_UNITS[str(row["unit"])]
+            std = float(row["std"]) * scale if row["std"] else math.nan
+            # the first of equal keys, as printed (only Table 13 repeats them, by strength)
+            self._values.setdefault(
+                (*key, str(row["metric"]), str(row["attribute"]).lower()),
+                (float(row["mean"]) * scale, std),
+            )
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> PaperNumbers:
+        """Read ``paper_numbers.csv``, checking its columns and units.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        PaperNumbers
+        """
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        missing = [name for name in PAPER_COLUMNS if name not in table.columns]
+        if missing:
+            raise ValueError(
+                f"paper={os.fspath(path)!r} lacks the columns {missing}; pass the paper's "
+                "numbers file (paper_numbers.csv)."
+            )
+        unknown = sorted(set(table["unit"]) - set(PAPER_UNITS))
+        if unknown:
+            raise ValueError(
+                f"paper={os.fspath(path)!r} has the units {unknown}; expected one of "
+                f"{sorted(PAPER_UNITS)}."
+            )
+        return cls(table)
+
+    def value(
+        self, table: str, dataset: str, notion: str, method: str, metric: str, attribute: str = ""
+    ) -> tuple[float, float] | None:
+        """The paper's mean and standard deviation (NaN when not printed) on the harness's
+        scale (``percent`` divided by 100), or None when the paper has no such number.
+
+        Attributes match without regard to case (the paper's ``racePctBlack`` is the
+        harness's ``racepctblack``).
+        """
+        return self._values.get((table, dataset, notion, method, metric, attribute.lower()))
+
+    def text(
+        self, table: str, dataset: str, notion: str, method: str, metric: str, attribute: str = ""
+    ) -> str:
+        """:meth:`value` as ``"0.69 ± 0.02"`` with the paper's two decimals, or :data:`MISSING`."""
+        found = self.value(table, dataset, notion, method, metric, attribute)
+        if found is None:
+            return MISSING
+        return format_mean_std(found[0], found[1], 2)
+
+    def methods(self, table: str, dataset: str) -> list[str]:
+        """The methods with a number in one table for one dataset, in the file's order."""
+        rows = self.table[(self.table["table"] == table) & (self.table["dataset"] == dataset)]
+        return list(dict.fromkeys(rows["method"]))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The mean of paired differences with its confidence interval.
+
+    Attributes
+    ----------
+    mean : float
+        Mean of ``a − b`` over the pairs.
+    low, high : float
+        Bounds of the t-interval; NaN with fewer than two pairs.
+    n : int
+        Number of pairs.
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def text(self, digits: int = 3) -> str:
+        """``"-0.012 [-0.020, -0.004]"``, or the mean alone without an interval."""
+        if self.n == 0:
+            return MISSING
+        mean = f"{self.mean + 0.0:+.{digits}f}"
+        if math.isnan(self.low):
+            return mean
+        return f"{mean} [{self.low + 0.0:+.{digits}f}, {self.high + 0.0:+.{digits}f}]"
+
+
+def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -> PairedDifference:
+    """Mean difference ``a − b`` over the labels both share, with a t-interval.
+
+    The pairs are aligned by label (the seed), never by position, and a label missing from
+    either side or with a NaN value is left out. The interval is ``mean ± t · s / √n`` with
+    ``s`` the standard deviation of the differences (``ddof=1``) and ``t`` the
+    ``(1 + confidence) / 2`` quantile of Student's t with ``n − 1`` degrees of freedom.
+
+    Parameters
+    ----------
+    a, b : pandas.Series
+        Values indexed by the pairing label (for example a method's and the network's test
+        accuracy by seed).
+    confidence : float
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    PairedDifference
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._paper_common import paired_difference
+    >>> a = pd.Series([0.80, 0.82, 0.85], index=[0, 1, 2])
+    >>> b = pd.Series([0.81, 0.80, 0.82], index=[2, 0, 1])
+    >>> paired_difference(a, b).text()
+    '+0.020 [-0.005, +0.045]'
+    """
+    for name, values in (("a", a), ("b", b)):
+        if not isinstance(values, pd.Series):
+            raise TypeError(f"{name} must be a pandas Series indexed by seed.")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}.")
+    both = pd.concat([a.astype(float), b.astype(float)], axis=1, join="inner").dropna()
+    differences = (both.iloc[:, 0] - both.iloc[:, 1]).to_numpy()
+    n = differences.size
+    if n == 0:
+        return PairedDifference(math.nan, math.nan, math.nan, 0)
+    mean = float(np.mean(differences))
+    if n < 2:
+        return PairedDifference(mean, math.nan, math.nan, n)
+    half = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1)) * float(
+        np.std(differences, ddof=1) / math.sqrt(n)
+    )
+    return PairedDifference(mean, mean - half, mean + half, n)
+
+
+def page_head(
+    title: str, command: str, export: pd.DataFrame, *, label: str | None = None
+) -> list[str]:
+    """The title of a page and the facts that say where its numbers come from.
+
+    The command that wrote the page, the revision of the code that wrote it and of the runs,
+    the machine that wrote it, and the study's time: the sum of its runs' fit and predict
+    seconds, and the span of their finish times.
+    """
+    runs = export.drop_duplicates("run_id")
+    seconds = float(
+        pd.to_numeric(runs["fit_seconds"]).fillna(0).sum()
+        + pd.to_numeric(runs["predict_seconds"]).fillna(0).sum()
+    )
+    finished = pd.to_datetime(runs["finished_at"], utc=True, errors="coerce").dropna()
+    span = (
+        f"{finished.min():%Y-%m-%d %H:%M} to {finished.max():%Y-%m-%d %H:%M} UTC"
+        if len(finished)
+        else "not recorded"
+    )
+    run_revisions = sorted({str(r) for r in runs["git_revision"].dropna()})
+    lines = [f".. _{label}:", ""] if label else []
+    lines += [title, "=" * len(title), ""]
+    lines += [
+        f"* Made by ``{command}``",
+        f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
+        + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
+        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs",
+        f"* Study: {len(runs)} runs, {format_duration(seconds)} of fitting and predicting "
+        f"(sum over runs), finished {span}",
+        "",
+    ]
+    return lines
+
+
+def list_table(
+    header: Sequence[str], rows: Iterable[Sequence[str]], *, title: str = ""
+) -> list[str]:
+    """A ``list-table`` directive with a header row."""
+    lines = [f".. list-table:: {title}".rstrip(), "   :header-rows: 1", ""]
+    for row in [list(header), *(list(r) for r in rows)]:
+        lines.append(f"   * - {_cell(row[0])}")
+        lines += [f"     - {_cell(cell)}" for cell in row[1:]]
+    return [*lines, ""]
+
+
+def _cell(text: str) -> str:
+    # an empty cell must still hold something for docutils
+    return " ".join(str(text).split()) or MISSING
+
+
+def section(title: str, underline: str = "-") -> list[str]:
+    """A section title."""
+    return [title, underline * len(title), ""]
+
+
+def write_page(path: Path, lines: Sequence[str]) -> Path:
+    """Write a page's lines, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    return path
+
+
+def mean_std(values: pd.Series, digits: int = 3) -> str:
+    """Mean ± standard deviation (``ddof=1``) of the values that are not NaN."""
+    clean = values.astype(float).dropna()
+    if clean.empty:
+        return MISSING
+    std = float(clean.std(ddof=1)) if len(clean) > 1 else math.nan
+    return format_mean_std(float(clean.mean()), std, digits)
+
+
+def strength_of(runs: pd.DataFrame) -> pd.Series:
+    """Each run's penalty weight λ (``params["lam"]``), NaN for runs without one."""
+    values: list[Any] = [
+        params.get("lam") if isinstance(params, dict) else None for params in runs["params"]
+    ]
+    return pd.to_numeric(pd.Series(values, index=runs.index, dtype=object), errors="coerce")

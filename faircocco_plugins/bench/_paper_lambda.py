@@ -1,0 +1,308 @@
+"""The "Choosing λ" page: the smallest penalty weight that halves the network's unfairness,
+what it costs, and a recommendation that needs no sweep.
+
+For every dataset, notion and penalty (a method whose runs have a weight ``lam``), the
+response to λ is the mean over seeds of the validation chance-adjusted FairCOCCO score at each
+λ. The chosen λ is the smallest whose response is at most half that of the unpenalised network
+(``nn``) on the same dataset and notion; its cost is the test performance against the
+network's, paired by seed (:func:`paired_difference`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+
+from ..plugins import NOTIONS
+from ._metrics import degenerate_runs
+from ._paper_common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._plots import performance_metric
+from ._results_tables import dataset_order, method_order
+
+#: The share of the network's validation score a chosen λ must reach.
+TARGET_SHARE = 0.5
+#: A fall of test accuracy (or R²) larger than this between consecutive λ is a cliff.
+CLIFF = 0.1
+#: The method whose λ the recommendation is about.
+RECOMMENDED_METHOD = "faircocco"
+_SCORE = "validation.faircocco_adjusted"
+
+
+@dataclass(frozen=True)
+class LambdaChoice:
+    """The response of one penalty to λ on one dataset and notion."""
+
+    dataset: str
+    notion: str
+    method: str
+    task: str
+    #: The network's mean validation adjusted score, and the target (its half).
+    reference: float
+    #: λ → mean validation adjusted score over seeds, in increasing λ.
+    response: pd.Series
+    #: λ → mean test accuracy (R² for regression) over seeds.
+    performance: pd.Series
+    #: The λ whose model is degenerate on the validation part for some seed: never chosen.
+    degenerate: tuple[float, ...]
+    #: The smallest λ that reaches the target with no degenerate model, or None.
+    chosen: float | None
+    #: λ → test metric → its difference from the network's, paired by seed.
+    costs_by_lambda: dict[float, dict[str, PairedDifference]]
+    #: Pairs of consecutive λ between which performance falls by more than CLIFF.
+    cliffs: list[tuple[float, float, float]]
+
+    @property
+    def target(self) -> float:
+        return TARGET_SHARE * self.reference
+
+    @property
+    def monotone(self) -> bool:
+        """Whether the score never rises as λ grows."""
+        return bool(np.all(np.diff(self.response.to_numpy(dtype=float)) <= 0.0))
+
+    @property
+    def costs(self) -> dict[str, PairedDifference]:
+        """The test metrics' differences from the network's at the chosen λ."""
+        return {} if self.chosen is None else self.costs_by_lambda[self.chosen]
+
+    def halves(self, lam: float) -> bool:
+        """Whether λ reaches the target without a degenerate model."""
+        known = lam in self.response.index and lam not in self.degenerate
+        return known and self.reference > 0 and bool(self.response[lam] <= self.target)
+
+
+def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
+    """The response of every penalty to λ, per dataset and notion.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The study's runs (:func:`runs_of_export`), with ``strength`` and the export's
+        own-notion ``validation.faircocco_adjusted``.
+
+    Returns
+    -------
+    list of LambdaChoice
+        Datasets in the paper's order, then notions, then methods in the tables' order; a
+        dataset and notion without successful ``nn`` runs has none.
+    """
+    ok = runs[(runs["status"] == "ok") & runs[_SCORE].notna()].copy()
+    ok["lam"] = [p.get("lam") if isinstance(p, dict) else None for p in ok["params"]]
+    ok["lam"] = pd.to_numeric(ok["lam"], errors="coerce")
+    choices = []
+    for dataset in dataset_order(ok["dataset"]):
+        of_dataset = ok[ok["dataset"] == dataset]
+        metric, _ = performance_metric(of_dataset)
+        task = "classification" if metric == "accuracy" else "regression"
+        for notion in [n for n in NOTIONS if n in set(of_dataset["notion"])]:
+            cell = of_dataset[of_dataset["notion"] == notion]
+            network = _by_seed(cell[cell["method"] == "nn"], task)
+            if network.empty:
+                continue
+            penalties = cell[cell["lam"].notna() & (cell["method"] != "nn")]
+            for method in method_order(penalties["method"]):
+                of_method = penalties[penalties["method"] == method]
+                choices.append(_choice(dataset, notion, method, task, of_method, network))
+    return choices
+
+
+def _by_seed(runs: pd.DataFrame, task: str) -> pd.DataFrame:
+    """Per seed, the mean score and test metrics of the runs (one setting per seed here)."""
+    columns = {"score": _SCORE, "accuracy": "test.accuracy", "auc": "test.auc"}
+    if task == "regression":
+        columns = {"score": _SCORE, "mse": "test.mse", "r2": "test.r2"}
+    frame = pd.DataFrame(
+        {name: runs[column].astype(float) for name, column in columns.items() if column in runs}
+    )
+    frame["degenerate"] = degenerate_runs(runs, "validation").astype(float)
+    frame["seed"] = runs["seed"].astype(int)
+    return frame.groupby("seed").mean()
+
+
+def _choice(
+    dataset: str,
+    notion: str,
+    method: str,
+    task: str,
+    runs: pd.DataFrame,
+    network: pd.DataFrame,
+) -> LambdaChoice:
+    per_lambda = {
+        float(lam): _by_seed(runs[runs["lam"] == lam], task) for lam in runs["lam"].unique()
+    }
+    lambdas = sorted(per_lambda)
+    response = pd.Series([per_lambda[lam]["score"].mean() for lam in lambdas], index=lambdas)
+    quality = "accuracy" if task == "classification" else "r2"
+    performance = pd.Series(
+        [per_lambda[lam].get(quality, pd.Series(dtype=float)).mean() for lam in lambdas],
+        index=lambdas,
+        dtype=float,
+    )
+    reference = float(network["score"].mean())
+    degenerate = tuple(lam for lam in lambdas if per_lambda[lam]["degenerate"].max() > 0)
+    metrics = ("accuracy", "auc") if task == "classification" else ("mse",)
+    costs = {
+        lam: {
+            metric: paired_difference(per_lambda[lam][metric], network[metric])
+            for metric in metrics
+            if metric in network and metric in per_lambda[lam]
+        }
+        for lam in lambdas
+    }
+    cliffs = [
+        (low, high, float(performance[high] - performance[low]))
+        for low, high in pairwise(lambdas)
+        if performance[low] - performance[high] > CLIFF
+    ]
+    choice = LambdaChoice(
+        dataset,
+        notion,
+        method,
+        task,
+        reference,
+        response,
+        performance,
+        degenerate,
+        None,
+        costs,
+        cliffs,
+    )
+    reached = [lam for lam in lambdas if choice.halves(lam)]
+    return replace(choice, chosen=reached[0]) if reached else choice
+
+
+def recommendation(choices: list[LambdaChoice], method: str = RECOMMENDED_METHOD) -> str:
+    """A paragraph, computed from the choices, on which λ to start from without a sweep.
+
+    The recommended λ is the smallest of the grid that halves the network's score on the
+    most dataset–notion pairs.
+    """
+    own = [c for c in choices if c.method == method and c.reference > 0]
+    if not own:
+        return f"The study has no {method} runs with a network to compare with."
+    grid = sorted({float(lam) for c in own for lam in c.response.index})
+    counts = {lam: sum(c.halves(lam) for c in own) for lam in grid}
+    best = max(grid, key=lambda lam: (counts[lam], -lam))
+    costs = _costs_at([c for c in own if c.halves(best)], best)
+    worse = [c for c in own if not c.halves(best) and c.chosen is not None]
+    never = [c for c in own if c.chosen is None]
+    text = (
+        f"Start {method} at λ = {best:g}: on {counts[best]} of {len(own)} dataset–notion "
+        "pairs it at least halves the unpenalised network's chance-adjusted validation score"
+    )
+    text += f", {costs}." if costs else "."
+    if worse:
+        needed = Counter(c.chosen for c in worse)
+        text += (
+            " Where it does not, the smallest λ that does is "
+            + ", ".join(f"{lam:g} ({n} pair{'s' * (n > 1)})" for lam, n in sorted(needed.items()))
+            + f" ({_pairs(worse)}): double λ until the validation score halves."
+        )
+    if never:
+        text += f" No λ of the grid halves it on {_pairs(never)}: try a larger λ there."
+    bumpy = [c for c in own if not c.monotone]
+    if bumpy:
+        text += (
+            f" The score does not fall steadily with λ on {_pairs(bumpy)}, so check the "
+            "validation score at the λ chosen rather than assume a larger λ is fairer."
+        )
+    steep = [c for c in own if c.cliffs]
+    if steep:
+        text += (
+            f" Accuracy falls off a cliff (by more than {CLIFF:g} between consecutive λ) on "
+            f"{_pairs(steep)}: stay below the cliff there."
+        )
+    return text
+
+
+def _costs_at(choices: list[LambdaChoice], lam: float) -> str:
+    """The median change of test accuracy against the network at λ, over the pairs."""
+    changes = [
+        c.costs_by_lambda[lam]["accuracy"].mean for c in choices if c.task == "classification"
+    ]
+    if not changes:
+        return ""
+    return (
+        f"at a median change of test accuracy against the network of "
+        f"{float(np.median(changes)):+.3f} over the classification pairs among them "
+        f"({len(changes)})"
+    )
+
+
+def _pairs(choices: list[LambdaChoice]) -> str:
+    return ", ".join(f"{c.dataset} ({c.notion.upper()})" for c in choices)
+
+
+def lambda_page(runs: pd.DataFrame) -> list[str]:
+    """The body of the "Choosing λ" page (after its head).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The study's runs (:func:`runs_of_export`).
+
+    Returns
+    -------
+    list of str
+        reStructuredText lines.
+    """
+    choices = lambda_choices(runs)
+    lines = [
+        "For each dataset, notion and penalty: the network's (``nn``) mean validation "
+        "chance-adjusted FairCOCCO score over seeds, the smallest λ whose mean validation "
+        f"score is at most {TARGET_SHARE:g} of it, and what that λ costs on the test part "
+        "against the network, as the mean difference over seeds paired by seed with its 95% "
+        "t-interval. *Monotone* says whether the score never rises as λ grows; a *cliff* is "
+        f"a fall of mean test accuracy (R² for regression) of more than {CLIFF:g} between "
+        "consecutive λ. A λ whose model is degenerate on the validation part for some seed "
+        "(one predicted class, or a regression no better than the mean) is never chosen: "
+        "it is fair by predicting nothing.",
+        "",
+    ]
+    lines += section("Recommendation")
+    lines += [recommendation(choices), ""]
+    for task, cost_names in (
+        ("classification", ("accuracy", "auc")),
+        ("regression", ("mse",)),
+    ):
+        of_task = [c for c in choices if c.task == task]
+        if not of_task:
+            continue
+        lines += section(task.capitalize())
+        header = [
+            "Dataset",
+            "Notion",
+            "Method",
+            "nn score",
+            "λ",
+            "Score at λ",
+            *(f"Δ {name.upper() if name != 'accuracy' else name} [95% CI]" for name in cost_names),
+            "Monotone",
+            "Cliffs",
+            "Degenerate at λ",
+        ]
+        rows = [_row(c, cost_names) for c in of_task]
+        lines += list_table(header, rows)
+    if not choices:
+        lines += ["The study has no penalty runs with a network to compare with.", ""]
+    return lines
+
+
+def _row(choice: LambdaChoice, cost_names: tuple[str, ...]) -> list[str]:
+    chosen = choice.chosen
+    return [
+        choice.dataset,
+        choice.notion.upper(),
+        choice.method,
+        f"{choice.reference:.3f}",
+        MISSING if chosen is None else f"{chosen:g}",
+        MISSING if chosen is None else f"{choice.response[chosen]:.3f}",
+        *(choice.costs[name].text() if name in choice.costs else MISSING for name in cost_names),
+        "yes" if choice.monotone else "**no**",
+        "; ".join(f"{low:g}→{high:g}: {fall:+.3f}" for low, high, fall in choice.cliffs) or "none",
+        ", ".join(f"{lam:g}" for lam in choice.degenerate) or "none",
+    ]

@@ -1,0 +1,157 @@
+"""The results pages of the paper's study, written from its export as Sphinx pages.
+
+:func:`write_pages` writes, into one folder:
+
+* ``table-3-eo.rst``, ``table-9-dp.rst``, ``table-11-cal.rst``: the binary tables, our selected
+  models beside the paper's numbers (:mod:`._paper_tables`);
+* ``table-4-attributes.rst``: several attributes under EO;
+* ``fronts.rst`` and ``fronts/*.png``: the fronts over each method's strength, with their
+  hypervolumes (:mod:`._paper_fronts`);
+* ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
+  recommendation (:mod:`._paper_lambda`);
+* ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
+  numbers and claims.
+
+Each page starts with the command that wrote it, the code's revision, the machine, and the
+study's time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._paper_common import PaperNumbers, list_table, load_runs, page_head, section, write_page
+from ._paper_fronts import fronts_page
+from ._paper_lambda import lambda_page
+from ._paper_tables import (
+    BINARY_TABLES,
+    attributes_table_page,
+    binary_table_page,
+    notion_title,
+)
+from ._protocol import chosen_training
+from ._results_tables import summarise_runs
+from ._selection import DEFAULT_TOLERANCE
+
+#: The pages, by file name (without suffix), in the order of the table of contents.
+PAGE_TITLES: dict[str, str] = {
+    **{
+        spec.page: f"{spec.table}: one binary attribute, {notion_title(spec.notion)}"
+        for spec in BINARY_TABLES
+    },
+    "table-4-attributes": "Table 4: several attributes, equalised odds (EO)",
+    "fronts": "Fronts of performance against fairness",
+    "choosing-lambda": "Choosing λ",
+}
+
+
+def write_pages(
+    export: str | os.PathLike[str],
+    paper: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    command: str,
+    tuning: str | os.PathLike[str] | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    adjusted: bool = False,
+    plots: bool = True,
+) -> list[Path]:
+    """Write the results pages of a study from its export.
+
+    Parameters
+    ----------
+    export : str or path-like
+        The study's export (``faircocco export``).
+    paper : str or path-like
+        The paper's numbers, ``paper_numbers.csv``.
+    out : str or path-like
+        The pages' folder (created when missing; pages of the same names replaced).
+    command : str
+        The command that writes the pages, printed at the head of each.
+    tuning : str or path-like, optional
+        The export of the study's tuning stage; its chosen learning rates and batch sizes are
+        listed on the index page.
+    tolerance, adjusted
+        The selection rule's settings (:func:`select_runs`).
+    plots : bool
+        Draw the fronts' figures (needs matplotlib); without them the fronts page holds the
+        hypervolumes only.
+
+    Returns
+    -------
+    list of Path
+        The pages written, the index last.
+
+    Examples
+    --------
+    See ``faircocco pages --help`` and :doc:`/user-guide/harness`.
+    """
+    frame, runs = load_runs(export)
+    if runs.empty:
+        raise ValueError(f"export={os.fspath(export)!r} holds no runs; export a study first.")
+    numbers = PaperNumbers.read(paper)
+    folder = Path(out)
+    summary = summarise_runs(runs, tolerance=tolerance, adjusted=adjusted)
+    bodies: dict[str, list[str]] = {
+        spec.page: binary_table_page(summary, numbers, spec, tolerance=tolerance, adjusted=adjusted)
+        for spec in BINARY_TABLES
+    }
+    bodies["table-4-attributes"] = attributes_table_page(
+        summary, numbers, tolerance=tolerance, adjusted=adjusted
+    )
+    bodies["fronts"] = fronts_page(runs, folder, plots=plots)
+    bodies["choosing-lambda"] = lambda_page(runs)
+    written = []
+    for name, title in PAGE_TITLES.items():
+        head = page_head(title, command, frame, label=f"results-{name}")
+        written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name]]))
+    index = [*page_head("Results of the paper's study", command, frame, label="results")]
+    index += _links(Path(paper), folder)
+    if tuning is not None:
+        index += _tuning(tuning)
+    index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in PAGE_TITLES), ""]
+    written.append(write_page(folder / "index.rst", index))
+    return written
+
+
+def _links(paper: Path, folder: Path) -> list[str]:
+    """Download links to the paper's numbers and, beside them, its claims."""
+    files = [("the paper's reported numbers", paper)]
+    claims = paper.with_name("claims.md")
+    if claims.exists():
+        files.append(("what the paper claims, and which numbers test each claim", claims))
+    links = [
+        f"* :download:`{what} <{Path(os.path.relpath(path, folder)).as_posix()}>`"
+        for what, path in files
+    ]
+    return [
+        "These pages compare the study's runs with the numbers the paper reports:",
+        "",
+        *links,
+        "",
+    ]
+
+
+def _tuning(tuning: str | os.PathLike[str]) -> list[str]:
+    """The tuning stage's choice of learning rate and batch size per dataset."""
+    _, runs = load_runs(tuning)
+    chosen = chosen_training(runs)
+    rows: list[Sequence[str]] = [
+        [
+            dataset,
+            f"{params.get('learning_rate', '')}",
+            f"{params.get('batch_size', '')}",
+            str(int((runs["dataset"] == dataset).sum())),
+        ]
+        for dataset, params in chosen.items()
+    ]
+    lines = section("Training settings")
+    lines += [
+        "Each dataset's learning rate and batch size, chosen once for the unpenalised network "
+        "on the validation part of the first seed (the highest AUC, or the lowest MSE; never "
+        "a degenerate model) and fixed for every method:",
+        "",
+    ]
+    return lines + list_table(["Dataset", "Learning rate", "Batch size", "Tuning runs"], rows)
