@@ -605,7 +605,11 @@ class _Claims:
 
     def _renew(self) -> None:
         # a connection of its own: SQLite connections stay in the thread that opened them
-        with ResultsStore(self.store.path) as store:
+        try:
+            store = ResultsStore(self.store.path)
+        except ValueError:
+            return  # the claims then go stale after the timeout: others may redo a cell
+        with store:
             while not self._stop.wait(_CLAIM_RENEWAL):
                 try:
                     store.renew_claims(self.claimant)

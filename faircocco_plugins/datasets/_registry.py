@@ -258,7 +258,7 @@ def get_source(name: str) -> DatasetSource:
     Examples
     --------
     >>> from faircocco_plugins.datasets import get_source
-    >>> get_source("adult").attributes
+    >>> dict(get_source("adult").attributes)
     {'sex': 'binary'}
     """
     return _REGISTRY.get(name)
