@@ -106,7 +106,8 @@ def _colours(methods: tuple[str, ...]) -> dict[str, Any]:
     """One colour per method, the same in every figure."""
     import matplotlib
 
-    palette = matplotlib.colormaps["tab20"]
+    # tab10's colours are the most distinct; tab20 only when more methods need one each
+    palette = matplotlib.colormaps["tab10" if len(methods) <= 10 else "tab20"]
     return {method: palette(index % palette.N) for index, method in enumerate(methods)}
 
 
@@ -177,6 +178,10 @@ def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> N
     )
     axes.plot(x[~degenerate], y[~degenerate], "o", color=colour, markersize=4)
     axes.plot(x[degenerate], y[degenerate], DEGENERATE_MARKER, color=colour, markersize=8)
+    for value, at in zip(points["sweep_value"], zip(x, y, strict=True), strict=True):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # the strength beside its point, so a reader can pick a λ from the figure
+            axes.annotate(f"{value:g}", at, textcoords="offset points", xytext=(4, 4), fontsize=7)
 
 
 def _image(name: str, alt: str) -> list[str]:
