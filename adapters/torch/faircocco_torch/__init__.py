@@ -11,7 +11,7 @@ from ._capabilities import PenaltyCapabilities
 from ._constraint import FairCOCCOConstraint
 from ._covariance import CovariancePenalty
 from ._encoding import AttributeSpec, SensitiveEncoder, SensitiveSchema
-from ._estimators import FairCOCCOClassifier, FairCOCCORegressor
+from ._estimators import DegenerateModelWarning, FairCOCCOClassifier, FairCOCCORegressor
 from ._facl import FACLPenalty
 from ._faircocco import FairCOCCOPenalty
 from ._farmi import FARMIPenalty
@@ -23,6 +23,7 @@ from ._training import FitHistory, fit_fair
 __all__ = [
     "AttributeSpec",
     "CovariancePenalty",
+    "DegenerateModelWarning",
     "FACLPenalty",
     "FARMIPenalty",
     "FairCOCCOClassifier",

@@ -42,6 +42,24 @@ PENALTIES: dict[str, type[FairnessPenalty]] = {
 
 #: Rows per forward pass at prediction time.
 _PREDICT_CHUNK = 65536
+#: A regressor whose predictions on its training rows have a standard deviation below this
+#: fraction of the target's predicts, in effect, a constant.
+CONSTANT_FRACTION = 0.02
+
+
+class DegenerateModelWarning(UserWarning):
+    """Warns that a trained network predicts one class, or a constant, for all its training rows.
+
+    A penalty weight ``lam`` too large for the data, or a learning rate too small, can leave
+    the network there: it then scores as perfectly fair and is useless. The message names the
+    estimator, its penalty and ``lam``, and what to change.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from faircocco_torch import DegenerateModelWarning
+    >>> warnings.simplefilter("error", DegenerateModelWarning)  # to stop a sweep on it
+    """
 
 
 #: The estimators' numeric parameters (warmup_epochs's bound depends on epochs).
@@ -210,7 +228,28 @@ class _FairNetwork(BaseEstimator):
         model.eval()
         self.model_ = model
         self.n_iter_ = len(self.history_.loss)
+        self._warn_if_degenerate(self._outputs(X), targets)
         return self
+
+    def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:
+        """What makes the trained network useless on its training rows, or None."""
+        raise NotImplementedError
+
+    def _warn_if_degenerate(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
+        what = self._degeneracy(outputs, targets)
+        if what is None:
+            return
+        training = f"learning_rate (now {self.learning_rate}) or epochs (now {self.epochs})"
+        if self.penalty_ is None:
+            advice = f"change {training}"
+        else:
+            advice = f"weaken the penalty (lower lam), add warmup_epochs, or change {training}"
+        penalty = "None" if self.penalty_ is None else repr(self.penalty_)
+        warnings.warn(
+            f"{type(self).__name__}(penalty={penalty}) {what}; {advice}.",
+            DegenerateModelWarning,
+            stacklevel=4,
+        )
 
     def _check_params(self) -> None:
         names = ("batch_size", "epochs", "patience", "learning_rate", "weight_decay", "lam")
@@ -251,7 +290,10 @@ class _FairNetwork(BaseEstimator):
 
     def _forward(self, X: Any) -> torch.Tensor:
         check_is_fitted(self, "model_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._outputs(validate_data(self, X, reset=False, dtype=np.float64))
+
+    def _outputs(self, X: np.ndarray) -> torch.Tensor:
+        """The network's outputs on validated features ``X``, on the host."""
         # predictions in float64, so that they do not depend on how rows are batched
         features = torch.as_tensor((X - self.x_mean_) / self.x_scale_, dtype=torch.float64)
         device = next(self.model_.parameters()).device
@@ -427,6 +469,12 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         ValueError
             For sensitive features of another length than ``X``, with missing values, or of a
             kind the penalty does not support (naming the penalty and what it supports).
+
+        Warns
+        -----
+        DegenerateModelWarning
+            When the trained network predicts one class for every training row (naming the
+            penalty and ``lam``, and what to change).
         """
         if self.penalty_on not in ("proba", "logit"):
             raise ValueError(
@@ -496,9 +544,15 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         -------
         numpy.ndarray of shape (n,)
         """
-        logits = self._forward(X)
-        codes = (logits > 0).long() if logits.ndim == 1 else logits.argmax(dim=1)
+        codes = _class_codes(self._forward(X))
         return self.classes_[codes.numpy()]
+
+    def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:
+        codes = _class_codes(outputs)
+        if bool((codes != codes[0]).any()):
+            return None
+        only = self.classes_[codes[:1].numpy()].tolist()[0]
+        return f"predicts one class ({only!r}) for all {codes.shape[0]} training rows"
 
 
 class FairCOCCORegressor(RegressorMixin, _FairNetwork):
@@ -564,6 +618,13 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         -------
         FairCOCCORegressor
             ``self``.
+
+        Warns
+        -----
+        DegenerateModelWarning
+            When the standard deviation of the trained network's predictions on the training
+            rows is below ``CONSTANT_FRACTION`` (0.02) times that of ``y``: in effect a
+            constant (naming the penalty and ``lam``, and what to change).
         """
         return self._fit(X, y, sensitive_features, sample_weight)
 
@@ -594,6 +655,16 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         """
         return self._forward(X).numpy().astype(np.float64) * self.y_scale_ + self.y_mean_
 
+    def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:
+        # both are in the standardised units of the target
+        spread, target_spread = float(outputs.std(correction=0)), float(targets.std(correction=0))
+        if spread >= CONSTANT_FRACTION * target_spread:
+            return None
+        return (
+            f"predicts nearly a constant: on its {outputs.shape[0]} training rows its "
+            f"predictions vary {spread / target_spread:.2g} times as much as y"
+        )
+
 
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     weights = np.asarray(sample_weight, dtype=np.float64).ravel()
@@ -610,6 +681,11 @@ def _weighted_draw(rows: np.ndarray, weights: np.ndarray, rng: np.random.Generat
     if np.ptp(weights) == 0:
         return rows
     return np.sort(rng.choice(rows, size=rows.size, p=weights / weights.sum()))
+
+
+def _class_codes(logits: torch.Tensor) -> torch.Tensor:
+    """The index of the predicted class of each row's logit (one column) or logits."""
+    return (logits > 0).long() if logits.ndim == 1 else logits.argmax(dim=1)
 
 
 def _softmax(logits: torch.Tensor) -> torch.Tensor:

@@ -20,6 +20,7 @@ from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
 from faircocco_torch import (  # noqa: E402
+    DegenerateModelWarning,
     FACLPenalty,
     FairCOCCOClassifier,
     FairCOCCOConstraint,
@@ -49,6 +50,8 @@ CHECKED = [
 def test_sklearn_check_estimator(estimator: object) -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=f".*{NO_SENSITIVE}", category=UserWarning)
+        # some checks train on 10 rows, where predicting one class is what the network learns
+        warnings.simplefilter("ignore", DegenerateModelWarning)
         results = check_estimator(
             estimator, on_fail=None, on_skip=None, expected_failed_checks=EXPECTED_FAILURES
         )
@@ -243,10 +246,13 @@ def test_sample_weight_resamples_the_training_rows():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(600, 3))
     y = (X[:, 0] + 0.5 * rng.normal(size=600) > 0.8).astype(int)
-    plain = FairCOCCOClassifier(penalty=None, epochs=5, random_state=0).fit(X, y)
-    equal = FairCOCCOClassifier(penalty=None, epochs=5, random_state=0).fit(
-        X, y, sample_weight=np.full(600, 2.0)
-    )
+    # five epochs leave the unweighted network predicting the majority class only, and it says so
+    with pytest.warns(DegenerateModelWarning, match="one class"):
+        plain = FairCOCCOClassifier(penalty=None, epochs=5, random_state=0).fit(X, y)
+    with pytest.warns(DegenerateModelWarning, match="one class"):
+        equal = FairCOCCOClassifier(penalty=None, epochs=5, random_state=0).fit(
+            X, y, sample_weight=np.full(600, 2.0)
+        )
     assert np.array_equal(plain.predict_proba(X), equal.predict_proba(X))
     weighted = FairCOCCOClassifier(penalty=None, epochs=5, random_state=0).fit(
         X, y, sample_weight=np.where(y == 1, 5.0, 1.0)
@@ -263,3 +269,41 @@ def test_sample_weight_resamples_the_training_rows():
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=[1, 2, 3])
     with pytest.raises(ValueError, match="sample_weight must be finite, non-negative"):
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=-np.ones(600))
+
+
+def _only_the_attribute_predicts(n: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features that carry nothing but the attribute, so that DP leaves nothing to predict."""
+    rng = np.random.default_rng(0)
+    a = (rng.random(n) < 0.3).astype(int)
+    y = (rng.random(n) < np.where(a == 1, 0.8, 0.05)).astype(int)
+    x = np.column_stack([a + rng.normal(0.0, 0.1, n), rng.normal(size=n)])
+    return x, y, a
+
+
+def test_a_classifier_that_predicts_one_class_warns_naming_its_penalty_and_lam() -> None:
+    x, y, a = _only_the_attribute_predicts()
+    collapsing = FairCOCCOClassifier(
+        penalty="covariance", notion="dp", lam=1e4, epochs=10, random_state=0
+    )
+    message = r"CovariancePenalty\(notion='dp', lam=10000.0\)\) predicts one class .* 400 training"
+    with pytest.warns(DegenerateModelWarning, match=message):
+        collapsing.fit(x, y, sensitive_features=a)
+    assert np.unique(collapsing.predict(x)).size == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        collapsing.set_params(lam=0.5).fit(x, y, sensitive_features=a)
+    assert np.unique(collapsing.predict(x)).size == 2
+
+
+def test_a_regressor_that_predicts_a_constant_warns() -> None:
+    x, _, a = _only_the_attribute_predicts()
+    y = a + np.random.default_rng(1).normal(0.0, 0.1, a.size)
+    collapsing = FairCOCCORegressor(
+        penalty="covariance", notion="dp", lam=1e4, learning_rate=1e-2, epochs=20, random_state=0
+    )
+    with pytest.warns(DegenerateModelWarning, match="predicts nearly a constant"):
+        collapsing.fit(x, y, sensitive_features=a)
+    assert collapsing.predict(x).std() < 0.02 * y.std()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        collapsing.set_params(lam=1.0).fit(x, y, sensitive_features=a)
