@@ -35,11 +35,11 @@ class FairCOCCOPenalty(FairnessPenalty):
     :class:`faircocco_plugins.BatchStatistic`: the kernels of the attributes and outcomes
     (bandwidths, level sets, pivots) are fitted once, by :meth:`fit` on the training data or on
     the first batch in which every column varies, and only the predictions' kernel is refitted
-    per batch. For CAL, or with
-    ``method="exact"``, :func:`faircocco_plugins.faircocco_statistic` refits every kernel per
-    batch. DP and EO are computed on the host in float64 and reach the predictions' framework
-    as one autograd node with the gradient in closed form; CAL and ``method="exact"`` run in
-    torch on the tensors' device. Either way the value is differentiable in ``y_pred``;
+    per batch. For CAL, or with ``method="exact"``,
+    :func:`faircocco_plugins.faircocco_statistic` refits every kernel per batch. DP and EO are
+    computed on the host in float64 and reach the predictions' framework as one autograd node
+    with the gradient in closed form; CAL and ``method="exact"`` run in torch on the tensors'
+    device. Either way the value is differentiable in ``y_pred``;
     bandwidths and pivots are chosen on detached values. All attributes are measured jointly,
     so dependence on their combination counts.
 
