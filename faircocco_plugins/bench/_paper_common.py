@@ -240,7 +240,7 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     >>> a = pd.Series([0.80, 0.82, 0.85], index=[0, 1, 2])
     >>> b = pd.Series([0.81, 0.80, 0.82], index=[2, 0, 1])
     >>> paired_difference(a, b).text()
-    '+0.020 [-0.005, +0.045]'
+    '+0.013 [-0.044, +0.071]'
     """
     for name, values in (("a", a), ("b", b)):
         if not isinstance(values, pd.Series):
@@ -324,17 +324,12 @@ def write_page(path: Path, lines: Sequence[str]) -> Path:
     return path
 
 
-def mean_std(values: pd.Series, digits: int = 3) -> str:
-    """Mean ± standard deviation (``ddof=1``) of the values that are not NaN."""
-    clean = values.astype(float).dropna()
-    if clean.empty:
-        return MISSING
-    std = float(clean.std(ddof=1)) if len(clean) > 1 else math.nan
-    return format_mean_std(float(clean.mean()), std, digits)
+def penalty_weight(runs: pd.DataFrame) -> pd.Series:
+    """Each run's penalty weight λ (``params["lam"]``), NaN for runs without one.
 
-
-def strength_of(runs: pd.DataFrame) -> pd.Series:
-    """Each run's penalty weight λ (``params["lam"]``), NaN for runs without one."""
+    The export's ``strength`` is each method's own sweep parameter, which for a constraint is
+    a bound (smaller is stricter); only a penalty's weight makes larger mean fairer.
+    """
     values: list[Any] = [
         params.get("lam") if isinstance(params, dict) else None for params in runs["params"]
     ]

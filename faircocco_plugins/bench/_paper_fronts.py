@@ -94,7 +94,7 @@ def fronts_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[st
             lines += section(notion_title(notion), "~")
             if plots:
                 name = figure_name(dataset, notion)
-                column = f"test.faircocco_{notion}_adjusted"
+                column = "test.faircocco_adjusted"  # the export's score of the run's notion
                 title = f"{dataset}, {notion_title(notion)}"
                 _draw(cell, notion, column, out / FIGURE_FOLDER / name, colours, title)
                 lines += _image(name, f"{dataset}: fronts under {notion_title(notion)}")

@@ -19,7 +19,14 @@ import pandas as pd
 
 from ..plugins import NOTIONS
 from ._metrics import degenerate_runs
-from ._paper_common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._paper_common import (
+    MISSING,
+    PairedDifference,
+    list_table,
+    paired_difference,
+    penalty_weight,
+    section,
+)
 from ._plots import performance_metric
 from ._results_tables import dataset_order, method_order
 
@@ -90,9 +97,8 @@ def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
         Datasets in the paper's order, then notions, then methods in the tables' order; a
         dataset and notion without successful ``nn`` runs has none.
     """
-    ok = runs[(runs["status"] == "ok") & runs[_SCORE].notna()].copy()
-    ok["lam"] = [p.get("lam") if isinstance(p, dict) else None for p in ok["params"]]
-    ok["lam"] = pd.to_numeric(ok["lam"], errors="coerce")
+    ok = runs[(runs["status"] == "ok") & runs[_SCORE].notna()]
+    ok = ok.assign(lam=penalty_weight(ok))
     choices = []
     for dataset in dataset_order(ok["dataset"]):
         of_dataset = ok[ok["dataset"] == dataset]
@@ -187,6 +193,12 @@ def recommendation(choices: list[LambdaChoice], method: str = RECOMMENDED_METHOD
     grid = sorted({float(lam) for c in own for lam in c.response.index})
     counts = {lam: sum(c.halves(lam) for c in own) for lam in grid}
     best = max(grid, key=lambda lam: (counts[lam], -lam))
+    if counts[best] == 0:
+        return (
+            f"No λ of the grid ({', '.join(f'{lam:g}' for lam in grid)}) halves the unpenalised "
+            f"network's chance-adjusted validation score on any of the {len(own)} "
+            "dataset–notion pairs without a degenerate model: try larger weights."
+        )
     costs = _costs_at([c for c in own if c.halves(best)], best)
     worse = [c for c in own if not c.halves(best) and c.chosen is not None]
     never = [c for c in own if c.chosen is None]
@@ -222,7 +234,9 @@ def recommendation(choices: list[LambdaChoice], method: str = RECOMMENDED_METHOD
 def _costs_at(choices: list[LambdaChoice], lam: float) -> str:
     """The median change of test accuracy against the network at λ, over the pairs."""
     changes = [
-        c.costs_by_lambda[lam]["accuracy"].mean for c in choices if c.task == "classification"
+        c.costs_by_lambda[lam]["accuracy"].mean
+        for c in choices
+        if "accuracy" in c.costs_by_lambda[lam]
     ]
     if not changes:
         return ""

@@ -191,9 +191,7 @@ def attributes_table_page(
         methods = _methods(ours, paper.methods(ATTRIBUTES_TABLE, dataset))
         if not methods:
             continue
-        performance = "accuracy" if (ours["metric"] == "accuracy").any() else "mse"
-        if ours.empty:
-            performance = _paper_performance(paper, dataset)
+        performance = _performance(ours, paper, dataset)
         name = METRIC_NAMES[performance]
         joint = []
         for method in methods:
@@ -306,7 +304,11 @@ def _attributes(ours: pd.DataFrame, paper: PaperNumbers, dataset: str) -> list[s
     return names
 
 
-def _paper_performance(paper: PaperNumbers, dataset: str) -> str:
+def _performance(ours: pd.DataFrame, paper: PaperNumbers, dataset: str) -> str:
+    """Accuracy or MSE: what our runs measure, else what the paper printed."""
+    for metric in ("accuracy", "mse"):
+        if (ours["metric"] == metric).any():
+            return metric
     rows = paper.table[
         (paper.table["table"] == ATTRIBUTES_TABLE) & (paper.table["dataset"] == dataset)
     ]

@@ -18,8 +18,9 @@ from faircocco_plugins.bench._paper_common import (
     paired_difference,
     runs_of_export,
 )
-from faircocco_plugins.bench._paper_lambda import lambda_choices
+from faircocco_plugins.bench._paper_lambda import lambda_choices, recommendation
 from faircocco_plugins.bench._paper_pages import write_pages
+from faircocco_plugins.bench._runner import git_revision
 from faircocco_plugins.cli import main
 
 PAPER = Path(__file__).resolve().parents[2] / "docs" / "results" / "paper" / "paper_numbers.csv"
@@ -163,7 +164,7 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
     for page in pages.glob("*.rst"):
         text = _body(page)
         assert f"Made by ``faircocco pages {export} --paper {PAPER} --out {pages}``" in text
-        assert "Revision: ``" in text and "the runs': ``0123abc``" in text
+        assert f"Revision: ``{git_revision() or 'unknown'}``; the runs': ``0123abc``" in text
         # 24 runs of 1.5 s each, finished from midnight to 23:00
         assert "24 runs, 36.0s of fitting and predicting" in text
         assert "2026-01-01 00:00 to 2026-01-01 23:00 UTC" in text
@@ -253,6 +254,11 @@ def test_lambda_choice_never_picks_a_degenerate_lambda(export: Path) -> None:
     assert choices["communities"].degenerate == (5.0,)
     assert choices["communities"].chosen is None
     assert choices["compas"].chosen == 2.0 and choices["compas"].monotone
+    # with no pair that any λ halves there is no λ to start from
+    assert recommendation([choices["communities"]]).startswith(
+        "No λ of the grid (0.5, 2, 5) halves the unpenalised network's chance-adjusted "
+        "validation score on any of the 1 dataset–notion pairs"
+    )
 
 
 def test_pages_do_not_depend_on_the_exports_row_order(export: Path, tmp_path: Path) -> None:
