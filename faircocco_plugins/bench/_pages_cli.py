@@ -102,6 +102,13 @@ def _run(args: argparse.Namespace) -> int:
         if path is not None and not Path(path).is_file():
             print(f"faircocco pages: error: {option} {path} is not a file", file=sys.stderr)
             return 2
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        print(
+            f"faircocco pages: error: --out {args.out} is a file; name a folder (created when "
+            "missing)",
+            file=sys.stderr,
+        )
+        return 2
     written = write_pages(
         args.export,
         args.paper,

@@ -117,11 +117,14 @@ def write_pages(
 
 
 def _links(paper: Path, folder: Path) -> list[str]:
-    """Download links to the paper's numbers and, beside them, its claims."""
+    """Download links to the paper's numbers and, beside them, their notes and its claims."""
     files = [("the paper's reported numbers", paper)]
-    claims = paper.with_name("claims.md")
-    if claims.exists():
-        files.append(("what the paper claims, and which numbers test each claim", claims))
+    for name, what in (
+        ("README.md", "their columns, units, tables and method ids"),
+        ("claims.md", "what the paper claims, and which numbers test each claim"),
+    ):
+        if paper.with_name(name).exists():
+            files.append((what, paper.with_name(name)))
     links = [
         f"* :download:`{what} <{Path(os.path.relpath(path, folder)).as_posix()}>`"
         for what, path in files

@@ -170,7 +170,8 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
         assert "2026-01-01 00:00 to 2026-01-01 23:00 UTC" in text
     assert "   table-3-eo\n" in _body(pages / "index.rst")
     index = _body(pages / "index.rst")
-    assert "paper/paper_numbers.csv>`" in index and "paper/claims.md>`" in index
+    for name in ("paper_numbers.csv", "README.md", "claims.md"):
+        assert f"paper/{name}>`" in index
 
 
 def test_table_3_shows_the_selected_setting_beside_the_papers_number(pages: Path) -> None:
@@ -339,3 +340,13 @@ def test_command_reports_a_missing_export(
     status = main(["pages", str(missing), "--paper", str(PAPER), "--out", str(tmp_path)])
     assert status == 2
     assert f"EXPORT {missing} is not a file" in capsys.readouterr().err
+
+
+def test_command_refuses_an_out_that_is_a_file(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pages.rst"
+    out.write_text("")
+    assert main(["pages", str(export), "--paper", str(PAPER), "--out", str(out)]) == 2
+    assert f"--out {out} is a file; name a folder" in capsys.readouterr().err
+    assert out.read_text() == ""
