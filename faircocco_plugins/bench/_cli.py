@@ -254,7 +254,7 @@ def _tuned(
     if summary.interrupted:
         print(f"interrupted: resume with the same command ({path} keeps every finished cell)")
         return config, INTERRUPTED
-    with ResultsStore(path) as opened:
+    with ResultsStore(path, read_only=True) as opened:
         chosen = chosen_training(opened.runs(tuning.name))
     missing = [name for name in config.datasets if name not in chosen]
     if missing:
@@ -277,7 +277,7 @@ def _print_estimate(config: Any, store: str, methods: dict[str, Any], jobs: int)
     runs, done = [], {}
     for path in dict.fromkeys([store, str(tuning_store(store))]):
         if os.path.exists(path):
-            with ResultsStore(path) as opened:
+            with ResultsStore(path, read_only=True) as opened:
                 runs.append(opened.runs())
                 if path == store:
                     done = opened.completed(config.name)

@@ -197,7 +197,7 @@ def write_export(
     int
         The number of runs exported.
     """
-    with ResultsStore(store) as opened:
+    with ResultsStore(store, read_only=True) as opened:
         runs = opened.runs(study)
     frame = export_runs(runs, sweep_params=sweep_params)
     path = Path(out)

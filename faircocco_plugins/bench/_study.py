@@ -433,8 +433,9 @@ def plan_study(
 
     Examples
     --------
-    >>> from faircocco_plugins.bench import (
-    ...     Capabilities, DatasetProfile, MethodSpec, StudyConfig, plan_study)
+    >>> from faircocco_plugins.bench import StudyConfig
+    >>> from faircocco_plugins.bench._study import DatasetProfile, plan_study
+    >>> from faircocco_plugins.plugins import Capabilities, MethodSpec
     >>> binary_only = MethodSpec(
     ...     name="binary_only", description="", factory=print,
     ...     capabilities=Capabilities(
