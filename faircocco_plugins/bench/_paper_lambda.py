@@ -64,6 +64,7 @@ class LambdaChoice:
 
     @property
     def target(self) -> float:
+        """The largest mean validation score that counts as halving the network's."""
         return TARGET_SHARE * self.reference
 
     @property
@@ -88,8 +89,8 @@ def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
     Parameters
     ----------
     runs : pandas.DataFrame
-        The study's runs (:func:`runs_of_export`), with ``strength`` and the export's
-        own-notion ``validation.faircocco_adjusted``.
+        The study's runs (:func:`runs_of_export`), with the export's own-notion
+        ``validation.faircocco_adjusted``; a penalty's runs have ``lam`` in ``params``.
 
     Returns
     -------
@@ -117,7 +118,11 @@ def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
 
 
 def _by_seed(runs: pd.DataFrame, task: str) -> pd.DataFrame:
-    """Per seed, the mean score and test metrics of the runs (one setting per seed here)."""
+    """Per seed, the score, test metrics and share degenerate on validation of the runs.
+
+    The study fixes every parameter but λ, so each seed has one run; where other parameters
+    vary too, a seed's runs at one λ are averaged.
+    """
     columns = {"score": _SCORE, "accuracy": "test.accuracy", "auc": "test.auc"}
     if task == "regression":
         columns = {"score": _SCORE, "mse": "test.mse", "r2": "test.r2"}
@@ -189,7 +194,10 @@ def recommendation(choices: list[LambdaChoice], method: str = RECOMMENDED_METHOD
     """
     own = [c for c in choices if c.method == method and c.reference > 0]
     if not own:
-        return f"The study has no {method} runs with a network to compare with."
+        return (
+            f"The study has no {method} runs with a validation chance-adjusted score and an "
+            "unpenalised network (with a score above 0) to compare with."
+        )
     grid = sorted({float(lam) for c in own for lam in c.response.index})
     counts = {lam: sum(c.halves(lam) for c in own) for lam in grid}
     best = max(grid, key=lambda lam: (counts[lam], -lam))
@@ -302,7 +310,11 @@ def lambda_page(runs: pd.DataFrame) -> list[str]:
         rows = [_row(c, cost_names) for c in of_task]
         lines += list_table(header, rows)
     if not choices:
-        lines += ["The study has no penalty runs with a network to compare with.", ""]
+        lines += [
+            "The study has no penalty runs with a validation chance-adjusted score and an "
+            "unpenalised network to compare with.",
+            "",
+        ]
     return lines
 
 
