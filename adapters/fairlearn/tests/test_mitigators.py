@@ -41,6 +41,35 @@ def task(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray, pd.DataFr
     return X, y, A
 
 
+#: Smaller budgets for the base models (50 trees of up to 255 bins, 10 epochs in the methods):
+#: a reduction refits its base model at every iteration, and trees binned with the reductions'
+#: row weights take most of a fit.
+SMALL_BASES = {"boosting": {"max_iter": 10, "max_bins": 32}, "network": {"epochs": 3}}
+
+
+@pytest.fixture
+def small_budgets(monkeypatch):
+    """The methods with smaller budgets: the base models above, 10 iterations of
+    ExponentiatedGradient instead of 50 and 4 grid points for GridSearch. The contract, not
+    the reductions' convergence, is under test where this is used."""
+    full_size = _mitigators.base_model
+
+    def small_base(base, random_state):
+        return full_size(base, random_state).set_params(**SMALL_BASES.get(base, {}))
+
+    monkeypatch.setattr(_mitigators, "base_model", small_base)
+
+    def shrink(model):
+        mitigator = getattr(model, "mitigator", None)
+        if hasattr(mitigator, "get_params"):
+            budget = {"max_iter": 10, "grid_size": 4}
+            params = mitigator.get_params(deep=False)
+            mitigator.set_params(**{k: v for k, v in budget.items() if k in params})
+        return model
+
+    return shrink
+
+
 def test_every_method_is_registered_under_the_harness_group():
     found = {e.name: e for e in entry_points(group="faircocco_plugins.mitigators")}
     for name in NAMES + REGRESSION:
@@ -54,7 +83,7 @@ def test_every_method_is_registered_under_the_harness_group():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_each_method_fits_and_predicts_through_the_contract(name):
+def test_each_method_fits_and_predicts_through_the_contract(name, small_budgets):
     X, y, A = task()
     spec = {e.name: e for e in entry_points(group="faircocco_plugins.mitigators")}[name].load()
     notion = spec.capabilities.notions[-1]
@@ -62,7 +91,9 @@ def test_each_method_fits_and_predicts_through_the_contract(name):
         A = A[["sex"]]
     one_per_base = {setting.get("base"): setting for setting in spec.settings("quick")}
     for setting in one_per_base.values():
-        model = spec.factory(task="classification", notion=notion, random_state=0, **setting)
+        model = small_budgets(
+            spec.factory(task="classification", notion=notion, random_state=0, **setting)
+        )
         assert isinstance(model, Mitigator)
         model.fit(X, y, sensitive_features=A)
         given = {"sensitive_features": A} if spec.capabilities.attributes_at_prediction else {}
@@ -168,9 +199,11 @@ def test_the_adversarial_regressor_predicts_values():
     assert np.mean((values - target) ** 2) < 0.3 * np.var(target)
 
 
-def test_the_papers_network_is_a_base_that_takes_the_reductions_weights():
+def test_the_papers_network_is_a_base_that_takes_the_reductions_weights(small_budgets):
     X, y, A = task(600)
-    model = _mitigators.expgrad(task="classification", notion="dp", random_state=0, base="network")
+    model = small_budgets(
+        _mitigators.expgrad(task="classification", notion="dp", random_state=0, base="network")
+    )
     model.fit(X, y, sensitive_features=A)
     members = model.mitigator.predictors_
     assert len(members) > 1 and type(members.iloc[0]).__name__ == "FairCOCCOClassifier"

@@ -119,7 +119,9 @@ def test_boosted_trees_under_the_constraint_halve_the_held_out_score(notion):
     train, test = slice(0, 1500), slice(1500, None)
 
     def trees():
-        return HistGradientBoostingClassifier(max_iter=20, random_state=0)
+        # 63 bins, not 255: trees fitted with the reduction's row weights find each bin edge
+        # as a weighted percentile, which took most of the test's time
+        return HistGradientBoostingClassifier(max_iter=20, max_bins=63, random_state=0)
 
     plain = trees().fit(X[train], y[train]).predict(X[test])
     mitigator = ExponentiatedGradient(
@@ -130,6 +132,6 @@ def test_boosted_trees_under_the_constraint_halve_the_held_out_score(notion):
     truth = None if notion == "dp" else y[test]
     before = faircocco_score(plain, A.iloc[test], y_true=truth, notion=notion, adjusted=True)
     after = faircocco_score(fair, A.iloc[test], y_true=truth, notion=notion, adjusted=True)
-    # measured: DP 0.061 to 0.000 (accuracy 0.890 to 0.662), EO 0.0136 to 0.0055 (0.890 to 0.874)
+    # measured: DP 0.062 to 0.004 (accuracy 0.886 to 0.690), EO 0.0133 to 0.0052 (0.886 to 0.872)
     assert after < 0.5 * before
     assert (fair == y[test]).mean() > 0.6
