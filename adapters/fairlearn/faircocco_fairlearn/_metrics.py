@@ -166,6 +166,19 @@ def faircocco_metric(
     ValueError or TypeError
         For invalid options, attributes of a length other than ``y_pred``'s, or a column of
         whole rows (dicts, tuples, records) where a packed table belongs.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from faircocco_fairlearn import faircocco_metric
+    >>> rng = np.random.default_rng(0)
+    >>> A = pd.DataFrame({"sex": rng.choice(["f", "m"], 300), "age": rng.uniform(18, 80, 300)})
+    >>> y = rng.integers(0, 2, 300)
+    >>> p = y + 0.05 * A["age"] + rng.normal(size=300)  # follows age beyond the outcome
+    >>> round(faircocco_metric(y, p, sensitive_features=A), 2)
+    0.12
+    >>> round(faircocco_metric(y, p, sensitive_features=A, adjusted=True), 2)
+    0.08
     """
     check_statistic_options(notion=notion, **options)
     check_params({"min_rows": min_rows}, {"min_rows": Interval("integer", _FEWEST_ROWS)})
