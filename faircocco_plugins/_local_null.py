@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cached_property
 
 import numpy as np
 
 from ._exact import ExactFit
 from ._kernels import KernelInput
 from ._lowrank import LowRankFit
-from ._strata import members_of, permutation_batches
+from ._strata import local_strata, members_of, permutation_batches
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
 #: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
@@ -37,22 +38,27 @@ class LocalPermutationFit:
     """An estimator fit whose null permutes the attribute rows alone within local strata.
 
     ``attributes(permutation)`` is the extended attribute input (``Ä``) with the rows of the
-    attributes permuted and the conditioning variable's part in place.
+    attributes permuted and the conditioning variable's part in place; ``given`` is the
+    conditioning variable, whose local strata are found on first use (a score needs none).
     """
 
     def __init__(
         self,
         fit: ExactFit | LowRankFit,
         attributes: Callable[[np.ndarray], KernelInput],
-        strata: np.ndarray,
+        given: KernelInput,
         random_state: int | None,
     ) -> None:
         self._fit = fit
         self._attributes = attributes
+        self._given = given
         self._seed = 0 if random_state is None else random_state
-        #: stratum of each row, within which permutations shuffle attribute rows
-        self.strata = strata
         self.terms = replace(fit.terms, expected_statistic=self._null_statistic)
+
+    @cached_property
+    def strata(self) -> np.ndarray:
+        """Stratum of each row, within which permutations shuffle attribute rows."""
+        return local_strata(self._given)
 
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
         """The statistic with the attribute rows (not the conditioning variable) permuted by

@@ -48,7 +48,7 @@ from ._local_null import LocalPermutationFit
 from ._lowrank import MAX_COMBINATIONS, GroupedMoments, LowRankFit
 from ._params import RANDOM_STATE, Interval, check_params
 from ._row_order import canonical_order, in_order
-from ._strata import Strata, is_discrete, local_strata
+from ._strata import Strata, is_discrete
 from ._terms import ConstantAttributesFit, Ridge, Role
 from ._threads import single_blas_thread
 
@@ -256,8 +256,9 @@ class Problem:
             permuted = {**inputs, "sensitive": inputs["sensitive"].take(permutation)}
             return roles_of(self.options.notion, **permuted)[Role.ATTRIBUTES]
 
-        strata = local_strata(roles[Role.GIVEN])
-        return LocalPermutationFit(fit, permuted_attributes, strata, self.options.random_state)
+        return LocalPermutationFit(
+            fit, permuted_attributes, roles[Role.GIVEN], self.options.random_state
+        )
 
     def variables(self) -> dict[str, Variable]:
         """The variables of the notion: ``pred``, ``sensitive`` and (EO/CAL) ``truth``."""

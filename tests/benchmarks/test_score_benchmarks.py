@@ -19,8 +19,8 @@ def test_score_benchmark_quick(capsys: pytest.CaptureFixture[str]) -> None:
     for section in ("(a)", "(b)", "(c)", "(d)"):
         assert section in out
     statuses = re.findall(r"  (met|missed)$", out, flags=re.MULTILINE)
-    assert len(statuses) == 10
-    assert re.search(r"\d+ of 10 targets met", out)
+    assert len(statuses) == 12
+    assert re.search(r"\d+ of 12 targets met", out)
 
 
 def test_test_benchmark_prints_rates_with_standard_errors(

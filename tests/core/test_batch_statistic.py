@@ -338,9 +338,12 @@ def test_chance_adjusted_value_is_the_statistic_minus_its_permutation_null(notio
         pred, sensitive[columns], y
     )
     expected = _null_subtracted(pred, sensitive[columns], y, notion, ridges)
-    # pivots and ridge solves round differently: measured up to 1.04e-7 of the statistic
-    # (numpy 2.4 with its OpenBLAS; 7e-8 with earlier builds)
-    assert value == pytest.approx(expected, rel=2e-7, abs=1e-10)
+    statistic = faircocco_statistic(
+        pred, sensitive[columns], y_true=y, notion=notion, method="lowrank", **ridges
+    )
+    # pivots and ridge solves round differently, by up to 8e-8 of the statistic (measured over
+    # seeds, numpy 2.4 with its OpenBLAS), which the subtracted null leaves on a smaller value
+    assert value == pytest.approx(expected, rel=0, abs=2e-7 * statistic)
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo"])

@@ -36,7 +36,17 @@ def make_problem(y_pred, attributes, y_true, notion, method):
         bandwidth="median",
         random_state=None,
     )
-    return Problem.from_arguments(y_pred, attributes, None if notion == "dp" else y_true, options)
+    problem = Problem.from_arguments(
+        y_pred, attributes, None if notion == "dp" else y_true, options
+    )
+    # permutations index the rows as the fit holds them: in their canonical order
+    return problem.in_row_order
+
+
+def ordered_arrays(problem):
+    """``y_pred``, the attributes and ``y_true`` (None under DP) in the fitted row order."""
+    truth = None if problem.truth is None else problem.truth.numeric[:, 0]
+    return problem.pred.numeric[:, 0], problem.sensitive.numeric, truth
 
 
 def strata(problem, notion):
@@ -73,6 +83,7 @@ def test_null_statistic_is_the_mean_over_all_permutations(method, notion, n):
     problem = make_problem(y_pred, attributes, y_true, notion, method)
     fit = problem.fit()
     labels = strata(problem, notion)
+    _, _, y_true = ordered_arrays(problem)
     if notion == "eo":
         assert len(np.unique(labels)) == 2
         assert all(len(np.unique(y_true[labels == s])) == 1 for s in np.unique(labels))
@@ -97,6 +108,7 @@ def test_permuted_statistics_are_the_statistic_of_permuted_attributes(notion):
     problem = make_problem(y_pred, attributes, y_true, notion, "exact")
     fit = problem.fit()
     labels = strata(problem, notion)
+    y_pred, attributes, y_true = ordered_arrays(problem)
     rng = np.random.default_rng(0)
     permutation = np.arange(120)
     for s in np.unique(labels):

@@ -63,9 +63,14 @@ def test_permuted_statistics_permute_the_attributes_alone(method, notion):
         bandwidth=1.0,
         random_state=None,
     )
+    problem = Problem.from_arguments(y_pred, attribute, y_true, options).in_row_order
     with threadpool_limits(limits=1, user_api="blas"):
-        fit = Problem.from_arguments(y_pred, attribute, y_true, options).fit()
+        fit = problem.fit()
     assert isinstance(fit, LocalPermutationFit)
+    # permutations index the rows as the fit holds them: in their canonical order
+    y_pred, attribute, y_true = (
+        v.numeric[:, 0] for v in (problem.pred, problem.sensitive, problem.truth)
+    )
     rng = np.random.default_rng(3)
     permutations = np.stack([np.arange(300), rng.permutation(300), rng.permutation(300)])
     direct = [
