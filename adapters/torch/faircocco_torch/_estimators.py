@@ -56,9 +56,12 @@ class DegenerateModelWarning(UserWarning):
 
     Examples
     --------
+    To stop a sweep at such a model, turn the warning into an error:
+
     >>> import warnings
     >>> from faircocco_torch import DegenerateModelWarning
-    >>> warnings.simplefilter("error", DegenerateModelWarning)  # to stop a sweep on it
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", DegenerateModelWarning)
     """
 
 
