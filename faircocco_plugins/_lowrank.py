@@ -82,9 +82,11 @@ def incomplete_cholesky(
     """
     n = z.shape[0]
     residual = np.ones(n)
-    # room for every pivot at once: the pages of rows never written are never mapped, and a
-    # buffer grown by copies would hold both copies at its peak
-    rows = np.empty((min(max_rank, n), n))
+    rank = min(max_rank, n)
+    # factor rows in blocks of PIVOT_BLOCK pivots, added as needed: a buffer grown by copies
+    # would hold both copies at its peak, and one for every possible pivot would be allocated
+    # (and counted by tracemalloc) however few are used
+    blocks: list[np.ndarray] = []
     scratch = np.empty(n)
     # one contiguous array per column: squared distances are summed column by column with no
     # n × d temporary
@@ -94,12 +96,15 @@ def incomplete_cholesky(
     # scalars stay Python floats rather than numpy scalars, and a pivot's residual, zero up to
     # rounding, stays below the tolerance without being set. Distances are taken as differences,
     # not from squared norms, whose cancellation fails for values spanning many magnitudes.
-    for k in range(rows.shape[0]):
+    for k in range(rank):
         i = int(greedy_pivots(residual, columns))
         pivot_residual = float(residual[i])
         if pivot_residual <= tolerance:
             break
-        column = rows[k]
+        full, row = divmod(k, PIVOT_BLOCK)
+        if not row:
+            blocks.append(np.empty((min(PIVOT_BLOCK, rank - k), n)))
+        column = blocks[full][row]
         for j, (values_j, pivot_value) in enumerate(zip(columns, z[i].tolist(), strict=True)):
             target = column if j == 0 else scratch
             np.subtract(values_j, pivot_value, out=target)
@@ -108,13 +113,19 @@ def incomplete_cholesky(
                 column += scratch
         column *= -0.5
         np.exp(column, out=column)
-        if k:
-            column -= rows[:k, i] @ rows[:k]
+        for block in blocks[:full]:
+            column -= block[:, i] @ block
+        if row:
+            column -= blocks[full][:row, i] @ blocks[full][:row]
         column /= math.sqrt(pivot_residual)
         np.square(column, out=scratch)
         residual -= scratch
         chosen.append(i)
-    return np.asarray(chosen, dtype=np.int64), _transposed(rows[: len(chosen)])
+    return np.asarray(chosen, dtype=np.int64), _transposed(blocks, len(chosen), n)
+
+
+#: Pivots per block of :func:`incomplete_cholesky`'s factor rows.
+PIVOT_BLOCK = 16
 
 
 def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
@@ -138,13 +149,17 @@ def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
 _TRANSPOSE_BLOCK = 4096
 
 
-def _transposed(rows: np.ndarray) -> np.ndarray:
-    """A C-contiguous copy of ``rows.T``, block by block: a copy in one pass reads each output
-    row from ``r`` distant pages, which took 4-6x longer at 2·10⁶ rows."""
-    n = rows.shape[1]
-    out = np.empty((n, rows.shape[0]))
-    for start in range(0, n, _TRANSPOSE_BLOCK):
-        out[start : start + _TRANSPOSE_BLOCK] = rows[:, start : start + _TRANSPOSE_BLOCK].T
+def _transposed(blocks: list[np.ndarray], rank: int, n: int) -> np.ndarray:
+    """The ``n × rank`` C-contiguous factor from its first ``rank`` rows, held in ``blocks``
+    of :data:`PIVOT_BLOCK`; copied a band of columns at a time, as a copy in one pass reads
+    each output row from ``rank`` distant pages (4-6x longer at 2·10⁶ rows)."""
+    out = np.empty((n, rank))
+    for b, block in enumerate(blocks):
+        first = b * PIVOT_BLOCK
+        rows = block[: rank - first]
+        for start in range(0, n, _TRANSPOSE_BLOCK):
+            stop = start + _TRANSPOSE_BLOCK
+            out[start:stop, first : first + rows.shape[0]] = rows[:, start:stop].T
     return out
 
 
