@@ -207,10 +207,14 @@ class Problem:
         every step that sees rows by position is a function of the data alone."""
         if self.rows_ordered:
             return self
-        variables = self.variables()
-        order = canonical_order(list(variables.values()))
-        ordered = {name: in_order(v, order) for name, v in variables.items()}
-        return replace(self, **ordered, rows_ordered=True)
+        order = canonical_order(list(self.variables().values()))
+        return replace(
+            self,
+            pred=in_order(self.pred, order),
+            sensitive=in_order(self.sensitive, order),
+            truth=None if self.truth is None else in_order(self.truth, order),
+            rows_ordered=True,
+        )
 
     def scalings(self, width_factor: float = 1.0) -> dict[str, Scaling]:
         """Bandwidths of each variable, by the median heuristic on a seeded row sample.
