@@ -28,7 +28,7 @@ from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
 from ._network import paper_mlp
 from ._sklearn_compat import validate_data
-from ._training import FitHistory, fit_fair
+from ._training import DegenerateModelWarning, FitHistory, fit_fair
 
 #: Penalties that ``penalty=`` accepts by name.
 PENALTIES: dict[str, type[FairnessPenalty]] = {
@@ -45,24 +45,6 @@ _PREDICT_CHUNK = 65536
 #: A regressor whose predictions on its training rows have a standard deviation below this
 #: fraction of the target's predicts, in effect, a constant.
 CONSTANT_FRACTION = 0.02
-
-
-class DegenerateModelWarning(UserWarning):
-    """Warns that a trained network predicts one class, or a constant, for all its training rows.
-
-    A penalty weight ``lam`` too large for the data, or a learning rate too small, can leave
-    the network there: it then scores as perfectly fair and is useless. The message names the
-    estimator, its penalty and ``lam``, and what to change.
-
-    Examples
-    --------
-    To stop a sweep at such a model, turn the warning into an error:
-
-    >>> import warnings
-    >>> from faircocco_torch import DegenerateModelWarning
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("error", DegenerateModelWarning)
-    """
 
 
 #: The estimators' numeric parameters (warmup_epochs's bound depends on epochs).
@@ -213,21 +195,24 @@ class _FairNetwork(BaseEstimator):
         optimizer = torch.optim.Adam(
             model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
         )
-        self.history_: FitHistory = fit_fair(
-            model,
-            train_data,
-            loss=self._loss(),
-            penalty=penalty,
-            optimizer=optimizer,
-            batch_size=int(self.batch_size),
-            epochs=int(self.epochs),
-            val_data=val_data,
-            early_stopping=int(self.patience) if self.early_stopping else None,
-            penalty_input=self._penalty_input(),
-            warmup_epochs=int(self.warmup_epochs),
-            random_state=seed,
-            progress=self.verbose,
-        )
+        with warnings.catch_warnings():
+            # the estimator's own check below names its parameters and what to change
+            warnings.simplefilter("ignore", DegenerateModelWarning)
+            self.history_: FitHistory = fit_fair(
+                model,
+                train_data,
+                loss=self._loss(),
+                penalty=penalty,
+                optimizer=optimizer,
+                batch_size=int(self.batch_size),
+                epochs=int(self.epochs),
+                val_data=val_data,
+                early_stopping=int(self.patience) if self.early_stopping else None,
+                penalty_input=self._penalty_input(),
+                warmup_epochs=int(self.warmup_epochs),
+                random_state=seed,
+                progress=self.verbose,
+            )
         model.eval()
         self.model_ = model
         self.n_iter_ = len(self.history_.loss)

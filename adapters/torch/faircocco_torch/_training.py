@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -100,6 +101,29 @@ _TRAINING_LIMITS = {
 }
 
 
+#: Outputs whose spread over the training rows is at most this fraction of their scale (at
+#: least 1) are one output for every row.
+CONSTANT_OUTPUT = 1e-6
+
+
+class DegenerateModelWarning(UserWarning):
+    """Warns that a trained network predicts one class, or a constant, for all its training rows.
+
+    A penalty weight ``lam`` too large for the data, or a learning rate too small, can leave
+    the network there: it then scores as perfectly fair and is useless. The message names the
+    penalty and its ``lam``, and what to change. :func:`fit_fair` and the estimators warn.
+
+    Examples
+    --------
+    To stop a sweep at such a model, turn the warning into an error:
+
+    >>> import warnings
+    >>> from faircocco_torch import DegenerateModelWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", DegenerateModelWarning)
+    """
+
+
 def fit_fair(
     model: nn.Module,
     train_data: Any,
@@ -179,6 +203,13 @@ def fit_fair(
     FloatingPointError
         When training diverges (the objective or the model's output becomes NaN or
         infinite); the message names the penalty weight and the learning rate.
+
+    Warns
+    -----
+    DegenerateModelWarning
+        When the trained model predicts one class for every training row (told from ``loss``:
+        ``BCEWithLogitsLoss``, ``BCELoss`` or ``CrossEntropyLoss``), or gives one output for
+        every row, naming the penalty and its ``lam``.
 
     Examples
     --------
@@ -280,7 +311,47 @@ def fit_fair(
             bar.close()
         if best_state is not None:
             model.load_state_dict(best_state)
+        what = _degeneracy(model, train, loss, transform, device)
+    if what is not None:
+        training = "change the learning rate or epochs"
+        advice = training if penalty is None else f"weaken the penalty (lower lam) or {training}"
+        warnings.warn(
+            f"fit_fair: the trained model {what} (penalty={penalty!r}); {advice}.",
+            DegenerateModelWarning,
+            stacklevel=2,
+        )
     return history
+
+
+def _degeneracy(
+    model: nn.Module,
+    batches: TripleBatches,
+    loss: Loss,
+    transform: Callable[[torch.Tensor], torch.Tensor],
+    device: torch.device,
+) -> str | None:
+    """What makes the trained model useless on its training rows, or None: one predicted class
+    (told from the loss: logits, probabilities or class scores), or one output for every row."""
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        outputs = torch.cat([model(_to(x, device)).detach() for x, _, _ in batches])
+    model.train(was_training)
+    n = int(outputs.shape[0])
+    labels = None
+    if isinstance(loss, nn.BCEWithLogitsLoss):
+        labels = outputs > 0
+    elif isinstance(loss, nn.BCELoss):
+        labels = outputs > 0.5
+    elif isinstance(loss, nn.CrossEntropyLoss) and outputs.ndim == 2:
+        labels = outputs.argmax(dim=1)
+    if labels is not None and bool((labels == labels[:1]).all()):
+        return f"predicts one class for all {n} training rows"
+    values = transform(outputs).double().reshape(n, -1)
+    scale = max(1.0, float(values.square().mean().sqrt()))
+    if float(values.std(dim=0, unbiased=False).max()) <= CONSTANT_OUTPUT * scale:
+        return f"gives the same output for all {n} training rows"
+    return None
 
 
 def _train_epoch(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from torch_helpers import biased_task, true_positive_gap  # noqa: E402
 
 from faircocco_plugins import faircocco_score  # noqa: E402
 from faircocco_torch import (  # noqa: E402
+    DegenerateModelWarning,
     FairCOCCOClassifier,
     FairCOCCOConstraint,
     FairCOCCOPenalty,
@@ -65,6 +68,7 @@ def test_same_random_state_same_model_and_history() -> None:
     assert not torch.equal(_weights(first), _weights(third))
 
 
+@pytest.mark.filterwarnings("ignore::faircocco_torch.DegenerateModelWarning")  # one epoch
 def test_random_state_leaves_the_global_generator_alone() -> None:
     model = paper_mlp(3, 1)
     torch.manual_seed(123)
@@ -268,3 +272,60 @@ def test_constraint_without_violation_keeps_the_multiplier_at_zero() -> None:
     assert len(constraint.multiplier_history_) == 1
     with pytest.raises(ValueError, match="bound=-1"):
         FairCOCCOConstraint(bound=-1)
+
+
+def _collapsed_model() -> nn.Module:
+    """A network whose last layer is zero: one logit, so one class, for every row."""
+    torch.manual_seed(0)
+    model = paper_mlp(3, 1)
+    last = [m for m in model.modules() if isinstance(m, nn.Linear)][-1]
+    nn.init.zeros_(last.weight)
+    nn.init.constant_(last.bias, -1.0)
+    return model
+
+
+@pytest.mark.parametrize(
+    ("loss", "transform", "expected"),
+    [
+        (nn.BCEWithLogitsLoss(), torch.sigmoid, "predicts one class for all 400 training rows"),
+        (nn.MSELoss(), None, "gives the same output for all 400 training rows"),
+    ],
+)
+def test_fit_fair_warns_when_the_trained_model_is_degenerate_naming_the_penalty(
+    loss: nn.Module, transform: object, expected: str
+) -> None:
+    model = _collapsed_model()
+    # a learning rate of 0 leaves the collapsed network as it is
+    with pytest.warns(DegenerateModelWarning, match=expected) as caught:
+        fit_fair(
+            model,
+            _tensors(400, 0),
+            loss=loss,
+            penalty=FairCOCCOPenalty(lam=7.0),
+            optimizer=lambda params: torch.optim.SGD(params, lr=0.0),
+            batch_size=64,
+            epochs=1,
+            penalty_input=transform,  # type: ignore[arg-type]
+            progress=False,
+        )
+    assert "lam=7.0" in str(caught[0].message)
+
+
+def test_fit_fair_does_not_warn_about_a_model_that_separates_the_classes() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        model, _ = _train(0, FairCOCCOPenalty(lam=1.0))
+    with torch.no_grad():
+        logits = model(_tensors(400, 0)[0])
+    assert bool((logits > 0).any()) and bool((logits <= 0).any())
+
+
+def test_an_estimator_warns_once_about_a_collapsed_network() -> None:
+    x, y, a = biased_task(300, 0)
+    estimator = FairCOCCOClassifier(penalty="faircocco", lam=1.0, learning_rate=0.0, epochs=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(x, y, sensitive_features=a)
+    degenerate = [w for w in caught if issubclass(w.category, DegenerateModelWarning)]
+    assert len(degenerate) <= 1
+    assert all("FairCOCCOClassifier" in str(w.message) for w in degenerate)
