@@ -71,6 +71,10 @@ def pivot_tolerance(ridge: Ridge, role: str) -> float:
     return min(MAX_TOLERANCE, max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role)))
 
 
+#: Pivots per block of :func:`incomplete_cholesky`'s factor rows.
+PIVOT_BLOCK = 16
+
+
 def incomplete_cholesky(
     z: np.ndarray, tolerance: float, max_rank: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -124,10 +128,6 @@ def incomplete_cholesky(
     return np.asarray(chosen, dtype=np.int64), _transposed(blocks, len(chosen), n)
 
 
-#: Pivots per block of :func:`incomplete_cholesky`'s factor rows.
-PIVOT_BLOCK = 16
-
-
 def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
     """The row of the largest residual (along the last axis, so per member of a stack), and
     among equal largest residuals the row with the lexicographically smallest values.
@@ -136,9 +136,16 @@ def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
     pivot so far keep exactly 1 (their kernel values square below rounding). Broken by value
     rather than position, they make the pivots a function of the data, whatever the row order.
     """
+    if residual.ndim == 1:
+        # one factor, per pivot of every training batch: a few calls when there is no tie
+        largest = int(residual.argmax())
+        tied = np.flatnonzero(residual == residual[largest])
+        if tied.size == 1:
+            return largest
+        return int(tied[np.lexsort([values[tied] for values in reversed(columns)])[0]])
     candidates = residual == residual.max(axis=-1, keepdims=True)
-    if not np.any(np.count_nonzero(candidates, axis=-1) > 1):
-        return candidates.argmax(axis=-1)
+    if np.count_nonzero(candidates) == residual.shape[0]:
+        return candidates.argmax(axis=-1)  # one candidate per member
     for values in columns:
         masked = np.where(candidates, values, np.inf)
         candidates &= masked == masked.min(axis=-1, keepdims=True)
