@@ -1,9 +1,11 @@
 """Properties of the score that follow from its definition.
 
-Bounds (Cauchy-Schwarz), invariance to the order of the rows and to affine changes of units of a
-continuous column (the median bandwidth is scale-equivariant and the Gaussian kernel depends on
+Bounds (Cauchy-Schwarz), invariance to the order of the rows (of every answer: the score, the
+report and the permutation test's statistic; pandas inputs pair by index label) and to affine
+changes of units of a continuous column (the median bandwidth is scale-equivariant and the Gaussian kernel depends on
 differences only), the value 1 for a deterministic invertible relation, values near 0 under
-(conditional) independence, and monotonicity in the noise level.
+(conditional) independence, monotonicity in the noise level, and one report row per attribute
+whatever its name.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from faircocco_plugins import faircocco_score, faircocco_statistic
+from faircocco_plugins import (
+    faircocco_report,
+    faircocco_score,
+    faircocco_statistic,
+    independence_test,
+)
 from faircocco_plugins._problem import Options, Problem
 
 NOTIONS = ["dp", "eo", "cal"]
@@ -94,56 +101,128 @@ def mixed_sample(n, seed, continuous_outcome=False):
     if continuous_outcome:
         y_true = attributes["x"].to_numpy() + rng.normal(size=n)
     else:
-        y_true = (rng.random(n) < 0.3 + 0.1 * attributes["g"]).astype(np.float64)
-    y_pred = np.sin(attributes["x"].to_numpy()) + 0.3 * attributes["w"] + y_true
+        y_true = (rng.random(n) < 0.3 + 0.1 * attributes["g"].to_numpy()).astype(np.float64)
+    y_pred = np.sin(attributes["x"].to_numpy()) + 0.3 * attributes["w"].to_numpy() + y_true
     y_pred = y_pred + rng.normal(scale=0.7, size=n)
+    # numpy outcomes and predictions: shuffled by position, they pair with the reset frame
     return y_pred, attributes, y_true
 
 
-@settings(max_examples=15, deadline=None)
+def answers(y_pred, attributes, y_true, **options):
+    """Every public answer on the rows, by kind: ``scores`` (the score, the report's scores and
+    the permutation test's observed score), ``statistics`` (the report's and the test's at each
+    width) and ``chance`` (the adjusted score and the report's adjusted scores and null means)."""
+    report = faircocco_report(y_pred, attributes, y_true=y_true, **options)
+    test = independence_test(y_pred, attributes, y_true=y_true, n_permutations=1, **options)
+    adjusted = faircocco_score(y_pred, attributes, y_true=y_true, adjusted=True, **options)
+    return {
+        "scores": np.array(
+            [
+                faircocco_score(y_pred, attributes, y_true=y_true, **options),
+                *report["score"],
+                test.score,
+            ]
+        ),
+        "statistics": np.array([*report["statistic"], *test.statistic]),
+        "chance": np.array([adjusted, *report["adjusted"], *report["null_mean"]]),
+    }
+
+
+def shuffled_answers(seed, n, notion, continuous_outcome, **options):
+    """:func:`answers` on a sample and on the same rows shuffled together."""
+    y_pred, attributes, y_true = mixed_sample(n, seed, continuous_outcome)
+    order = np.random.default_rng(seed + 1).permutation(n)
+    truth = None if notion == "dp" else y_true
+    before = answers(y_pred, attributes, truth, notion=notion, **options)
+    after = answers(
+        y_pred[order],
+        attributes.iloc[order].reset_index(drop=True),
+        None if truth is None else truth[order],
+        notion=notion,
+        **options,
+    )
+    return before, after
+
+
+def assert_same_answers(before, after, kinds):
+    for kind in kinds:
+        # the same sums in another order (the rows are fitted in one canonical order): equal to
+        # rounding
+        np.testing.assert_allclose(after[kind], before[kind], rtol=1e-8, atol=1e-10, err_msg=kind)
+
+
+@settings(max_examples=10, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
-    n=st.integers(5, 80),
+    n=st.integers(5, 40),
     notion=st.sampled_from(NOTIONS),
     kernel=st.sampled_from(["product", "joint"]),
     continuous_outcome=st.booleans(),
 )
-def test_exact_score_invariant_to_row_permutation(seed, n, notion, kernel, continuous_outcome):
-    y_pred, attributes, y_true = mixed_sample(n, seed, continuous_outcome)
-    order = np.random.default_rng(seed + 1).permutation(n)
-    options = {"notion": notion, "method": "exact", "attribute_kernel": kernel}
-    truth = None if notion == "dp" else y_true
-    before = faircocco_score(y_pred, attributes, y_true=truth, **options)
-    after = faircocco_score(
-        y_pred[order],
-        attributes.iloc[order].reset_index(drop=True),
-        y_true=None if truth is None else truth[order],
-        **options,
+def test_exact_answers_invariant_to_row_permutation(seed, n, notion, kernel, continuous_outcome):
+    before, after = shuffled_answers(
+        seed, n, notion, continuous_outcome, method="exact", attribute_kernel=kernel
     )
-    assert after == pytest.approx(before, rel=1e-8, abs=1e-10)
+    assert_same_answers(before, after, ["scores", "statistics", "chance"])
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), notion=st.sampled_from(NOTIONS))
-def test_lowrank_score_invariant_to_row_permutation(seed, notion):
-    """The pivots may change with the order, so only up to the approximation error.
+def test_lowrank_answers_invariant_to_row_permutation_to_rounding(seed, notion):
+    # above 1,000 rows, where the bandwidths come from a sample of the rows
+    before, after = shuffled_answers(seed, 1100, notion, False, method="lowrank")
+    assert_same_answers(before, after, ["scores", "statistics", "chance"])
 
-    That error is about 1e-5 here for DP and EO, and a few 1e-4 for CAL, whose extended variable
-    ``(A, Ŷ)`` has three continuous columns and reaches the default cap of 100 pivots.
-    """
-    n = 400
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(5, 40),
+    notion=st.sampled_from(NOTIONS),
+    permuted=st.sampled_from(["y_pred", "sensitive_features", "y_true"]),
+)
+def test_a_permuted_index_is_aligned_by_label(seed, n, notion, permuted):
+    """Pandas inputs whose rows come in another order, with their labels, pair by label."""
     y_pred, attributes, y_true = mixed_sample(n, seed)
+    inputs = {
+        "y_pred": pd.Series(y_pred),
+        "sensitive_features": attributes,
+        "y_true": pd.Series(y_true),
+    }
+    # under DP too: a given y_true is aligned and checked
+    options = {"notion": notion, "method": "exact", "y_true": inputs.pop("y_true")}
+    expected = faircocco_score(*inputs.values(), **options)
     order = np.random.default_rng(seed + 1).permutation(n)
-    truth = None if notion == "dp" else y_true
-    options = {"notion": notion, "method": "lowrank"}
-    before = faircocco_score(y_pred, attributes, y_true=truth, **options)
-    after = faircocco_score(
-        y_pred[order],
-        attributes.iloc[order].reset_index(drop=True),
-        y_true=None if truth is None else truth[order],
-        **options,
-    )
-    assert after == pytest.approx(before, abs=2e-3 if notion == "cal" else 1e-4)
+    if permuted in inputs:
+        inputs[permuted] = inputs[permuted].iloc[order]
+    else:
+        options[permuted] = options[permuted].iloc[order]
+    got = faircocco_score(*inputs.values(), **options)
+    assert got == pytest.approx(expected, rel=1e-8, abs=1e-10)
+
+
+column_names = st.one_of(
+    st.text(max_size=6),
+    st.sampled_from(["joint", "y_pred", "sensitive_features", "sensitive_features[0]", ""]),
+    st.integers(-5, 5),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(names=st.lists(column_names, min_size=1, max_size=4, unique_by=str))
+def test_any_attribute_names_give_one_report_row_each_and_the_joint_row(names):
+    rng = np.random.default_rng(0)
+    n = 30
+    attributes = pd.DataFrame(rng.normal(size=(n, len(names))), columns=names)
+    y_pred = attributes.sum(axis=1).to_numpy() + rng.normal(size=n)
+    report = faircocco_report(y_pred, attributes, method="exact")
+    assert len(report) == len(names) + 1
+    assert report.index[0] == "joint" and report.index.is_unique
+    assert report["score"].iloc[0] == faircocco_score(y_pred, attributes, method="exact")
+    for j, label in enumerate(report.index[1:]):
+        assert label == str(names[j]) or label.startswith("sensitive_features[")
+        alone = faircocco_score(y_pred, attributes.iloc[:, [j]], method="exact")
+        assert report.loc[label, "score"] == pytest.approx(alone, rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=25, deadline=None)
