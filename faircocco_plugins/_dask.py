@@ -1,21 +1,30 @@
 """The low-rank estimator on a Dask DataFrame: map over partitions, reduce the moments.
 
-Bandwidths, pivots and strata come from the first partition, computed on the client. Every
-other partition is reduced to per-group sums and ``r × r`` Grams where it lives (a worker of
-the cluster when a ``distributed.Client`` is active), and these small blocks are added up by a
-tree reduction; only they travel. Level codes are matched through level values when blocks
-meet, so partitions may hold levels the first one did not.
+As in a stream, the first :data:`STREAM_FIT_ROWS` rows fix the bandwidths, pivots and strata:
+the first partitions are computed on the client until they hold that many rows (data of no more
+rows is scored in memory). Every other partition is reduced to per-group sums and ``r × r``
+Grams where it lives (a worker of the cluster when a ``distributed.Client`` is active), and these
+small blocks are added up by a tree reduction; only they travel. Level codes are matched through
+level values when blocks meet, so partitions may hold levels the fit sample did not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from ._lowrank import LowRankFit
-from ._problem import Options, StreamMoments, check_columns
+from ._problem import (
+    STREAM_FIT_ROWS,
+    Options,
+    StreamFit,
+    StreamMoments,
+    check_columns,
+    fit_in_memory,
+    row_blocks,
+    start_streams,
+)
 from ._threads import single_blas_thread
 
 
@@ -28,31 +37,49 @@ def fit_dask(
     data: Any,
     column_sets: Mapping[str, tuple[str, list[str], str | None]],
     options: Options,
-) -> dict[str, LowRankFit]:
-    """The low-rank fit of each set of columns of the Dask DataFrame ``data``, in one pass."""
+) -> dict[str, StreamFit]:
+    """The fit of each set of columns of the Dask DataFrame ``data``, in one pass."""
     import dask
 
     if options.method == "exact":
         raise ValueError("method='exact' cannot run on a Dask DataFrame; use 'lowrank' or 'auto'.")
     names = [name for columns in column_sets.values() for name in check_columns(data, columns)]
     partitions = data[list(dict.fromkeys(names))].to_delayed()
-    first = partitions[0].compute()
-    if first.empty:
-        raise ValueError("the first partition of data is empty; repartition the Dask DataFrame.")
+    # two rows more than the fit sample, so that the rows after it form a block of two or more
+    computed, remaining = _first_partitions(partitions, STREAM_FIT_ROWS + 2)
+    blocks = list(row_blocks(computed, STREAM_FIT_ROWS))
+    if not blocks:
+        raise ValueError("data is empty: the Dask DataFrame has no rows.")
+    if len(blocks) == 1 and not remaining:
+        return fit_in_memory(blocks[0], column_sets, options)
     with single_blas_thread():
-        streams = {
-            key: StreamMoments.fit(first, columns, options) for key, columns in column_sets.items()
-        }
+        streams = start_streams(blocks[0], column_sets, options)
+        for block in blocks[1:]:
+            for stream in streams.values():
+                stream.add(block)
     templates = {key: stream.empty() for key, stream in streams.items()}
-    blocks = [dask.delayed(_partition_moments)(p, templates) for p in partitions[1:]]
-    while len(blocks) > 1:
-        pairs = zip(blocks[::2], blocks[1::2], strict=False)
+    moments = [dask.delayed(_partition_moments)(p, templates) for p in remaining]
+    while len(moments) > 1:
+        pairs = zip(moments[::2], moments[1::2], strict=False)
         merged = [dask.delayed(_merged)(a, b) for a, b in pairs]
-        blocks = merged + ([blocks[-1]] if len(blocks) % 2 else [])
-    if blocks:
-        (rest,) = dask.compute(blocks[0])
+        moments = merged + ([moments[-1]] if len(moments) % 2 else [])
+    if moments:
+        (rest,) = dask.compute(moments[0])
         _merged(streams, rest)
     return {key: stream.estimator() for key, stream in streams.items()}
+
+
+def _first_partitions(partitions: Sequence[Any], rows: int) -> tuple[list[pd.DataFrame], list[Any]]:
+    """The first partitions, computed one at a time until they hold ``rows`` rows, and the
+    partitions after them, left to the workers."""
+    computed: list[pd.DataFrame] = []
+    held = 0
+    for i, partition in enumerate(partitions):
+        if held >= rows:
+            return computed, list(partitions[i:])
+        computed.append(partition.compute())
+        held += len(computed[-1])
+    return computed, []
 
 
 def _partition_moments(

@@ -16,9 +16,10 @@ notion     u           e                 c
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import array_api_compat
@@ -368,44 +369,120 @@ def report_columns(
     return {JOINT_ROW: columns, **rows}
 
 
+#: A stream's bandwidths, pivots, strata and numeric level columns come from its first this
+#: many rows, whatever its chunk size; a stream of no more rows is scored in memory. Ten times
+#: the median heuristic's sample, so that pivots and strata see the spread of the data; the rows
+#: are held once, which costs a few MB.
+STREAM_FIT_ROWS = 10_000
+
+#: What fits a stream: the low-rank estimator, or an in-memory fit when the stream is short.
+StreamFit = ExactFit | LowRankFit | ConstantAttributesFit | LocalPermutationFit
+
+
 def fit_stream(
     chunks: Iterable[pd.DataFrame],
     column_sets: Mapping[str, tuple[str, list[str], str | None]],
     options: Options,
-) -> dict[str, LowRankFit]:
-    """The low-rank estimator of each set of columns over a stream of DataFrame chunks, in one pass.
+) -> dict[str, StreamFit]:
+    """The estimator of each set of columns over a stream of DataFrame chunks, in one pass.
 
-    Bandwidths, pivots and the strata of a continuous conditioning variable come from the first
-    chunk; level sets of discrete columns grow as chunks arrive.
+    The first :data:`STREAM_FIT_ROWS` rows, gathered from however many chunks, fix the
+    bandwidths, pivots and strata; a stream of no more rows gives the in-memory fit of its rows.
+    Later rows are added in blocks of at least as many rows, so that small chunks cost no more
+    than large ones. Level sets of discrete columns grow as rows arrive.
     """
     if options.method == "exact":
         raise ValueError("method='exact' cannot stream; use method='lowrank' or 'auto'.")
-    streams: dict[str, StreamMoments] | None = None
-    for chunk in chunks:
-        # limited per chunk, so that the caller's iterator runs with the caller's threads
+    blocks = row_blocks(selected_frames(chunks, column_sets), STREAM_FIT_ROWS)
+    sample = next(blocks, None)
+    if sample is None:
+        raise ValueError("data is empty: the chunk iterator yielded no rows.")
+    following = next(blocks, None)
+    if following is None:
+        return fit_in_memory(sample, column_sets, options)
+    # limited per block, so that the caller's iterator runs with the caller's threads
+    with single_blas_thread():
+        streams = start_streams(sample, column_sets, options)
+    for block in chain([following], blocks):
         with single_blas_thread():
-            if streams is None:
-                streams = {
-                    key: StreamMoments.fit(chunk, columns, options)
-                    for key, columns in column_sets.items()
-                }
-            else:
-                for stream in streams.values():
-                    stream.add(chunk)
-    if streams is None:
-        raise ValueError("data is empty: the chunk iterator yielded no DataFrame.")
+            for stream in streams.values():
+                stream.add(block)
     return {key: stream.estimator() for key, stream in streams.items()}
+
+
+def fit_in_memory(
+    frame: pd.DataFrame,
+    column_sets: Mapping[str, tuple[str, list[str], str | None]],
+    options: Options,
+) -> dict[str, StreamFit]:
+    """The in-memory fit of each set of columns of ``frame``: a short stream's."""
+    with single_blas_thread():
+        return {
+            key: _chunk_problem(frame, columns, options).fit()
+            for key, columns in column_sets.items()
+        }
+
+
+def start_streams(
+    sample: pd.DataFrame,
+    column_sets: Mapping[str, tuple[str, list[str], str | None]],
+    options: Options,
+) -> dict[str, StreamMoments]:
+    """A :class:`StreamMoments` of each set of columns, fitted on ``sample`` and holding it."""
+    return {
+        key: StreamMoments.fit(sample, columns, options) for key, columns in column_sets.items()
+    }
+
+
+def selected_frames(
+    chunks: Iterable[Any], column_sets: Mapping[str, tuple[str, list[str], str | None]]
+) -> Iterator[pd.DataFrame]:
+    """The columns of ``column_sets`` of each chunk, after checking that it is a DataFrame that
+    has them; empty chunks are skipped."""
+    for chunk in chunks:
+        if not isinstance(chunk, pd.DataFrame):
+            raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
+        names = [name for columns in column_sets.values() for name in check_columns(chunk, columns)]
+        if len(chunk):
+            yield chunk[list(dict.fromkeys(names))]
+
+
+def row_blocks(frames: Iterable[pd.DataFrame], size: int) -> Iterator[pd.DataFrame]:
+    """The rows of ``frames`` in order, regrouped: the first ``size`` rows (all of them when
+    there are no more), then blocks of at least ``size`` rows.
+
+    Two rows are always held back for the last block, so that no block but a whole stream of
+    one row has fewer than two rows (a score needs two).
+    """
+    pending: list[pd.DataFrame] = []
+    rows = 0
+    first = True
+    for frame in frames:
+        pending.append(frame)
+        rows += len(frame)
+        while rows >= size + 2:
+            joined = _joined(pending)
+            cut = size if first else rows - 2
+            yield joined.iloc[:cut]
+            pending, rows, first = [joined.iloc[cut:]], rows - cut, False
+    if pending:
+        yield _joined(pending)
+
+
+def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 @dataclass
 class StreamMoments:
-    """Grouped moments of chunks, with the bandwidths and feature maps of the first chunk."""
+    """Grouped moments of blocks of rows, with the bandwidths and feature maps of a stream's
+    first rows (its fit sample, see :func:`fit_stream`)."""
 
     moments: GroupedMoments
     scalings: dict[str, Scaling]
     columns: tuple[str, list[str], str | None]
     options: Options
-    #: the first chunk's range and row count, to notice chunks outside what it fitted
+    #: the fit sample's range and row count, to notice blocks outside what it fitted
     ranges: RangeWatch
 
     @classmethod
@@ -458,19 +535,19 @@ def _unknown_stream_null() -> float:
 
 @dataclass
 class RangeWatch:
-    """Warns when a later chunk's numbers lie outside the first chunk's range.
+    """Warns when a later block's numbers lie outside the range of the stream's fit sample.
 
-    The bandwidths, low-rank pivots and strata of a stream come from its first chunk: a file
-    sorted by a column puts later rows where the first chunk's pivots say little, and the score
-    is then off (0.036 against 0.148 for 20,000 synthetic rows sorted by age, in chunks of 2,000)
-    without any error. Of exchangeable
-    rows, about ``2 / (n₁ + 1)`` of a later chunk falls outside the range of a first chunk of
-    ``n₁`` rows; a chunk with over five times that share (and over 1%) outside is flagged.
-    Numeric columns of at most :data:`MAX_LEVELS` values in the first chunk are factored
-    exactly over their levels, later ones included, and are not watched.
+    The bandwidths, low-rank pivots and strata of a stream come from its first rows (its fit
+    sample): a file sorted by a column puts later rows where those pivots say little, and the
+    score is then off (0.036 against 0.148 for 20,000 synthetic rows sorted by age, fitted on
+    the first 2,000) without any error. Of exchangeable rows, about ``2 / (n₁ + 1)`` of a later
+    block falls outside the range of a fit sample of ``n₁`` rows; a block with over five times
+    that share (and over 1%) outside is flagged. Numeric columns of at most :data:`MAX_LEVELS`
+    values in the fit sample are factored exactly over their levels, later ones included, and
+    are not watched.
     """
 
-    #: column name to (minimum, maximum) in the first chunk
+    #: column name to (minimum, maximum) in the fit sample
     limits: dict[str, tuple[float, float]]
     first_rows: int
     warned: set[str] = field(default_factory=set)
@@ -496,10 +573,11 @@ class RangeWatch:
             if outside > allowed:
                 self.warned.add(name)
                 warnings.warn(
-                    f"{outside:.0%} of a later chunk's values of {name!r} lie outside the range "
-                    f"of the first chunk ([{low:.4g}, {high:.4g}]), whose bandwidths and pivots "
-                    "the stream uses: the score can be far off. Shuffle the rows (a file sorted "
-                    "by a column does this), or make the first chunk span the data.",
+                    f"{outside:.0%} of a later block's values of {name!r} lie outside the range "
+                    f"of the first {self.first_rows:,} rows ([{low:.4g}, {high:.4g}]), whose "
+                    "bandwidths and pivots the stream uses: the score can be far off. Shuffle "
+                    "the rows (a file sorted by a column does this), or put rows that span the "
+                    "data first.",
                     UserWarning,
                     stacklevel=2,
                 )
@@ -518,8 +596,6 @@ def _numeric_columns(problem: Problem) -> Iterable[tuple[str, np.ndarray]]:
 def _chunk_problem(
     chunk: pd.DataFrame, columns: tuple[str, list[str], str | None], options: Options
 ) -> Problem:
-    if not isinstance(chunk, pd.DataFrame):
-        raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
     problem = Problem.from_arguments(*select_columns(chunk, columns), options)
     if options.attribute_kernel == "joint" and problem.sensitive.codes is not None:
         raise ValueError(

@@ -6,10 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import faircocco_report, faircocco_score, make_synthetic
+from faircocco_plugins import _dask, _problem, faircocco_report, faircocco_score, make_synthetic
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(autouse=True)
+def fit_on_800_rows(monkeypatch):
+    """Fit samples smaller than these tables, so that partitions are reduced on the workers."""
+    for module in (_problem, _dask):
+        monkeypatch.setattr(module, "STREAM_FIT_ROWS", 800)
 
 
 def people(n: int) -> pd.DataFrame:
@@ -78,3 +85,18 @@ def test_dask_dataframe_errors_name_the_column_and_the_method():
         faircocco_score("y_pred", ["income"], data=ddf)
     with pytest.raises(ValueError, match="method='exact'"):
         faircocco_score("y_pred", ["sex"], data=ddf, method="exact")
+
+
+def test_dask_dataframe_within_the_fit_sample_is_scored_in_memory(monkeypatch):
+    for module in (_problem, _dask):
+        monkeypatch.setattr(module, "STREAM_FIT_ROWS", 10_000)
+    frame = people(3000)
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    columns = ["age", "sex", "region"]
+    got = faircocco_report("y_pred", columns, y_true="y_true", notion="cal", data=ddf)
+    expected = faircocco_report(
+        frame["y_pred"], frame[columns], y_true=frame["y_true"], notion="cal"
+    )
+    numbers = ["score", "adjusted", "null_mean", "statistic"]
+    # the adjusted CAL score of a continuous y_pred, which a stream cannot give, is there
+    assert np.allclose(got[numbers], expected[numbers], rtol=1e-9, atol=0)

@@ -1,9 +1,10 @@
 """Scores from ``data=``: a DataFrame with column names, or an iterable of chunks.
 
-A stream takes its bandwidths and pivots from the first chunk. When the full table is several
-copies of one chunk and the bandwidth is fixed, the pivoted Cholesky on the full table picks the
-same pivots (``np.argmax`` takes the first maximum, which lies in the first copy), so the streamed
-low-rank score must equal the in-memory one.
+A stream takes its bandwidths and pivots from its first ``STREAM_FIT_ROWS`` rows, which these
+tests set to one chunk (:func:`fit_on_first`) unless they say otherwise. When the full table is
+several copies of one chunk and the bandwidth is fixed, the pivoted Cholesky on the full table
+picks the same pivots (``np.argmax`` takes the first maximum, which lies in the first copy), so
+the streamed low-rank score must equal the in-memory one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins import (
+    _dask,
+    _problem,
     faircocco_report,
     faircocco_score,
     faircocco_statistic,
@@ -23,6 +26,18 @@ from faircocco_plugins import (
 
 TILE = 250
 COPIES = 4
+DEFAULT_FIT_ROWS = _problem.STREAM_FIT_ROWS
+
+
+def fit_on_first(monkeypatch: pytest.MonkeyPatch, rows: int) -> None:
+    """Make streams (and Dask DataFrames) take their bandwidths and pivots from ``rows`` rows."""
+    for module in (_problem, _dask):
+        monkeypatch.setattr(module, "STREAM_FIT_ROWS", rows)
+
+
+@pytest.fixture(autouse=True)
+def fit_on_one_tile(monkeypatch):
+    fit_on_first(monkeypatch, TILE)
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +216,8 @@ def test_read_csv_chunks(chunk, tmp_path):
     assert 0.0 <= from_csv <= 1.0
 
 
-def test_a_stream_sorted_by_an_attribute_warns_and_names_it():
+def test_a_stream_sorted_by_an_attribute_warns_and_names_it(monkeypatch):
+    fit_on_first(monkeypatch, 1000)
     people = make_synthetic(6000, random_state=0).sort_values("age")
     chunks = (people.iloc[i : i + 1000] for i in range(0, len(people), 1000))
     with warnings.catch_warnings(record=True) as caught:
@@ -212,9 +228,69 @@ def test_a_stream_sorted_by_an_attribute_warns_and_names_it():
     assert any("values of 'age' lie outside the range of the first" in m for m in messages)
 
 
-def test_a_shuffled_stream_does_not_warn():
+def test_a_shuffled_stream_does_not_warn(monkeypatch):
+    fit_on_first(monkeypatch, 500)
     people = make_synthetic(6000, random_state=0)
     chunks = (people.iloc[i : i + 500] for i in range(0, len(people), 500))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         faircocco_score("y_pred", ["sex", "age"], data=chunks)
+
+
+def forty_levels(n: int) -> pd.DataFrame:
+    """Synthetic people with a nominal column of 40 levels and a numeric one of 40 values."""
+    frame = make_synthetic(n, random_state=5)
+    rng = np.random.default_rng(6)
+    frame["group"] = np.char.add("g", rng.integers(0, 40, n).astype(str))
+    frame["grade"] = rng.integers(0, 40, n)
+    return frame
+
+
+LEVEL_ATTRIBUTES = ["sex", "age", "group"]
+NUMBERS = ["score", "adjusted", "null_mean", "statistic"]
+
+
+def pieces(frame: pd.DataFrame, size: int) -> list[pd.DataFrame]:
+    return [frame.iloc[start : start + size] for start in range(0, len(frame), size)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 100, 1000])
+def test_a_stream_within_the_fit_sample_gives_the_in_memory_report(monkeypatch, size):
+    fit_on_first(monkeypatch, DEFAULT_FIT_ROWS)
+    people = forty_levels(3000)
+    expected = faircocco_report(people["y_pred"], people[LEVEL_ATTRIBUTES])
+    streamed = faircocco_report("y_pred", LEVEL_ATTRIBUTES, data=pieces(people, size))
+    assert np.allclose(streamed[NUMBERS], expected[NUMBERS], rtol=1e-9, atol=0)
+    assert (streamed[["method", "rank", "n"]] == expected[["method", "rank", "n"]]).all(axis=None)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 100])
+def test_a_longer_stream_gives_one_report_whatever_the_chunk_size(monkeypatch, size):
+    """Beyond the fit sample every chunk size gives the report of one block per fit sample, and
+    a chunk of one row after the fit sample (1001 rows in chunks of 1000) is no error."""
+    fit_on_first(monkeypatch, 1000)
+    people = forty_levels(3000)
+    reference = faircocco_report("y_pred", LEVEL_ATTRIBUTES, data=pieces(people, 1000))
+    streamed = faircocco_report("y_pred", LEVEL_ATTRIBUTES, data=pieces(people, size))
+    assert np.allclose(streamed[NUMBERS], reference[NUMBERS], rtol=1e-9, atol=0)
+    assert faircocco_score("y_pred", ["sex"], data=pieces(people.iloc[:1001], 1000)) > 0
+
+
+def test_levels_first_seen_after_the_fit_sample(monkeypatch):
+    """The fit sample holds 20 of the 40 groups; sorted by grade, it holds 7 of its 40 values.
+    The later ones join the exact level factors, while in memory, with more than MAX_LEVELS
+    values, grade is factored by incomplete Cholesky: the stream measures the same kernels (a
+    fixed bandwidth keeps them the same), up to the factor's tolerance."""
+    fit_on_first(monkeypatch, 1000)
+    people = forty_levels(3000)
+    people["grade"] = people["grade"] / 10
+    early = people["group"].str[1:].astype(int) < 20
+    people = pd.concat([people[early].iloc[:1000], people[early].iloc[1000:], people[~early]])
+    columns = ["group", "grade"]
+    expected = faircocco_report("y_pred", columns, data=people, method="lowrank", bandwidth=1.0)
+    streamed = faircocco_report("y_pred", columns, data=pieces(people, 700), bandwidth=1.0)
+    assert np.allclose(streamed[NUMBERS], expected[NUMBERS], rtol=1e-4, atol=1e-8)
+    ordered = people.sort_values("grade", kind="stable")
+    expected = faircocco_score("y_pred", ["grade"], data=ordered, method="lowrank", bandwidth=1.0)
+    streamed = faircocco_score("y_pred", ["grade"], data=pieces(ordered, 700), bandwidth=1.0)
+    assert streamed == pytest.approx(expected, rel=1e-4)
