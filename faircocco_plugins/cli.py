@@ -42,6 +42,15 @@ BROKEN_PIPE = 141
 INTERRUPTED = 130
 #: Seeds are those numpy's generators take: integers in [0, 2**32).
 SEED_LIMIT = 2**32
+#: Seconds of one permutation of the exact estimator at 3,000 rows, with the test's three kernel
+#: widths (measured on two cores). A permutation reindexes ``N × N`` matrices, so its time grows
+#: as N²; where a continuous conditioning variable makes each permutation refit the attribute
+#: side, it grows as N³, and this estimate is a lower bound.
+EXACT_PERMUTATION_SECONDS_AT_3000 = 3.1
+#: A permutation test of the exact estimator expected to take longer is refused ...
+PERMUTATION_BUDGET_SECONDS = 600.0
+#: ... and one expected to take longer than this is announced with its estimate.
+ANNOUNCE_ABOVE_SECONDS = 10.0
 
 #: Modules that add further subcommands through ``register(commands)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -238,6 +247,8 @@ def _score(args: argparse.Namespace) -> int:
         return _score_stream(path, columns, chunksize, args, options)
 
     table = _read_table(path, columns)
+    if args.permutations is not None and args.method == "exact":
+        _check_exact_permutations(args.permutations, len(table))
     y_true = None if args.target is None else table[args.target]
     report = faircocco_report(table[args.pred], table[args.sensitive], y_true=y_true, **options)
     print(f"FairCOCCO report for {path}: {len(table):,} rows, notion {args.notion.upper()}")
@@ -253,6 +264,29 @@ def _score(args: argparse.Namespace) -> int:
         )
         print(_format_test(result, args))
     return 0
+
+
+def _check_exact_permutations(permutations: int, rows: int) -> None:
+    """Refuse a permutation test of the exact estimator expected to outlast
+    :data:`PERMUTATION_BUDGET_SECONDS`; announce one that takes over
+    :data:`ANNOUNCE_ABOVE_SECONDS`."""
+    seconds = permutations * EXACT_PERMUTATION_SECONDS_AT_3000 * (rows / 3000) ** 2
+    estimate = (
+        f"--permutations {permutations:,} with --method exact at {rows:,} rows would take "
+        f"about {_duration(seconds)}"
+    )
+    if seconds > PERMUTATION_BUDGET_SECONDS:
+        raise CommandError(
+            f"{estimate}, more than {_duration(PERMUTATION_BUDGET_SECONDS)}; use --method "
+            "lowrank (20 permutations of 3,000 rows take under a second), fewer permutations, "
+            "or a sample of the rows"
+        )
+    if seconds > ANNOUNCE_ABOVE_SECONDS:
+        print(f"note: {estimate}", file=sys.stderr)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} minutes"
 
 
 def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> str:

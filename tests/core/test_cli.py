@@ -188,6 +188,44 @@ def test_largest_seed_is_accepted(capsys, csv_file, people):
     assert joint_score(out) == pytest.approx(expected, abs=5e-5)
 
 
+@pytest.mark.parametrize(("seconds", "announced"), [(0.01, False), (1.0, True)])
+def test_exact_permutations_are_announced_with_their_estimate(
+    capsys, monkeypatch, csv_file, seconds, announced
+):
+    """A permutation of 600 rows costs 1/25 of one of 3,000 rows; 20 of them take 20 times
+    ``seconds``. The test itself is stubbed: the estimate, not the run, is under test."""
+    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", seconds * 25)
+    monkeypatch.setattr(cli, "independence_test", lambda *a, **k: pytest.fail("test ran"))
+    arguments = ["score", str(csv_file), "--pred", "y_pred", "--sensitive", "sex"]
+    with pytest.raises(pytest.fail.Exception, match="test ran"):
+        main([*arguments, "--method", "exact", "--permutations", "20"])
+    note = "note: --permutations 20 with --method exact at 600 rows would take about 20 s"
+    assert (note in capsys.readouterr().err) == announced
+
+
+def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monkeypatch, csv_file):
+    # 40 s a permutation at 600 rows: 20 permutations take 800 s
+    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", 40.0 * 25)
+    monkeypatch.setattr(cli, "faircocco_report", lambda *a, **k: pytest.fail("report ran"))
+    code, out, err = run_cli(
+        capsys,
+        "score",
+        csv_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--method",
+        "exact",
+        "--permutations",
+        20,
+    )
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert "--permutations 20 with --method exact at 600 rows would take about 13 minutes" in line
+    assert "--method lowrank" in line
+
+
 def test_interrupted_permutations_stop_quietly(capsys, monkeypatch, csv_file):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
