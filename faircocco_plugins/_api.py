@@ -141,7 +141,8 @@ def faircocco_score(
     data : DataFrame, Dask DataFrame or iterable of DataFrames, optional
         When given, ``y_pred``, ``sensitive_features`` (a list) and ``y_true`` are column names.
         An iterable of chunks (``pandas.read_csv(..., chunksize=...)``) is reduced in one pass
-        with the low-rank estimator; bandwidths and pivots come from the first chunk. A Dask
+        with the low-rank estimator; bandwidths and pivots come from its first 10,000 rows
+        (a stream of no more rows is scored in memory), whatever the chunk size. A Dask
         DataFrame is reduced partition by partition where its partitions live (on the cluster
         of an active ``distributed.Client``), and only ``r × r`` blocks travel.
 
@@ -202,7 +203,7 @@ def faircocco_report(
 
     Arguments are those of :func:`faircocco_score`. With ``data`` an iterable of chunks or a
     Dask DataFrame, every row of the report is reduced in the same single pass, each with the
-    bandwidths and pivots of the first chunk.
+    bandwidths and pivots of the first 10,000 rows.
 
     Returns
     -------
