@@ -484,8 +484,9 @@ def test_many_discrete_columns_whose_level_key_overflows():
     y_pred = rng.normal(size=200)
     _, expected = reference(y_pred, columns, attribute_kernel="product")
     score = faircocco_score(y_pred, columns, method="lowrank")
-    # the predictions' incomplete Cholesky factor: measured 5.0e-5
-    assert score == pytest.approx(expected, rel=1e-4)
+    # the predictions' incomplete Cholesky factor: measured 1.0e-4 (pivots of the rows in their
+    # canonical order; 5.0e-5 in the given order)
+    assert score == pytest.approx(expected, rel=2e-4)
 
 
 def test_exact_method_refuses_more_rows_than_it_can_handle_before_any_work():
