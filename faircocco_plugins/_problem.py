@@ -461,6 +461,12 @@ def row_blocks(frames: Iterable[pd.DataFrame], size: int) -> Iterator[pd.DataFra
         pending.append(frame)
         rows += len(frame)
         while rows >= size + 2:
+            if not first and len(pending) == 2 and len(pending[1]) >= size:
+                # a large chunk after the rows held back: those rows (two or more) go alone,
+                # so that the chunk is not copied
+                yield pending[0]
+                pending, rows = pending[1:], len(pending[1])
+                continue
             joined = _joined(pending)
             cut = size if first else rows - 2
             yield joined.iloc[:cut]

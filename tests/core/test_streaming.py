@@ -9,6 +9,7 @@ the streamed low-rank score must equal the in-memory one.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -294,3 +295,24 @@ def test_levels_first_seen_after_the_fit_sample(monkeypatch):
     expected = faircocco_score("y_pred", ["grade"], data=ordered, method="lowrank", bandwidth=1.0)
     streamed = faircocco_score("y_pred", ["grade"], data=pieces(ordered, 700), bandwidth=1.0)
     assert streamed == pytest.approx(expected, rel=1e-4)
+
+
+@pytest.mark.parametrize(
+    "sizes", [[5] * 7, [1] * 30, [1000, 1000, 3], [12, 1], [11], [10, 2], [30, 40, 1], [2], [1]]
+)
+def test_row_blocks_keep_the_rows_in_order_in_blocks_of_two_or_more(sizes):
+    """The first block is the fit sample (10 rows here, or all of up to 11); no block has fewer
+    than two rows unless the stream has; a chunk of 10 rows or more is not copied."""
+    starts = np.cumsum([0, *sizes])
+    frames = [pd.DataFrame({"row": np.arange(a, b)}) for a, b in itertools.pairwise(starts)]
+    blocks = list(_problem.row_blocks(frames, 10))
+    rows = np.concatenate([block["row"].to_numpy() for block in blocks])
+    assert np.array_equal(rows, np.arange(starts[-1]))
+    lengths = [len(block) for block in blocks]
+    assert lengths[0] == (starts[-1] if starts[-1] <= 11 else 10)
+    assert min(lengths) >= min(2, starts[-1])
+    for frame in frames[1:]:
+        if len(frame) >= 10:
+            assert any(
+                np.shares_memory(frame["row"].to_numpy(), b["row"].to_numpy()) for b in blocks
+            )
