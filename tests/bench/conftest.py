@@ -1,4 +1,4 @@
-"""Shared fixtures of the harness's tests (``bench_`` prefix) and the datasets' tests."""
+"""Shared fixtures of the harness's tests (``bench_`` prefix)."""
 
 from __future__ import annotations
 
