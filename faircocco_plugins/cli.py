@@ -277,7 +277,8 @@ def _check_exact_permutations(permutations: int, rows: int) -> None:
     )
     if seconds > PERMUTATION_BUDGET_SECONDS:
         raise CommandError(
-            f"{estimate}, more than {_duration(PERMUTATION_BUDGET_SECONDS)}; use --method "
+            f"{estimate}, over the budget of {PERMUTATION_BUDGET_SECONDS / 60:g} minutes; use "
+            "--method "
             "lowrank (20 permutations of 3,000 rows take under a second), fewer permutations, "
             "or a sample of the rows"
         )
@@ -286,7 +287,7 @@ def _check_exact_permutations(permutations: int, rows: int) -> None:
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes"
 
 
 def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> str:

@@ -222,7 +222,7 @@ def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monke
     )
     assert code == 2 and out == ""
     line = one_line_error(err)
-    assert "--permutations 20 with --method exact at 600 rows would take about 13 minutes" in line
+    assert "--permutations 20 with --method exact at 600 rows would take about 13.3 minutes" in line
     assert "--method lowrank" in line
 
 
