@@ -98,7 +98,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
-    if reference is None and is_array_api_obj(value):
+    if reference is None and not isinstance(value, np.ndarray) and is_array_api_obj(value):
         value = host_array(value)  # a tensor beside numpy predictions: computed with numpy
     if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
         # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
@@ -329,8 +329,9 @@ def _nominal_codes(column: pd.Series, argument: str, label: str) -> tuple[np.nda
         raise ValueError(
             f"{argument} column {label!r} contains missing values; impute or drop those rows first."
         )
-    _check_hashable(column, argument, label)
-    _check_one_kind(column, argument, label)
+    kind = pd.api.types.infer_dtype(column, skipna=False)  # one pass over an object column
+    _check_hashable(column, kind, argument, label)
+    _check_one_kind(column, kind, argument, label)
     column_codes, column_levels = pd.factorize(column, sort=True)
     levels = np.asarray(column_levels)
     if not isinstance(column.dtype, pd.CategoricalDtype) and _are_numbers(levels):
@@ -338,10 +339,10 @@ def _nominal_codes(column: pd.Series, argument: str, label: str) -> tuple[np.nda
     return column_codes.astype(np.int64), levels
 
 
-def _check_hashable(column: pd.Series, argument: str, label: str) -> None:
+def _check_hashable(column: pd.Series, kind: str, argument: str, label: str) -> None:
     """Lists, dicts or arrays in an object column cannot be levels: refuse them by name."""
-    if pd.api.types.infer_dtype(column, skipna=False) != "mixed":
-        return  # strings, numbers, booleans... are hashable; lists infer as "mixed"
+    if kind not in ("mixed", "mixed-integer"):
+        return  # strings, numbers, booleans... are hashable; a list infers as a mixed kind
     for value in column:
         try:
             hash(value)
@@ -383,10 +384,10 @@ def _warn_numbers_as_labels(
     )
 
 
-def _check_one_kind(column: pd.Series, argument: str, label: str) -> None:
+def _check_one_kind(column: pd.Series, kind: str, argument: str, label: str) -> None:
     """An object column that mixes strings with numbers (``"unknown"`` among ages, or ``"f"``,
     ``"m"`` and ``1``) would silently become one level per value: refuse it."""
-    if pd.api.types.infer_dtype(column, skipna=False) not in ("mixed", "mixed-integer"):
+    if kind not in ("mixed", "mixed-integer"):
         return
     is_text = column.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
     if is_text.all() or not is_text.any():

@@ -700,9 +700,10 @@ def test_too_many_combinations_with_the_outcome_name_both_arguments():
         faircocco_score(rng.normal(size=1000), groups, y_true=y_true, notion="eo")
 
 
-def test_lists_in_an_object_column_are_refused_by_name(data):
+@pytest.mark.parametrize("other", [["b", "c"], 1], ids=["lists", "lists-and-integers"])
+def test_lists_in_an_object_column_are_refused_by_name(data, other):
     y_pred, attribute, _ = data
-    tags = pd.Series([["a"], ["b", "c"]] * (N // 2))
+    tags = pd.Series([["a"], other] * (N // 2))
     with pytest.raises(
         TypeError, match=r"column 'tags' holds values of type list \(e.g. \['a'\]\)"
     ):
