@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from ._cli_args import missing_extra_error, names, non_negative_int, positive_int
+
 #: Default results store, in the current directory.
 DEFAULT_STORE = "faircocco-results.sqlite"
 #: Exit status after Ctrl-C, as shells report a process ended by SIGINT.
@@ -81,37 +83,40 @@ def register(commands: Any) -> None:
         metavar="NAME",
         help="name of the study in the store (default: the preset's name, else 'default')",
     )
-    bench.add_argument("--datasets", type=_names, metavar="A,B", help="datasets to run")
+    bench.add_argument("--datasets", type=names, metavar="A,B", help="datasets to run")
     bench.add_argument(
-        "--methods", type=_names, metavar="A,B", help="methods to run (default: all installed)"
+        "--methods", type=names, metavar="A,B", help="methods to run (default: all installed)"
     )
     bench.add_argument(
-        "--notions", type=_names, metavar="N,N", help="among dp, eo, cal (default: all three)"
+        "--notions", type=names, metavar="N,N", help="among dp, eo, cal (default: all three)"
     )
     bench.add_argument(
-        "--seeds", type=_positive, metavar="N", help="run seeds 0..N-1 (default: 10)"
+        "--seeds", type=positive_int, metavar="N", help="run seeds 0..N-1 (default: 10)"
     )
     bench.add_argument(
         "--grid",
         choices=("full", "quick"),
         help="each method's full or quick sweep (default: full)",
     )
-    bench.add_argument("--epochs", type=_positive, metavar="N", help="training epochs")
+    bench.add_argument("--epochs", type=positive_int, metavar="N", help="training epochs")
     bench.add_argument(
-        "--warmup-epochs", type=_non_negative, metavar="N", help="epochs without the penalty first"
+        "--warmup-epochs",
+        type=non_negative_int,
+        metavar="N",
+        help="epochs without the penalty first",
     )
     bench.add_argument(
-        "--max-train-rows", type=_positive, metavar="N", help="subsample the training part"
+        "--max-train-rows", type=positive_int, metavar="N", help="subsample the training part"
     )
     bench.add_argument(
         "--max-eval-rows",
-        type=_positive,
+        type=positive_int,
         metavar="N",
         help="subsample the validation and test parts",
     )
     bench.add_argument("--data-dir", metavar="DIR", help="directory searched first for data")
     bench.add_argument(
-        "--jobs", type=_positive, default=None, metavar="N", help="parallel workers (default: 1)"
+        "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (default: 1)"
     )
     bench.add_argument(
         "--backend", choices=BACKENDS, default=None, help="where cells run (default: local)"
@@ -151,12 +156,9 @@ def run(args: argparse.Namespace) -> int:
         0 when the study ran to its end (failed cells included: they are recorded), 130 when
         interrupted by Ctrl-C.
     """
-    from ._extras import missing_extra
-
-    missing = missing_extra()
-    if missing is not None:
-        print(f"faircocco bench: error: the harness {missing}", file=sys.stderr)
-        return 2
+    status = missing_extra_error("bench", "the harness")
+    if status is not None:
+        return status
     from ..plugins import BrokenMethodWarning, available_methods
     from ._presets import PRESETS, preset_config
     from ._progress import default_progress, format_duration
@@ -312,31 +314,3 @@ def _command(args: argparse.Namespace) -> str:
     if args.retry_failed:
         words.append("--retry-failed")
     return shlex.join(words)
-
-
-def _names(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(","))
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of names")
-    return names
-
-
-def _positive(text: str) -> int:
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
-    return value
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
-from ._report_cli import _tolerance
+from ._cli_args import add_selection_options, command_error, figures_error, out_folder_error
 from ._selection import DEFAULT_TOLERANCE
 
 
@@ -53,17 +52,7 @@ def register(commands: Any) -> None:
     )
     pages.add_argument("--out", required=True, metavar="DIR", help="the pages' folder")
     pages.add_argument("--tuning", metavar="EXPORT", help="the export of the study's tuning stage")
-    pages.add_argument(
-        "--tolerance",
-        type=_tolerance,
-        default=DEFAULT_TOLERANCE,
-        metavar="T",
-        help="largest validation FairCOCCO score of a selected setting "
-        f"(default: {DEFAULT_TOLERANCE:g})",
-    )
-    pages.add_argument(
-        "--adjusted", action="store_true", help="select by the chance-adjusted validation score"
-    )
+    add_selection_options(pages)
     pages.add_argument(
         "--no-plots", action="store_true", help="skip the figures of the fronts page"
     )
@@ -85,30 +74,21 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._extras import missing_extra
     from ._paper_pages import write_pages
 
-    missing = None if args.no_plots else missing_extra(("matplotlib",))
-    if missing is not None:
-        print(
-            f"faircocco pages: error: the figures {missing} (or pass --no-plots)", file=sys.stderr
-        )
-        return 2
+    status = figures_error("pages", args.no_plots)
+    if status is not None:
+        return status
     for option, path in (
         ("EXPORT", args.export),
         ("--paper", args.paper),
         ("--tuning", args.tuning),
     ):
         if path is not None and not Path(path).is_file():
-            print(f"faircocco pages: error: {option} {path} is not a file", file=sys.stderr)
-            return 2
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        print(
-            f"faircocco pages: error: --out {args.out} is a file; name a folder (created when "
-            "missing)",
-            file=sys.stderr,
-        )
-        return 2
+            return command_error("pages", f"{option} {path} is not a file")
+    status = out_folder_error("pages", args.out)
+    if status is not None:
+        return status
     written = write_pages(
         args.export,
         args.paper,

@@ -9,11 +9,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from ._selection import DEFAULT_TOLERANCE
+from ._cli_args import (
+    add_selection_options,
+    command_error,
+    figures_error,
+    out_folder_error,
+    report_formats,
+)
 
 
 def register(commands: Any) -> None:
@@ -51,66 +56,24 @@ def register(commands: Any) -> None:
     )
     report.add_argument(
         "--formats",
-        type=_formats,
+        type=report_formats,
         default=("md", "html"),
         metavar="md,html",
         help="formats of the tables and index pages (default: md,html)",
     )
     report.add_argument("--no-plots", action="store_true", help="skip the Pareto figures")
-    report.add_argument(
-        "--tolerance",
-        type=_tolerance,
-        default=DEFAULT_TOLERANCE,
-        metavar="T",
-        help="largest validation FairCOCCO score of a selected setting "
-        f"(default: {DEFAULT_TOLERANCE:g})",
-    )
-    report.add_argument(
-        "--adjusted",
-        action="store_true",
-        help="select by the chance-adjusted validation score",
-    )
+    add_selection_options(report)
     report.set_defaults(run=_run)
 
 
-def _formats(text: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(name.strip() for name in text.split(",")))
-    if not names or not all(name in ("md", "html") for name in names):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not valid; expected a comma-separated subset of md,html"
-        )
-    return names
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number in [0, 1]")
-    return value
-
-
 def _run(args: argparse.Namespace) -> int:
-    from ._extras import missing_extra
     from ._report import write_report
     from ._store import ResultsStore
 
-    missing = None if args.no_plots else missing_extra(("matplotlib",))
-    if missing is not None:
-        print(
-            f"faircocco report: error: the figures {missing} (or pass --no-plots)", file=sys.stderr
-        )
-        return 2
-
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        print(
-            f"faircocco report: error: --out {out} is a file; name a folder (created when missing)",
-            file=sys.stderr,
-        )
-        return 2
+    status = figures_error("report", args.no_plots) or out_folder_error("report", out)
+    if status is not None:
+        return status
     # a missing store or study is a ValueError, printed by the command as one line; reporting
     # only reads the store, so a read-only one is reported too
     with ResultsStore(args.store, read_only=True) as store:
@@ -126,12 +89,11 @@ def _run(args: argparse.Namespace) -> int:
             )
         except OSError as error:
             where = error.filename if error.filename is not None else out
-            print(
-                f"faircocco report: error: cannot write the report to {where} "
-                f"({error.strerror or error}); choose a writable --out folder",
-                file=sys.stderr,
+            return command_error(
+                "report",
+                f"cannot write the report to {where} ({error.strerror or error}); choose a "
+                "writable --out folder",
             )
-            return 2
     pages = [folder / name for name in ("README.md", "index.html") if (folder / name).exists()]
     print(f"report written to {folder}")
     for page in pages:
