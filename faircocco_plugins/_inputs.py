@@ -279,8 +279,8 @@ def check_level_combinations(variables: Sequence[Variable], limit: int, advice: 
         for name, lv in zip(v.nominal_names, v.levels, strict=True)
     )
     raise ValueError(
-        f"too many level combinations for the low-rank estimator: {columns} give "
-        f"{n_combinations}, more than the {limit} it factors exactly. A column of numbers "
+        f"too many level combinations for the low-rank estimator ({n_combinations}, more than "
+        f"the {limit} it factors exactly) in {columns}. A column of numbers "
         "stored as text or objects is continuous: pass it as numbers (.astype(float)). "
         "For labels, merge rare levels first (for example keep the "
         f"{limit - 1} most frequent and put the rest in one level 'other'). {advice}"
