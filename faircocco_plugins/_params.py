@@ -109,7 +109,8 @@ def check_params(params: Mapping[str, Any], constraints: Mapping[str, Interval])
         constraints[name].check(value, name)
 
 
-#: Seeds numpy's generators accept, from every public function alike.
+#: The seeds every public function takes, at every sample size: the range of numpy's legacy
+#: generators, which scikit-learn's ``random_state`` follows too.
 RANDOM_STATE = Interval("integer", 0, 2**32 - 1, optional=True)
 
 
