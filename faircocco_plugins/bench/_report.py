@@ -5,32 +5,34 @@ Markdown and HTML pages, one folder per study, with an index linking everything.
 
 from __future__ import annotations
 
-import html
-import json
-import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..plugins import NOTIONS, MethodSpec, available_methods
+from ..plugins import MethodSpec, available_methods
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
 from ._hypervolume_table import hypervolume_table
-from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD
+from ._markup import (
+    Block,
+    Heading,
+    Link,
+    Links,
+    Paragraph,
+    Table,
+    html_page,
+    render_html,
+    render_markdown,
+)
 from ._plots import plot_pareto_fronts
+from ._report_index import StudyReport, index_blocks
 from ._results_tables import (
-    DEGENERATE_MARK,
     GROUP_COLUMNS,
     REPORT_FORMATS,
-    ResultsTable,
-    dataset_order,
-    format_mean_std,
-    md_escape,
     method_order,
     results_tables,
     summarise_runs,
@@ -227,13 +229,20 @@ def _write_study(
         figures = plot_pareto_fronts(
             runs, folder / "pareto", sweep_params=sweeps, methods=study_methods
         )
-    index = _Index(name, runs, studies, tables, degenerate, hypervolumes, figures, folder, options)
-    if "md" in formats:
-        (folder / "README.md").write_text(index.markdown(), encoding="utf-8")
-    if "html" in formats:
-        (folder / "index.html").write_text(
-            _html_page(f"Study {name}", index.html()), encoding="utf-8"
-        )
+    index = StudyReport(
+        name=name,
+        runs=runs,
+        studies=studies,
+        tables=tables,
+        degenerate=degenerate,
+        hypervolumes=hypervolumes,
+        figures=figures,
+        folder=folder,
+        tolerance=options["tolerance"],
+        adjusted=options["adjusted"],
+        digits=options["digits"],
+    )
+    _write_index(folder, f"Study {name}", index_blocks(index), formats)
 
 
 def _write_page(
@@ -242,7 +251,15 @@ def _write_page(
     if "md" in formats:
         (folder / f"{stem}.md").write_text(markdown, encoding="utf-8")
     if "html" in formats:
-        (folder / f"{stem}.html").write_text(_html_page(title, fragment), encoding="utf-8")
+        (folder / f"{stem}.html").write_text(html_page(title, fragment), encoding="utf-8")
+
+
+def _write_index(folder: Path, title: str, blocks: Sequence[Block], formats: Sequence[str]) -> None:
+    """A folder's index page: README.md (shown by code hosts) and index.html."""
+    if "md" in formats:
+        (folder / "README.md").write_text(render_markdown(blocks), encoding="utf-8")
+    if "html" in formats:
+        (folder / "index.html").write_text(html_page(title, render_html(blocks)), encoding="utf-8")
 
 
 def _write_capabilities(
@@ -253,25 +270,21 @@ def _write_capabilities(
 ) -> None:
     table = capability_table(methods)
     title = "Method capabilities"
-    intro = (
-        "Generated from the capabilities each method declares in its MethodSpec "
-        "(entry-point group faircocco_plugins.mitigators)."
-    )
-    missing = f"Not registered here, so not described: {', '.join(unknown)}." if unknown else ""
     header = ["method", *table.columns]
     rows = [[str(index), *(str(v) for v in row)] for index, row in table.iterrows()]
-    markdown = [f"# {title}", "", intro, ""]
-    markdown += _md_table(header, rows, align=["---"] * len(header))
-    markdown += ["", md_escape(LEGEND)]
-    if missing:
-        markdown += ["", missing]
-    fragment = [f"<h1>{title}</h1>", f"<p>{html.escape(intro)}</p>"]
-    fragment.append(_html_table(header, rows, css="capabilities"))
-    fragment.append(f"<p>{html.escape(LEGEND)}</p>")
-    if missing:
-        fragment.append(f"<p>{html.escape(missing)}</p>")
+    blocks: list[Block] = [
+        Heading(title, 1),
+        Paragraph(
+            "Generated from the capabilities each method declares in its MethodSpec "
+            "(entry-point group faircocco_plugins.mitigators)."
+        ),
+        Table(header, rows, ["---"] * len(header), css="capabilities"),
+        Paragraph(LEGEND),
+    ]
+    if unknown:
+        blocks.append(Paragraph(f"Not registered here, so not described: {', '.join(unknown)}."))
     _write_page(
-        folder, "capabilities", title, "\n".join(markdown) + "\n", "\n".join(fragment), formats
+        folder, "capabilities", title, render_markdown(blocks), render_html(blocks), formats
     )
 
 
@@ -298,361 +311,9 @@ def _selected_csv(selected: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-@dataclass
-class _Index:
-    """The index page of one study's report."""
-
-    name: str
-    runs: pd.DataFrame
-    studies: pd.DataFrame | None
-    tables: Sequence[ResultsTable]
-    degenerate: pd.DataFrame
-    hypervolumes: pd.DataFrame
-    figures: Mapping[tuple[str, str], Sequence[Path]]
-    folder: Path
-    options: Mapping[str, Any]
-
-    def facts(self) -> list[tuple[str, str]]:
-        runs = self.runs
-        counts = runs["status"].value_counts()
-        status = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ok", "not_applicable", "failed"))
-        facts = [
-            ("runs", f"{len(runs)} ({status})"),
-            ("datasets", ", ".join(dataset_order(runs["dataset"]))),
-            ("methods", ", ".join(method_order(runs["method"]))),
-            ("notions", ", ".join(n for n in NOTIONS if n in set(runs["notion"]))),
-            ("seeds", ", ".join(str(s) for s in sorted({int(s) for s in runs["seed"]}))),
-        ]
-        if "finished_at" in runs.columns and runs["finished_at"].notna().any():
-            stamps = runs["finished_at"].dropna().astype(str)
-            facts.append(("runs finished", f"{stamps.min()} to {stamps.max()}"))
-        if "git_revision" in runs.columns:
-            revisions = sorted({str(r) for r in runs["git_revision"].dropna()})
-            facts.append(("git revision", ", ".join(revisions) or "unknown"))
-        return facts
-
-    def selection(self) -> str:
-        score = "chance-adjusted " if self.options["adjusted"] else ""
-        return (
-            "Hyper-parameters are selected per dataset, notion, method and seed on the "
-            "validation part only. Settings whose model is degenerate on the validation part "
-            "(a single predicted class, or a regression no better than the mean) are set aside "
-            "unless every setting is: such a model scores as perfectly fair and, on "
-            "imbalanced data, as accurate as the majority rate. Among the others, the rule "
-            "takes the best validation balanced accuracy (0.5 for any constant predictor; "
-            "accuracy where it is undefined; the lowest validation MSE for regression) among "
-            f"the settings whose validation {score}FairCOCCO score under the notion is at most "
-            f"{self.options['tolerance']:g}; when none is, the fairest setting. Balanced "
-            "accuracy judges the predicted labels; the fairness scores judge the predicted "
-            "probabilities where the method gives them (its labels otherwise), so that a "
-            "model cannot look fair by putting every row in one class while its scores still "
-            "follow the attributes. Tables report the test metrics of the selected runs; "
-            "selected-runs.csv lists them."
-        )
-
-    def degenerate_text(self) -> str:
-        return (
-            "A model is degenerate on a part when it predicts a single class there, or, for "
-            "regression, when it is no better than predicting the part's mean outcome: its R² "
-            f"there (1 − MSE / variance of the outcome) is at most {R2_THRESHOLD:g}, or its "
-            f"predictions' standard deviation is below {SPREAD_THRESHOLD:g} of the outcome's. "
-            "Such a model is trivially fair. The counts are on the test part, which the tables "
-            f"report: there its cells are marked {DEGENERATE_MARK} and never bold, its points "
-            "in the Pareto figures are crosses that are never on the front, and its runs are "
-            "left out of the hypervolumes. The middle column counts the selected runs whose "
-            "every setting was degenerate on the validation part, where the selection had no "
-            "other choice."
-        )
-
-    def degenerate_rows(self) -> list[list[str]]:
-        return [
-            [
-                str(method),
-                f"{row['selected_degenerate']} of {row['selected']}",
-                f"{row['no_alternative']} of {row['selected']}",
-                f"{row['runs_degenerate']} of {row['runs']}",
-            ]
-            for method, row in self.degenerate.iterrows()
-        ]
-
-    def hypervolume_text(self) -> str:
-        return (
-            "The share of the unit box that each method's runs dominate on the test part, "
-            "from 0 (no better than chance, at the largest unfairness) to 1 (a perfect, fair "
-            "model); higher is better. It takes every successful run of the method, each "
-            "setting of its sweep, so it does not depend on the selection rule. In the first "
-            "plane performance is 2 (AUC − 0.5) (2 (balanced accuracy − 0.5) for a run "
-            "without an AUC) and unfairness the chance-adjusted FairCOCCO score under the "
-            "notion; in the second, accuracy above the majority rate m, (accuracy − m) / "
-            "(1 − m), and DEO. For regression both planes use the test R², 1 − MSE / variance "
-            "of the outcome. Unfairness is divided by its largest value over the runs of the "
-            "dataset and notion, so the methods of a dataset and notion share one box: compare "
-            "them within it, and expect the values to change when the study gains a method. "
-            "Runs degenerate on the test part are left out ('runs used' counts the others). "
-            "Each cell is the mean ± standard deviation over seeds of the hypervolume of the "
-            "seed's front; hypervolumes.csv holds the same numbers."
-        )
-
-    def hypervolume_rows(self) -> list[list[str]]:
-        digits = self.options["digits"]
-
-        def cell(row: pd.Series, front: str) -> str:
-            mean, std = float(row[f"{front}_mean"]), float(row[f"{front}_std"])
-            return "—" if math.isnan(mean) else format_mean_std(mean, std, digits)
-
-        return [
-            [
-                str(row["dataset"]),
-                str(row["notion"]).upper(),
-                str(row["method"]),
-                f"{row['runs'] - row['runs_degenerate']} of {row['runs']}",
-                cell(row, "adjusted"),
-                cell(row, "deo"),
-            ]
-            for _, row in self.hypervolumes.iterrows()
-        ]
-
-    def pareto(self) -> str:
-        return (
-            "Pareto figures: x is the test FairCOCCO score under the notion (lower is fairer), "
-            "y the test accuracy (higher is better) or MSE (lower is better). Each method's "
-            "points follow its sweep parameter (penalty weight or bound), joined in sweep "
-            "order; each point is the setting with the best mean validation performance at "
-            "that sweep value (among those not degenerate on validation, when there are any), "
-            "drawn at its mean over seeds with standard-deviation bars. "
-            "Crosses are settings degenerate on the test part for some seed: they are never on "
-            "the front and dominate no other point. Circled points, joined by the dashed "
-            "staircase, are non-dominated: no other point without a cross is both fairer and "
-            "better. On accuracy axes the dotted line is the majority rate, the accuracy of "
-            "always predicting the majority class: points near it predict little, whatever "
-            "their fairness."
-        )
-
-    def versions(self) -> list[tuple[str, str]]:
-        found: dict[str, set[str]] = {}
-        sources: list[Any] = list(self.runs.get("versions", pd.Series(dtype=object)))
-        if self.studies is not None:
-            sources += list(self.studies.loc[self.studies["study"] == self.name, "versions"])
-        for versions in sources:
-            if isinstance(versions, Mapping):
-                for library, version in versions.items():
-                    found.setdefault(str(library), set()).add(str(version))
-        return [(k, ", ".join(sorted(v))) for k, v in sorted(found.items())]
-
-    def invocations(self) -> list[dict[str, Any]]:
-        if self.studies is None:
-            return []
-        of_study = self.studies[self.studies["study"] == self.name]
-        return [
-            {
-                "started_at": row["started_at"],
-                "git_revision": row["git_revision"],
-                "config": row["config"],
-            }
-            for _, row in of_study.iterrows()
-        ]
-
-    def figure_list(self) -> list[tuple[str, str, Sequence[Path]]]:
-        return [(dataset, notion, files) for (dataset, notion), files in self.figures.items()]
-
-    def markdown(self) -> str:
-        lines = [f"# FairCOCCO harness report: study {md_escape(self.name)}", ""]
-        lines += _md_table(["", ""], [[k, md_escape(v)] for k, v in self.facts()], ["---", "---"])
-        lines += ["", "## Results", "", self.selection(), ""]
-        lines += [f"- [{t.title}](results-{t.notion}.md)" for t in self.tables]
-        lines += [
-            "- [Method capabilities](capabilities.md)",
-            "- [Selected runs](selected-runs.csv)",
-            "- [Hypervolumes](hypervolumes.csv)",
-        ]
-        lines += ["", "## Degenerate models", "", self.degenerate_text(), ""]
-        lines += _md_table(DEGENERATE_HEADER, self.degenerate_rows(), ["---", *["---:"] * 3])
-        if not self.hypervolumes.empty:
-            lines += ["", f"## {HYPERVOLUME_TITLE}", "", self.hypervolume_text(), ""]
-            lines += _md_table(
-                HYPERVOLUME_HEADER, self.hypervolume_rows(), [*["---"] * 3, *["---:"] * 3]
-            )
-        if self.figures:
-            lines += ["", "## Pareto fronts", "", self.pareto(), ""]
-            for dataset, notion, files in self.figure_list():
-                png = next((f for f in files if f.suffix == ".png"), files[0])
-                relative = png.relative_to(self.folder).as_posix()
-                lines += [
-                    f"### {md_escape(dataset)}, {notion.upper()}",
-                    "",
-                    f"![{dataset} {notion}]({relative})",
-                    "",
-                ]
-        lines += ["", "## Environment", ""]
-        versions = self.versions()
-        if versions:
-            lines += _md_table(["library", "version"], versions, ["---", "---"])
-        invocations = self.invocations()
-        if invocations:
-            lines += ["", "## Study configuration", ""]
-            for invocation in invocations:
-                lines += [
-                    f"Started {invocation['started_at']} at git revision "
-                    f"{invocation['git_revision'] or 'unknown'}:",
-                    "",
-                    "```json",
-                    json.dumps(invocation["config"], indent=2, sort_keys=True),
-                    "```",
-                    "",
-                ]
-        else:
-            lines += [
-                "",
-                "The study's configuration is not known: the report was made from a table of runs.",
-            ]
-        return "\n".join(lines).rstrip() + "\n"
-
-    def html(self) -> str:
-        parts = [f"<h1>FairCOCCO harness report: study {html.escape(self.name)}</h1>"]
-        parts.append(_html_table(None, [[k, v] for k, v in self.facts()], css="facts"))
-        parts += ["<h2>Results</h2>", f"<p>{html.escape(self.selection())}</p>", "<ul>"]
-        parts += [
-            f'<li><a href="results-{t.notion}.html">{html.escape(t.title)}</a></li>'
-            for t in self.tables
-        ]
-        parts += [
-            '<li><a href="capabilities.html">Method capabilities</a></li>',
-            '<li><a href="selected-runs.csv">Selected runs</a></li>',
-            '<li><a href="hypervolumes.csv">Hypervolumes</a></li>',
-            "</ul>",
-            "<h2>Degenerate models</h2>",
-            f"<p>{html.escape(self.degenerate_text())}</p>",
-            _html_table(DEGENERATE_HEADER, self.degenerate_rows(), css="degenerate"),
-        ]
-        if not self.hypervolumes.empty:
-            parts += [
-                f"<h2>{html.escape(HYPERVOLUME_TITLE)}</h2>",
-                f"<p>{html.escape(self.hypervolume_text())}</p>",
-                _html_table(HYPERVOLUME_HEADER, self.hypervolume_rows(), css="hypervolumes"),
-            ]
-        if self.figures:
-            parts += ["<h2>Pareto fronts</h2>", f"<p>{html.escape(self.pareto())}</p>"]
-            for dataset, notion, files in self.figure_list():
-                svg = next((f for f in files if f.suffix == ".svg"), files[0])
-                relative = html.escape(svg.relative_to(self.folder).as_posix())
-                links = " ".join(
-                    f'<a href="{html.escape(f.relative_to(self.folder).as_posix())}">'
-                    f"{f.suffix[1:].upper()}</a>"
-                    for f in files
-                )
-                parts.append(
-                    f'<figure><img src="{relative}" alt="{html.escape(dataset)} '
-                    f'{notion}"><figcaption>{html.escape(dataset)}, {notion.upper()} '
-                    f"({links})</figcaption></figure>"
-                )
-        parts.append("<h2>Environment</h2>")
-        versions = self.versions()
-        if versions:
-            parts.append(_html_table(["library", "version"], versions, css="versions"))
-        invocations = self.invocations()
-        if invocations:
-            parts.append("<h2>Study configuration</h2>")
-            for invocation in invocations:
-                parts.append(
-                    f"<p>Started {html.escape(str(invocation['started_at']))} at git revision "
-                    f"{html.escape(str(invocation['git_revision'] or 'unknown'))}:</p>"
-                )
-                config = json.dumps(invocation["config"], indent=2, sort_keys=True)
-                parts.append(f"<pre>{html.escape(config)}</pre>")
-        else:
-            parts.append(
-                "<p>The study's configuration is not known: the report was made from a table "
-                "of runs.</p>"
-            )
-        return "\n".join(parts) + "\n"
-
-
-#: Columns of the index page's table of degenerate models.
-DEGENERATE_HEADER = (
-    "method",
-    "selected runs degenerate",
-    "selected with every setting degenerate",
-    "all runs degenerate",
-)
-
-#: Heading of the index page's hypervolume table.
-HYPERVOLUME_TITLE = "Hypervolume of each method's front"
-#: Columns of the index page's hypervolume table.
-HYPERVOLUME_HEADER = (
-    "dataset",
-    "notion",
-    "method",
-    "runs used",
-    "AUC or R², adjusted score",
-    "accuracy or R², DEO",
-)
-
-
 def _write_studies_index(
     folder: Path, links: Sequence[tuple[str, str]], formats: Sequence[str]
 ) -> None:
     title = "FairCOCCO harness reports"
-    if "md" in formats:
-        lines = [f"# {title}", ""]
-        lines += [f"- [{md_escape(name)}]({sub}/README.md)" for name, sub in links]
-        (folder / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    if "html" in formats:
-        items = "".join(
-            f'<li><a href="{html.escape(sub)}/index.html">{html.escape(name)}</a></li>'
-            for name, sub in links
-        )
-        (folder / "index.html").write_text(
-            _html_page(title, f"<h1>{title}</h1>\n<ul>{items}</ul>\n"), encoding="utf-8"
-        )
-
-
-def _md_table(
-    header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str]
-) -> list[str]:
-    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |"]
-    lines.append("|" + "|".join(align) + "|")
-    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
-    return lines
-
-
-def _html_table(header: Sequence[str] | None, rows: Iterable[Sequence[str]], *, css: str) -> str:
-    parts = [f'<table class="{css}">']
-    if header is not None:
-        parts.append(
-            "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>"
-        )
-    parts.append("<tbody>")
-    for row in rows:
-        cells = [f"<th>{html.escape(str(row[0]))}</th>"]
-        cells += [f"<td>{html.escape(str(value))}</td>" for value in row[1:]]
-        parts.append("<tr>" + "".join(cells) + "</tr>")
-    parts.append("</tbody></table>")
-    return "\n".join(parts)
-
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; max-width: 80em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; }
-td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th { text-align: left; }
-table.capabilities td { text-align: center; }
-table.capabilities td:last-child { text-align: left; white-space: normal; }
-table.hypervolumes td:nth-child(-n+3) { text-align: left; }
-tr.block th { background: #efefef; font-style: italic; }
-td.na { color: #777; }
-span.degenerate { color: #b00; font-weight: bold; }
-span.facts { font-weight: normal; font-style: normal; font-size: 0.9em; }
-ol.notes { font-size: 0.9em; color: #444; }
-figure { display: inline-block; margin: 0.5em; }
-figure img { width: 32em; max-width: 100%; }
-pre { background: #f6f6f6; padding: 0.7em; }
-"""
-
-
-def _html_page(title: str, body: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        f"{body}</body>\n</html>\n"
-    )
+    studies = Links([Link(name, f"{sub}/README.md", f"{sub}/index.html") for name, sub in links])
+    _write_index(folder, title, [Heading(title, 1), studies], formats)

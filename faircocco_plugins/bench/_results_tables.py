@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..plugins import NOTIONS, Interval, check_params
+from ._markup import md_escape
 from ._metrics import R2_THRESHOLD, degenerate_runs, r_squared
 from ._presets import PAPER_DATASETS
 from ._selection import DEFAULT_TOLERANCE, select_runs
@@ -856,10 +857,6 @@ def _note_id(notion: str, number: int) -> str:
     return f"{notion}-{number}"
 
 
-def md_escape(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _md_cell(cell: TableCell, notion: str) -> str:
     text = md_escape(cell.text)
     if cell.bold:
@@ -880,6 +877,3 @@ def _html_cell(cell: TableCell, notion: str) -> str:
         text += f'<sup><a href="#{note}">{number}</a></sup>'
     kind = ' class="na"' if cell.text in ("n/a", "failed") else ""
     return f"<td{kind}>{text}</td>"
-
-
-# --- the report folder ------------------------------------------------------------------------

@@ -441,6 +441,14 @@ def test_bad_input_is_reported_clearly(
         summarise_runs(runs.drop(columns=["seed"]))
 
 
+def test_index_facts_escape_a_pipe_once(runs: pd.DataFrame, tmp_path: Path) -> None:
+    # a name with a pipe stays in its cell, and reads as itself once rendered
+    renamed = runs.assign(dataset=runs["dataset"].replace("german", "ger|man"))
+    write_report(renamed, tmp_path, formats=("md",), plots=False)
+    facts = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "| datasets | students, ger\\|man |" in facts.splitlines()
+
+
 class _Collector(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
