@@ -26,15 +26,8 @@ from ._plots import pareto_points, plot_pareto, plot_pareto_fronts
 from ._presets import PAPER_DATASETS, PRESETS, SYNTHETIC_DATASETS, Preset, preset_config
 from ._progress import PlainProgress, Progress, RichProgress
 from ._report import write_report
-from ._results_tables import (
-    NEAR_CHANCE,
-    ResultsTable,
-    TableBlock,
-    TableCell,
-    TableRow,
-    results_tables,
-    summarise_runs,
-)
+from ._results_table_types import ResultsTable, TableBlock, TableCell, TableRow
+from ._results_tables import NEAR_CHANCE, results_tables, summarise_runs
 from ._runner import StudySummary, run_study
 from ._selection import DEFAULT_TOLERANCE, select_runs
 from ._store import ResultsStore, RunRecord

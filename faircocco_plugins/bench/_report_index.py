@@ -20,13 +20,8 @@ import pandas as pd
 from ..plugins import NOTIONS
 from ._markup import Block, Code, Figure, Heading, Link, Links, Paragraph, Table
 from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD
-from ._results_tables import (
-    DEGENERATE_MARK,
-    ResultsTable,
-    dataset_order,
-    format_mean_std,
-    method_order,
-)
+from ._results_table_types import DEGENERATE_MARK, ResultsTable
+from ._results_tables import dataset_order, format_mean_std, method_order
 
 #: Columns of the index page's table of degenerate models.
 DEGENERATE_HEADER = (
