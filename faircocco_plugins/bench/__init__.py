@@ -22,7 +22,8 @@ from ._metrics import (
     evaluate_predictions,
     metric_names,
 )
-from ._plots import pareto_points, plot_pareto, plot_pareto_fronts
+from ._pareto_points import pareto_points
+from ._plots import plot_pareto, plot_pareto_fronts
 from ._presets import PAPER_DATASETS, PRESETS, SYNTHETIC_DATASETS, Preset, preset_config
 from ._progress import PlainProgress, Progress, RichProgress
 from ._report import write_report

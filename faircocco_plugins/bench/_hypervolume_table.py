@@ -10,7 +10,7 @@ import pandas as pd
 from ..plugins import NOTIONS
 from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
-from ._plots import performance_metric
+from ._pareto_points import performance_metric
 from ._results_tables import dataset_order, method_order
 
 #: Columns of :func:`hypervolume_table`.

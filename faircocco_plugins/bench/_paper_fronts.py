@@ -22,7 +22,8 @@ from ..plugins import NOTIONS
 from ._hypervolume_table import hypervolume_table
 from ._paper_common import MISSING, list_table, section
 from ._paper_tables import notion_title
-from ._plots import DEGENERATE_MARKER, figure_name, pareto_points, performance_metric
+from ._pareto_points import pareto_points, performance_metric
+from ._plots import DEGENERATE_MARKER, figure_name
 from ._results_tables import dataset_order, format_mean_std, method_order
 
 #: The panels of the paper's fronts figure (``fig:pareto_curves``): one attribute's score

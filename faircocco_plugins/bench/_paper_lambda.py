@@ -27,7 +27,7 @@ from ._paper_common import (
     penalty_weight,
     section,
 )
-from ._plots import performance_metric
+from ._pareto_points import performance_metric
 from ._results_tables import dataset_order, method_order
 
 #: The share of the network's validation score a chosen λ must reach.
