@@ -35,23 +35,8 @@ def names(text: str) -> tuple[str, ...]:
     return found
 
 
-def integer(text: str) -> int:
-    """An integer.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.bench._cli_args import integer
-    >>> integer("-3")
-    -3
-    """
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-
-
 def positive_int(text: str) -> int:
-    """An integer of at least 1.
+    """An integer of at least 1, such as ``--jobs``.
 
     Examples
     --------
@@ -59,24 +44,21 @@ def positive_int(text: str) -> int:
     >>> positive_int("3")
     3
     """
-    value = integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
+    return _integer_at_least(text, 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
-    """An integer of at least 0.
+    """An integer of at least 0, such as ``--warmup-epochs``."""
+    return _integer_at_least(text, 0, "a non-negative integer")
 
-    Examples
-    --------
-    >>> from faircocco_plugins.bench._cli_args import non_negative_int
-    >>> non_negative_int("0")
-    0
-    """
-    value = integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+
+def _integer_at_least(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
     return value
 
 
