@@ -1,6 +1,8 @@
 """The report of a study: results tables, Pareto figures, hypervolumes and capabilities on pages.
 
-Markdown and HTML pages, one folder per study, with an index linking everything.
+Markdown and HTML pages, one folder per study, with an index linking everything. This module
+gathers a study's results and writes the files; :mod:`._report_index` composes the index page
+section by section, and :mod:`._markup` writes any page as Markdown and as HTML.
 """
 
 from __future__ import annotations
