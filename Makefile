@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 # Run the steps of `test` one after another, in the order written, even under `make -j`.
 .NOTPARALLEL:
-.PHONY: venv demo lint docs pytest adapters test
+.PHONY: venv demo lint docs pytest adapters wheels test
 
 venv: $(STAMP)
 
@@ -51,4 +51,17 @@ pytest: venv
 adapters: venv
 	$(BIN)/nox
 
-test: venv lint docs pytest adapters
+# The four distributions as a user gets them: each sdist, and each wheel built from its sdist in
+# an isolated build environment, into dist/; their metadata checked as PyPI renders it; then the
+# wheels installed into fresh environments outside the source tree, torch first, and used there
+# (.ci/wheel_smoke.sh).
+DIST := dist
+wheels: venv
+	rm -rf $(DIST)
+	for folder in . adapters/torch adapters/fairlearn adapters/aif360; do \
+		$(BIN)/python -m build --quiet --outdir $(DIST) $$folder || exit 1; \
+	done
+	$(BIN)/twine check --strict $(DIST)/*
+	.ci/wheel_smoke.sh $(PYTHON) $(DIST)
+
+test: venv lint docs pytest adapters wheels
