@@ -2,10 +2,10 @@
 
 Bounds (Cauchy-Schwarz), invariance to the order of the rows (of every answer: the score, the
 report and the permutation test's statistic; pandas inputs pair by index label) and to affine
-changes of units of a continuous column (the median bandwidth is scale-equivariant and the Gaussian kernel depends on
-differences only), the value 1 for a deterministic invertible relation, values near 0 under
-(conditional) independence, monotonicity in the noise level, and one report row per attribute
-whatever its name.
+changes of units of a continuous column (the median bandwidth is scale-equivariant and the
+Gaussian kernel depends on differences only), the value 1 for a deterministic invertible
+relation, values near 0 under (conditional) independence, monotonicity in the noise level, and
+one report row per attribute whatever its name.
 """
 
 from __future__ import annotations
