@@ -54,7 +54,8 @@ adapters: venv
 # The four distributions as a user gets them: each sdist, and each wheel built from its sdist in
 # an isolated build environment, into dist/; their metadata checked as PyPI renders it; then the
 # wheels installed into fresh environments outside the source tree, torch first, and used there
-# (.ci/wheel_smoke.sh).
+# (.ci/wheel_smoke.sh). 2 minutes 27 seconds on 2 cores with TMPDIR=/dev/shm; 7 minutes 24 seconds
+# with /tmp on a disk mounted with online discard, 4.5 minutes of which deleting the environments.
 DIST := dist
 wheels: venv
 	rm -rf $(DIST)
