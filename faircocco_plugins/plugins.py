@@ -18,6 +18,8 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   that build kernels of their own (a baseline penalty, a reductions moment).
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
   whose functions take row-wise arguments of their own.
+* **The warning** :class:`DegenerateModelWarning` that a method gives when its trained model
+  predicts one class or one value; the harness judges such models itself and silences it.
 
 An adapter imports from here and from :mod:`faircocco_plugins`, never from a private
 ``faircocco_plugins._*`` module or from the harness; ``make test`` checks this with
@@ -55,6 +57,7 @@ __all__ = [
     "Capabilities",
     "DataFile",
     "DatasetSource",
+    "DegenerateModelWarning",
     "Interval",
     "LoadedTable",
     "MethodLoadError",
@@ -366,6 +369,26 @@ class MethodSpec:
 
 class MethodLoadError(ImportError):
     """An entry point of ``faircocco_plugins.mitigators`` that does not load to a MethodSpec."""
+
+
+class DegenerateModelWarning(UserWarning):
+    """Warns that a trained model predicts one class, or one value, for all its training rows.
+
+    A penalty weight too large for the data, or a learning rate too small, can leave a model
+    there: it then scores as perfectly fair and is useless. A method says so with this warning,
+    naming its penalty and weight and what to change. The harness silences it while it fits a
+    method, because it marks such models itself, from their predictions on the evaluated parts
+    (:func:`faircocco_plugins.bench.degenerate_runs`).
+
+    Examples
+    --------
+    To stop a sweep at such a model, turn the warning into an error:
+
+    >>> import warnings
+    >>> from faircocco_plugins.plugins import DegenerateModelWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", DegenerateModelWarning)
+    """
 
 
 class BrokenMethodWarning(UserWarning):

@@ -7,6 +7,7 @@ import hashlib
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from faircocco_plugins.bench import PlainProgress, ResultsStore, StudyConfig, ru
 from faircocco_plugins.bench._runner import _parts, execute_cell
 from faircocco_plugins.bench._study import DatasetProfile, plan_study
 from faircocco_plugins.datasets import DataFile, DatasetSource, LoadedTable, _registry
-from faircocco_plugins.plugins import MethodSpec, available_methods
+from faircocco_plugins.plugins import DegenerateModelWarning, MethodSpec, available_methods
 
 NOTIONS = ("dp", "eo")
 
@@ -436,3 +437,33 @@ def test_a_dataset_the_workers_cannot_load_is_not_stored_as_a_result(
     _register_mine()
     second = run_study(config, tmp_path / "runs.sqlite", methods=methods, jobs=2)
     assert second.skipped == 0 and second.done == second.total
+
+
+class _Warns:
+    """A method that warns, as one does about a model it judges degenerate, then fits."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> _Warns:
+        warnings.warn("predicts one class for all rows", DegenerateModelWarning, stacklevel=2)
+        self.model.fit(X, y, sensitive_features=sensitive_features)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.asarray(self.model.predict(X))
+
+
+def test_the_harness_silences_degenerate_model_warnings_and_judges_the_runs_itself(
+    tmp_path: Path, bench_methods: dict[str, MethodSpec], bench_loader: Any
+) -> None:
+    linear = bench_methods["linear"]
+    spec = dataclasses.replace(
+        linear, name="warns", factory=lambda **options: _Warns(linear.factory(**options))
+    )
+    with warnings.catch_warnings():
+        # any warning that escaped the fit would fail the run
+        warnings.simplefilter("error")
+        summary = _run(tmp_path, {"warns": spec}, bench_loader, datasets=("tiny",), seeds=(0,))
+    runs = ResultsStore(tmp_path / "runs.sqlite").runs("t")
+    assert summary.failed == 0 and set(runs["status"]) == {"ok"}

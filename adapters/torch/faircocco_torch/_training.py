@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from faircocco_plugins.plugins import Interval, check_params
+from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
 
 from ._base import FairnessPenalty
 from ._batches import TripleBatches
@@ -104,24 +104,6 @@ _TRAINING_LIMITS = {
 #: Outputs whose spread over the training rows is at most this fraction of their scale (at
 #: least 1) are one output for every row.
 CONSTANT_OUTPUT = 1e-6
-
-
-class DegenerateModelWarning(UserWarning):
-    """Warns that a trained network predicts one class, or a constant, for all its training rows.
-
-    A penalty weight ``lam`` too large for the data, or a learning rate too small, can leave
-    the network there: it then scores as perfectly fair and is useless. The message names the
-    penalty and its ``lam``, and what to change. :func:`fit_fair` and the estimators warn.
-
-    Examples
-    --------
-    To stop a sweep at such a model, turn the warning into an error:
-
-    >>> import warnings
-    >>> from faircocco_torch import DegenerateModelWarning
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("error", DegenerateModelWarning)
-    """
 
 
 def fit_fair(
