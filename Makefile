@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml adapters/fairlearn/pyproj
 	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch -e adapters/fairlearn
 	touch $(STAMP)
 
-# A short real study (4 minutes 15 seconds on 2 cores, report included; see the harness guide):
+# A short real study (2 min 41 s to 9 min 22 s on 2 cores, report included, as the README says):
 # the paper's datasets found under $$FAIRCOCCO_DATA or downloaded, else synthetic ones; its report.
 # A store holds one study configuration: when the datasets found change (the paper's files
 # appear after a run on the synthetic ones), bench stops and says what differs; then run
