@@ -244,20 +244,27 @@ def _tuned(
     from ._store import ResultsStore
 
     tuning, path = tuning_config(config), tuning_store(store)
+
+    def choice() -> dict[str, dict[str, Any]]:
+        with ResultsStore(path, read_only=True) as opened:
+            return chosen_training(opened.runs(tuning.name))
+
     if estimate:
         print(f"tuning stage ({path}):")
         _print_estimate(tuning, str(path), options["methods"], options["jobs"])
-        # how many cells the study has does not depend on which setting is chosen
+        # the settings chosen so far; elsewhere the first, as the number of cells does not
+        # depend on which setting is chosen
+        chosen = choice() if path.exists() else {}
         grid = options["methods"]["nn"].param_grid
         first = {key: grid[key][0] for key in TRAINING_PARAMS if key in grid}
-        return replace(config, fixed_params=dict.fromkeys(config.datasets, first)), None
+        fixed = {name: chosen.get(name, first) for name in config.datasets}
+        return replace(config, fixed_params=fixed), None
     print(f"tuning stage: the network over its learning rates and batch sizes, into {path}")
     summary = run_study(tuning, path, progress=default_progress(), **options)
     if summary.interrupted:
         print(f"interrupted: resume with the same command ({path} keeps every finished cell)")
         return config, INTERRUPTED
-    with ResultsStore(path, read_only=True) as opened:
-        chosen = chosen_training(opened.runs(tuning.name))
+    chosen = choice()
     missing = [name for name in config.datasets if name not in chosen]
     if missing:
         print(

@@ -3,6 +3,7 @@ estimate of its time, and the command that runs both stages."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any, cast
@@ -10,10 +11,11 @@ from typing import Any, cast
 import pandas as pd
 import pytest
 
-from faircocco_plugins.bench import ResultsStore, StudyConfig
+from faircocco_plugins.bench import ResultsStore, RunRecord, StudyConfig, preset_config
 from faircocco_plugins.bench._protocol import (
     chosen_training,
     estimate,
+    plan_cells,
     tuning_config,
     tuning_store,
 )
@@ -217,4 +219,35 @@ def test_the_preset_runs_its_tuning_stage_then_the_study_with_the_choice(
     assert runs["params"].tolist() == [chosen]
     assert recorded["fixed_params"] == {"synthetic": chosen}
     assert main([*arguments, "--estimate"]) == 0
+    assert "paper-cpu: 1 cells: 1 done, 0 to run" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    "nn" not in available_methods(on_error="warn"), reason="needs the torch adapter"
+)
+def test_the_estimate_counts_the_cells_done_with_the_settings_the_tuning_chose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "paper.sqlite"
+    chosen = {"batch_size": 256, "learning_rate": 0.001}  # not the grid's first setting
+    with ResultsStore(tuning_store(store)) as opened:
+        opened.add(
+            RunRecord(
+                run_id="t", study="paper-cpu-tuning", dataset="synthetic", method="nn",
+                notion="dp", seed=0, params=chosen, settings={}, status="ok",
+                metrics={"validation.auc": 0.9, "validation.single_class": 0.0},
+            )
+        )  # fmt: skip
+    config, _ = preset_config(
+        "paper-cpu", datasets=("synthetic",), methods=("nn",), notions=("dp",), seeds=(0,)
+    )
+    methods = available_methods(on_error="warn")
+    (cell,) = plan_cells(dataclasses.replace(config, fixed_params={"synthetic": chosen}), methods)
+    with ResultsStore(store) as opened:
+        opened.add(RunRecord(status="ok", **dataclasses.asdict(cell)))
+    arguments = [
+        "bench", "--preset", "paper-cpu", "--datasets", "synthetic", "--methods", "nn",
+        "--notions", "dp", "--seeds", "1", "--store", str(store), "--estimate",
+    ]  # fmt: skip
+    assert main(arguments) == 0
     assert "paper-cpu: 1 cells: 1 done, 0 to run" in capsys.readouterr().out
