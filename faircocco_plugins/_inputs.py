@@ -24,7 +24,6 @@ import pandas as pd
 
 from ._backend import host_array, namespace
 
-NOTIONS = ("dp", "eo", "cal")
 METHODS = ("auto", "exact", "lowrank")
 ATTRIBUTE_KERNELS = ("product", "joint")
 #: The label of the report's row of all attributes together.

@@ -33,7 +33,6 @@ from ._inputs import (
     ATTRIBUTE_KERNELS,
     JOINT_ROW,
     METHODS,
-    NOTIONS,
     Variable,
     align_by_index,
     check_choice,
@@ -52,6 +51,7 @@ from ._row_order import canonical_order, in_order
 from ._strata import Strata, is_discrete
 from ._terms import ConstantAttributesFit, Ridge, Role
 from ._threads import single_blas_thread
+from ._vocabulary import NOTIONS
 
 #: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
 #: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance

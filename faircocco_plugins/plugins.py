@@ -42,6 +42,7 @@ from ._inputs import align_by_index, is_nominal
 from ._kernels import median_distance
 from ._params import Interval, check_params
 from ._problem import Options
+from ._vocabulary import KINDS, NOTIONS, TASKS
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -75,12 +76,6 @@ __all__ = [
 
 #: The entry-point group that adapters register their methods (:class:`MethodSpec`) under.
 METHOD_ENTRY_POINT_GROUP = "faircocco_plugins.mitigators"
-#: Learning tasks.
-TASKS: tuple[str, ...] = ("classification", "regression")
-#: Fairness notions: demographic parity, equalised odds, calibration.
-NOTIONS: tuple[str, ...] = ("dp", "eo", "cal")
-#: Kinds of a sensitive attribute or of an outcome.
-KINDS: tuple[str, ...] = ("binary", "categorical", "continuous")
 #: Study-wide training settings a method may accept (see ``MethodSpec.training_settings``).
 TRAINING_SETTINGS: tuple[str, ...] = ("epochs", "warmup_epochs")
 #: How a method treats several sensitive attributes.

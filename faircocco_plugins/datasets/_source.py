@@ -11,11 +11,11 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._vocabulary import KINDS, TASKS
 from ._dataset import Task
 
 AttributeKind = Literal["binary", "categorical", "continuous"]
-ATTRIBUTE_KINDS: tuple[AttributeKind, ...] = ("binary", "categorical", "continuous")
-TASKS: tuple[Task, ...] = ("classification", "regression")
+ATTRIBUTE_KINDS: tuple[AttributeKind, ...] = KINDS
 
 
 class LoadedTable(NamedTuple):
