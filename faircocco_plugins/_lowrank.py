@@ -234,12 +234,20 @@ class FeatureMap:
         # combination's level values never change, so the factor of a set of them is reusable
         self._level_roots: dict[bytes, np.ndarray] = {}
 
-    def fit_transform(self, first: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
-        """Fit levels and pivots on ``first``; return its codes and factor rows."""
+    def fit_transform(
+        self, first: KernelInput, like: Any, differentiated: Sequence[int] | None = None
+    ) -> tuple[np.ndarray, Any]:
+        """Fit levels and pivots on ``first``; return its codes and factor rows.
+
+        ``differentiated`` names the numeric columns that need gradients (default: every column
+        of an input that carries them). Levels are exact but piecewise constant, so those
+        columns stay continuous; the others are factored over their levels where they have few.
+        """
         z_host = None if first.z is None else to_host(first.z)
-        tracked = bool(getattr(first.z, "requires_grad", False))
-        # levels are exact but piecewise constant: a column that needs gradients stays continuous
-        discrete = [] if tracked else level_columns(z_host)
+        if differentiated is None:
+            tracked = bool(getattr(first.z, "requires_grad", False))
+            differentiated = range(z_host.shape[1]) if tracked and z_host is not None else ()
+        discrete = [j for j in level_columns(z_host) if j not in differentiated]
         return self._fit(first, z_host, discrete, like)
 
     def fit_levels(self, first: KernelInput) -> np.ndarray:
