@@ -582,33 +582,11 @@ class GroupedMoments:
         group_sums = xp.stack([to_host(g.sums) if detach else g.sums for g in stats])
         group_grams = xp.stack([to_host(g.gram) if detach else g.gram for g in stats])
         ranks = {role: self.maps[role].continuous_rank for role in self.roles}
-        offsets = dict(zip(self.roles, np.cumsum([0, *ranks.values()]).tolist(), strict=False))
         factors = {
             role: xp.asarray(self.maps[role].level_factor(), dtype=like.dtype, device=device)
             for role in self.roles
         }
-        sums: dict[str, Any] = {}
-        for i, role in enumerate(self.roles):
-            r, o = ranks[role], offsets[role]
-            per_level = add_rows(int(factors[role].shape[0]), keys[:, i], group_sums[:, o : o + r])
-            sums[role] = xp.reshape(xp.permute_dims(factors[role], (1, 0)) @ per_level, (-1,))
-        grams: dict[tuple[str, str], Any] = {}
-        for i, x in enumerate(self.roles):
-            for j, y in enumerate(self.roles[i:], start=i):
-                rx, ry, ox, oy = ranks[x], ranks[y], offsets[x], offsets[y]
-                mx, my = int(factors[x].shape[0]), int(factors[y].shape[0])
-                blocks = xp.reshape(group_grams[:, ox : ox + rx, oy : oy + ry], (-1, rx * ry))
-                per_pair = add_rows(mx * my, keys[:, i] * my + keys[:, j], blocks)
-                mixed = xp.reshape(per_pair, (mx, my, rx, ry))
-                mixed = xp.tensordot(factors[x], mixed, axes=([0], [0]))
-                mixed = xp.tensordot(mixed, factors[y], axes=([1], [0]))
-                gram = xp.reshape(
-                    xp.permute_dims(mixed, (0, 1, 3, 2)),
-                    (int(factors[x].shape[1]) * rx, int(factors[y].shape[1]) * ry),
-                )
-                grams[(x, y)] = gram
-                grams[(y, x)] = xp.permute_dims(gram, (1, 0))
-        return sums, grams
+        return mixed_moments(keys, group_sums, group_grams, ranks, factors)
 
     def stratum_groups(self) -> dict[int, list[int]]:
         """The groups of each stratum (one stratum, 0, when unconditional)."""
@@ -621,6 +599,44 @@ class GroupedMoments:
 
     def counts(self, groups: Iterable[int]) -> int:
         return sum(self._groups[g].count for g in groups)
+
+
+def mixed_moments(
+    keys: Any, group_sums: Any, group_grams: Any, ranks: dict[str, int], factors: dict[str, Any]
+) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """Uncentred feature sums and cross-Grams of the variables from those of their groups.
+
+    Group ``g`` holds the rows whose variable ``i`` (in the order of ``ranks``) has level
+    combination ``keys[g, i]``; ``group_sums[g]`` and ``group_grams[g]`` are the sums and Gram of
+    its continuous factor rows, the variables' side by side (``ranks`` columns each).
+    Statistics are added up per level combination, then mixed by the level factors
+    ``factors[role]`` (``W``, one row per combination).
+    """
+    xp = namespace(group_sums)
+    roles = list(ranks)
+    offsets = dict(zip(roles, np.cumsum([0, *ranks.values()]).tolist(), strict=False))
+    sums: dict[str, Any] = {}
+    for i, role in enumerate(roles):
+        r, o = ranks[role], offsets[role]
+        per_level = add_rows(int(factors[role].shape[0]), keys[:, i], group_sums[:, o : o + r])
+        sums[role] = xp.reshape(xp.permute_dims(factors[role], (1, 0)) @ per_level, (-1,))
+    grams: dict[tuple[str, str], Any] = {}
+    for i, x in enumerate(roles):
+        for j, y in enumerate(roles[i:], start=i):
+            rx, ry, ox, oy = ranks[x], ranks[y], offsets[x], offsets[y]
+            mx, my = int(factors[x].shape[0]), int(factors[y].shape[0])
+            blocks = xp.reshape(group_grams[:, ox : ox + rx, oy : oy + ry], (-1, rx * ry))
+            per_pair = add_rows(mx * my, keys[:, i] * my + keys[:, j], blocks)
+            mixed = xp.reshape(per_pair, (mx, my, rx, ry))
+            mixed = xp.tensordot(factors[x], mixed, axes=([0], [0]))
+            mixed = xp.tensordot(mixed, factors[y], axes=([1], [0]))
+            gram = xp.reshape(
+                xp.permute_dims(mixed, (0, 1, 3, 2)),
+                (int(factors[x].shape[1]) * rx, int(factors[y].shape[1]) * ry),
+            )
+            grams[(x, y)] = gram
+            grams[(y, x)] = xp.permute_dims(gram, (1, 0))
+    return sums, grams
 
 
 def centre_moments(
