@@ -91,6 +91,52 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in needed if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    by_seed = hypervolume_by_seed(runs)
+    rows = []
+    keys = ["dataset", "notion", "method"]
+    for (dataset, notion, method), group in by_seed.groupby(keys, sort=False):
+        row: dict[str, object] = {
+            "dataset": dataset,
+            "notion": notion,
+            "method": method,
+            "task": group["task"].iloc[0],
+            "seeds": len(group),
+            "runs": int(group["runs"].sum()),
+            "runs_degenerate": int(group["runs_degenerate"].sum()),
+        }
+        for front in FRONTS:
+            values = group[front].dropna().tolist()
+            row[f"{front}_mean"] = float(np.mean(values)) if values else math.nan
+            row[f"{front}_std"] = float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(HYPERVOLUME_COLUMNS))
+
+
+def hypervolume_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
+    """The hypervolume of each seed's front, per dataset, notion and method.
+
+    The fronts of :func:`hypervolume_table` before they are averaged over seeds, so that two
+    methods can be compared seed by seed (they share each seed's split).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs` (of one study).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset, notion, method and seed with a successful run, in the order of
+        :func:`hypervolume_table`, with the columns ``dataset``, ``notion``, ``method``,
+        ``task``, ``seed``, ``runs``, ``runs_degenerate`` and one column per plane of
+        :data:`FRONTS` (NaN where the plane has no coordinates).
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    needed = ("dataset", "notion", "method", "seed", "status")
+    missing = [c for c in needed if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
     ok = runs[runs["status"] == "ok"]
     rows = []
     for dataset in dataset_order(ok["dataset"]):
@@ -105,24 +151,22 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
             axes = _normalised_axes(cell[~degenerate], notion, task)
             for method in method_order(cell["method"]):
                 of_method = cell[cell["method"] == method]
-                seeds = sorted({int(s) for s in of_method["seed"]})
-                row: dict[str, object] = {
-                    "dataset": dataset,
-                    "notion": notion,
-                    "method": method,
-                    "task": task,
-                    "seeds": len(seeds),
-                    "runs": len(of_method),
-                    "runs_degenerate": int(degenerate[of_method.index].sum()),
-                }
-                for front in FRONTS:
-                    values = _per_seed(of_method, seeds, axes.get(front))
-                    row[f"{front}_mean"] = float(np.mean(values)) if values else math.nan
-                    row[f"{front}_std"] = (
-                        float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
-                    )
-                rows.append(row)
-    return pd.DataFrame(rows, columns=list(HYPERVOLUME_COLUMNS))
+                for seed in sorted({int(s) for s in of_method["seed"]}):
+                    members = of_method[(of_method["seed"] == seed).to_numpy(dtype=bool)]
+                    row: dict[str, object] = {
+                        "dataset": dataset,
+                        "notion": notion,
+                        "method": method,
+                        "task": task,
+                        "seed": seed,
+                        "runs": len(members),
+                        "runs_degenerate": int(degenerate[members.index].sum()),
+                    }
+                    for front in FRONTS:
+                        row[front] = _hypervolume(members.index, axes.get(front))
+                    rows.append(row)
+    columns = ["dataset", "notion", "method", "task", "seed", "runs", "runs_degenerate", *FRONTS]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _normalised_axes(clean: pd.DataFrame, notion: str, task: str) -> _Axes:
@@ -132,16 +176,11 @@ def _normalised_axes(clean: pd.DataFrame, notion: str, task: str) -> _Axes:
     return front_axes(metrics, task)
 
 
-def _per_seed(
-    of_method: pd.DataFrame, seeds: list[int], axes: tuple[pd.Series, pd.Series] | None
-) -> list[float]:
-    """The hypervolume of each seed's front (degenerate runs are not in ``axes``)."""
+def _hypervolume(members: pd.Index, axes: tuple[pd.Series, pd.Series] | None) -> float:
+    """The hypervolume of one seed's runs (degenerate runs are not in ``axes``); NaN without a
+    plane, 0 when every run is degenerate."""
     if axes is None:
-        return []
+        return math.nan
     performance, unfairness = axes
-    values = []
-    for seed in seeds:
-        members = of_method.index[(of_method["seed"] == seed).to_numpy(dtype=bool)]
-        members = members.intersection(performance.index)
-        values.append(hypervolume(performance[members], unfairness[members]))
-    return values
+    kept = members.intersection(performance.index)
+    return hypervolume(performance[kept], unfairness[kept])

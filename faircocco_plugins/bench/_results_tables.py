@@ -73,7 +73,11 @@ _DEGENERATE_WHAT = {
 
 
 def summarise_runs(
-    runs: pd.DataFrame, *, tolerance: float = DEFAULT_TOLERANCE, adjusted: bool = False
+    runs: pd.DataFrame,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    adjusted: bool = False,
+    relative_to: str | None = None,
 ) -> pd.DataFrame:
     """Mean and standard deviation over seeds of the selected runs' test metrics.
 
@@ -84,7 +88,7 @@ def summarise_runs(
     ----------
     runs : pandas.DataFrame
         Runs as returned by :meth:`ResultsStore.runs`.
-    tolerance, adjusted
+    tolerance, adjusted, relative_to
         Passed to :func:`select_runs`.
 
     Returns
@@ -138,7 +142,9 @@ def summarise_runs(
     missing = [c for c in (*GROUP_COLUMNS, "seed", "status", "reason") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
-    selected = _with_r_squared(select_runs(runs, tolerance=tolerance, adjusted=adjusted))
+    selected = _with_r_squared(
+        select_runs(runs, tolerance=tolerance, adjusted=adjusted, relative_to=relative_to)
+    )
     test_columns = [c for c in selected.columns if str(c).startswith("test.")]
     rows: list[dict[str, Any]] = []
     for (study, dataset), of_dataset in selected.groupby(["study", "dataset"], sort=False):

@@ -17,7 +17,11 @@ GROUP_COLUMNS: tuple[str, ...] = ("study", "dataset", "method", "notion", "seed"
 
 
 def select_runs(
-    runs: pd.DataFrame, *, tolerance: float = DEFAULT_TOLERANCE, adjusted: bool = False
+    runs: pd.DataFrame,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    adjusted: bool = False,
+    relative_to: str | None = None,
 ) -> pd.DataFrame:
     """One run per (study, dataset, method, notion, seed): the selected hyper-parameters.
 
@@ -45,6 +49,14 @@ def select_runs(
     4. When none is within the tolerance, the fairest one is selected (ties: better
        performance, then ``run_id``).
 
+    With ``relative_to`` (a method, e.g. ``"nn"``), the tolerance is a share of that method's
+    validation score in the same study, dataset, notion and seed (its fairest run's): with
+    ``tolerance=0.5``, the most accurate setting that halves the unregularised network's
+    unfairness. Every method is then compared at the same operating point, which an absolute
+    tolerance does not give where the network itself is within it (every setting qualifies,
+    so the least regularised wins) or where no setting is (the fairest wins). Without a
+    reference run in a group, no setting is within the tolerance.
+
     So a degenerate run is selected only when every candidate of its group is degenerate on
     the validation part (``n_degenerate == n_settings``). A group without candidates (every
     run not applicable or failed) keeps one of its runs, so the result still says why the
@@ -59,6 +71,8 @@ def select_runs(
     adjusted : bool
         Judge fairness by the chance-adjusted score, which does not depend on the size of the
         validation part.
+    relative_to : str, optional
+        A method whose validation score, times ``tolerance``, is each group's tolerance.
 
     Returns
     -------
@@ -93,9 +107,14 @@ def select_runs(
     missing = [c for c in (*GROUP_COLUMNS, "run_id", "status") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    references = _reference_scores(runs, relative_to, adjusted) if relative_to else None
     chosen = []
-    for _, group in runs.groupby(list(GROUP_COLUMNS), sort=True, dropna=False):
-        chosen.append(_select(group, tolerance, adjusted))
+    for key, group in runs.groupby(list(GROUP_COLUMNS), sort=True, dropna=False):
+        limit = tolerance
+        if references is not None:
+            study, dataset, _, notion, seed = key
+            limit = tolerance * references.get((study, dataset, notion, seed), -math.inf)
+        chosen.append(_select(group, limit, adjusted))
     if not chosen:
         return runs.iloc[:0].assign(
             selected_by=pd.Series(dtype=object),
@@ -106,6 +125,26 @@ def select_runs(
     return pd.DataFrame(chosen).reset_index(drop=True)
 
 
+def _fairness_column(notion: str, adjusted: bool) -> str:
+    return f"validation.faircocco_{notion}" + ("_adjusted" if adjusted else "")
+
+
+def _reference_scores(
+    runs: pd.DataFrame, method: str, adjusted: bool
+) -> dict[tuple[object, ...], float]:
+    """The lowest validation score of ``method``'s successful runs, per study, dataset,
+    notion and seed."""
+    ok = runs[(runs["method"] == method) & (runs["status"] == "ok")]
+    scores: dict[tuple[object, ...], float] = {}
+    for (study, dataset, notion, seed), group in ok.groupby(
+        ["study", "dataset", "notion", "seed"], sort=False
+    ):
+        column = _fairness_column(str(notion), adjusted)
+        if column in group.columns and group[column].notna().any():
+            scores[(study, dataset, notion, seed)] = float(group[column].min())
+    return scores
+
+
 def _select(group: pd.DataFrame, tolerance: float, adjusted: bool) -> pd.Series:
     candidates = group[group["status"] == "ok"]
     if candidates.empty:
@@ -114,7 +153,7 @@ def _select(group: pd.DataFrame, tolerance: float, adjusted: bool) -> pd.Series:
         row["n_settings"], row["n_degenerate"] = 0, 0
         return row
     notion = str(group["notion"].iloc[0])
-    fairness_column = f"validation.faircocco_{notion}" + ("_adjusted" if adjusted else "")
+    fairness_column = _fairness_column(notion, adjusted)
     if fairness_column not in candidates.columns:
         raise ValueError(f"runs has no column {fairness_column!r} to select by.")
     ranked_by, performance = _performance(candidates)

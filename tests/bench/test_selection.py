@@ -286,3 +286,32 @@ def test_bad_arguments() -> None:
         select_runs(runs)
     with pytest.raises(ValueError, match=r"no validation\.balanced_accuracy, validation\.acc"):
         select_runs(runs.assign(**{"validation.faircocco_eo": 0.01}))
+
+
+def _with_network(network_score: float | None) -> pd.DataFrame:
+    rows = [
+        {**_row("f1", 0.90, 0.80, 0.030), "method": "faircocco"},
+        {**_row("f2", 0.85, 0.75, 0.015), "method": "faircocco"},
+        {**_row("f3", 0.70, 0.60, 0.005), "method": "faircocco"},
+    ]
+    if network_score is not None:
+        rows.append({**_row("n", 0.90, 0.81, network_score), "method": "nn"})
+    return _runs(rows)
+
+
+def test_a_tolerance_relative_to_the_network_halves_its_score() -> None:
+    runs = _with_network(0.04)
+    chosen = select_runs(runs, tolerance=0.5, relative_to="nn").set_index("method")
+    # half of 0.04 is 0.02: f1 (0.03) is out, f2 (0.015) is the most accurate within
+    assert chosen.loc["faircocco", "run_id"] == "f2"
+    assert chosen.loc["faircocco", "selected_by"] == "tolerance"
+    # the network is never within half of itself: its fairest (only) run
+    assert chosen.loc["nn", "selected_by"] == "fairest"
+    # an absolute tolerance of 0.5 would take the most accurate setting
+    assert select_runs(runs, tolerance=0.5).set_index("method").loc["faircocco", "run_id"] == "f1"
+
+
+def test_a_relative_tolerance_without_the_reference_selects_the_fairest() -> None:
+    chosen = select_runs(_with_network(None), tolerance=0.5, relative_to="nn")
+    assert chosen["run_id"].tolist() == ["f3"]
+    assert chosen["selected_by"].tolist() == ["fairest"]

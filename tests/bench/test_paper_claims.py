@@ -1,0 +1,86 @@
+"""The claims page: how a paired difference reads for a claim, and how comparisons make a
+verdict."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from faircocco_plugins.bench._paper_claims import (
+    FAILS,
+    FAVOURABLE,
+    HOLDS,
+    MARGIN,
+    PARTLY,
+    UNDECIDED,
+    UNFAVOURABLE,
+    UNTESTABLE,
+    Claim,
+    Comparison,
+    _score_deo_pairs,
+)
+from faircocco_plugins.bench._paper_common import PairedDifference
+
+
+def _comparison(low: float, high: float, expect: str, n: int = 5) -> Comparison:
+    return Comparison("x", PairedDifference((low + high) / 2, low, high, n), expect)
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "expect", "outcome"),
+    [
+        (-0.03, -0.01, "lower", FAVOURABLE),
+        (0.01, 0.03, "lower", UNFAVOURABLE),
+        (-0.01, 0.01, "lower", UNDECIDED),
+        (0.01, 0.03, "higher", FAVOURABLE),
+        (-0.03, -0.01, "higher", UNFAVOURABLE),
+        (-0.01, 0.01, "higher", UNDECIDED),
+        # not worse: within the margin below zero is enough, beyond it is unfavourable
+        (-MARGIN / 2, 0.01, "not_worse", FAVOURABLE),
+        (-3 * MARGIN, -2 * MARGIN, "not_worse", UNFAVOURABLE),
+        (-2 * MARGIN, 0.0, "not_worse", UNDECIDED),
+    ],
+)
+def test_an_interval_reads_by_the_side_the_claim_predicts(
+    low: float, high: float, expect: str, outcome: str
+) -> None:
+    assert _comparison(low, high, expect).outcome == outcome
+
+
+def test_one_seed_decides_nothing() -> None:
+    single = Comparison("x", PairedDifference(-0.5, math.nan, math.nan, 1), "lower")
+    assert single.outcome == UNDECIDED
+
+
+def test_verdict_from_the_comparisons() -> None:
+    good, bad, unsure = (-0.03, -0.01), (0.01, 0.03), (-0.01, 0.01)
+
+    def claim(*intervals: tuple[float, float]) -> Claim:
+        return Claim(1, "t", "p", "x", [_comparison(lo, hi, "lower") for lo, hi in intervals])
+
+    assert claim(good, good).verdict == HOLDS
+    assert claim(good, unsure, bad).verdict == PARTLY
+    assert claim(unsure, bad).verdict == FAILS
+    assert claim().verdict == UNTESTABLE
+    assert claim(good, unsure, bad).counts() == "1 favourable, 1 undecided, 1 unfavourable"
+    empty = Comparison("x", PairedDifference(math.nan, math.nan, math.nan, 0), "lower")
+    assert Claim(1, "t", "p", "x", [empty]).verdict == UNTESTABLE
+
+
+def test_score_and_deo_are_paired_per_attribute_where_there_are_attributes() -> None:
+    runs = pd.DataFrame(
+        {
+            "test.faircocco": [0.3, 0.4],
+            "test.deo": [0.5, 0.6],
+            "test.faircocco_eo[age]": [0.1, 0.2],
+            "test.deo[age]": [0.01, 0.02],
+            "test.faircocco_eo[sex]": [0.3, None],
+            "test.deo[sex]": [0.03, 0.04],
+        }
+    )
+    pairs = _score_deo_pairs(runs)
+    assert pairs.values.tolist() == [[0.1, 0.01], [0.2, 0.02], [0.3, 0.03]]
+    joint = _score_deo_pairs(runs[["test.faircocco", "test.deo"]])
+    assert joint.values.tolist() == [[0.3, 0.5], [0.4, 0.6]]
