@@ -45,3 +45,22 @@ numpydoc_class_members_toctree = False
 html_theme = "alabaster"
 html_title = f"FairCOCCO plugins {release}"
 html_static_path = ["_static"]
+
+
+def setup(app):
+    """Register the ``statistic-options`` directive: the table of the statistic's options,
+    rendered from their one definition (``faircocco_plugins._options``)."""
+    from docutils import nodes
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+
+    from faircocco_plugins._options import options_table
+
+    class StatisticOptions(SphinxDirective):
+        def run(self):
+            container = nodes.section()
+            self.state.nested_parse(StringList(options_table().splitlines()), 0, container)
+            return container.children
+
+    app.add_directive("statistic-options", StatisticOptions)
+    return {"parallel_read_safe": True}

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import array_api_compat
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
@@ -14,8 +13,10 @@ from tqdm.auto import tqdm
 from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._inputs import JOINT_ROW, report_labels
+from ._options import Options, statistic_default
+from ._output import as_output
 from ._params import Interval, check_bool, check_params
-from ._problem import Options, Problem, fit_stream, report_columns, select_columns
+from ._problem import Problem, fit_stream, report_columns, select_columns
 from ._strata import members_of, permutation_batches
 from ._terms import Terms
 from ._threads import in_memory_on_one_blas_thread
@@ -27,14 +28,14 @@ def faircocco_statistic(
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = "dp",
-    method: str = "auto",
-    rank: int | None = None,
-    eps: float = 1e-4,
-    conditioning_eps: float | None = None,
-    attribute_kernel: str = "product",
-    bandwidth: str | float = "median",
-    random_state: int | None = None,
+    notion: str = statistic_default("notion"),
+    method: str = statistic_default("method"),
+    rank: int | None = statistic_default("rank"),
+    eps: float = statistic_default("eps"),
+    conditioning_eps: float | None = statistic_default("conditioning_eps"),
+    attribute_kernel: str = statistic_default("attribute_kernel"),
+    bandwidth: str | float = statistic_default("bandwidth"),
+    random_state: int | None = statistic_default("random_state"),
     data: Any = None,
 ) -> Any:
     """The unnormalised FairCOCCO statistic ``I_F``, the squared Hilbert-Schmidt norm.
@@ -58,18 +59,9 @@ def faircocco_statistic(
     >>> faircocco_statistic(a + rng.normal(size=300), a) > 0
     True
     """
-    options = Options.check(
-        notion=notion,
-        method=method,
-        rank=rank,
-        eps=eps,
-        conditioning_eps=conditioning_eps,
-        attribute_kernel=attribute_kernel,
-        bandwidth=bandwidth,
-        random_state=random_state,
-    )
+    options = Options.of_call(locals())
     terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
-    return _output(terms.statistic, y_pred)
+    return as_output(terms.statistic, y_pred)
 
 
 @in_memory_on_one_blas_thread
@@ -78,14 +70,14 @@ def faircocco_score(
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = "dp",
-    method: str = "auto",
-    rank: int | None = None,
-    eps: float = 1e-4,
-    conditioning_eps: float | None = None,
-    attribute_kernel: str = "product",
-    bandwidth: str | float = "median",
-    random_state: int | None = None,
+    notion: str = statistic_default("notion"),
+    method: str = statistic_default("method"),
+    rank: int | None = statistic_default("rank"),
+    eps: float = statistic_default("eps"),
+    conditioning_eps: float | None = statistic_default("conditioning_eps"),
+    attribute_kernel: str = statistic_default("attribute_kernel"),
+    bandwidth: str | float = statistic_default("bandwidth"),
+    random_state: int | None = statistic_default("random_state"),
     adjusted: bool = False,
     data: Any = None,
 ) -> Any:
@@ -165,22 +157,13 @@ def faircocco_score(
     >>> 0.0 <= faircocco_score(y_pred, np.column_stack([sex, age])) <= 1.0
     True
     """
-    options = Options.check(
-        notion=notion,
-        method=method,
-        rank=rank,
-        eps=eps,
-        conditioning_eps=conditioning_eps,
-        attribute_kernel=attribute_kernel,
-        bandwidth=bandwidth,
-        random_state=random_state,
-    )
+    options = Options.of_call(locals())
     adjusted = check_bool(adjusted, "adjusted")
     terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     score = _bounded(terms.score())
     if adjusted:
         score = terms.adjusted(score)
-    return _output(score, y_pred)
+    return as_output(score, y_pred)
 
 
 @in_memory_on_one_blas_thread
@@ -189,14 +172,14 @@ def faircocco_report(
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = "dp",
-    method: str = "auto",
-    rank: int | None = None,
-    eps: float = 1e-4,
-    conditioning_eps: float | None = None,
-    attribute_kernel: str = "product",
-    bandwidth: str | float = "median",
-    random_state: int | None = None,
+    notion: str = statistic_default("notion"),
+    method: str = statistic_default("method"),
+    rank: int | None = statistic_default("rank"),
+    eps: float = statistic_default("eps"),
+    conditioning_eps: float | None = statistic_default("conditioning_eps"),
+    attribute_kernel: str = statistic_default("attribute_kernel"),
+    bandwidth: str | float = statistic_default("bandwidth"),
+    random_state: int | None = statistic_default("random_state"),
     data: Any = None,
 ) -> pd.DataFrame:
     """Scores for all sensitive attributes jointly and for each one alone.
@@ -229,25 +212,13 @@ def faircocco_report(
     >>> list(report.index)
     ['joint', 'sex', 'age']
     """
-    options = Options.check(
-        notion=notion,
-        method=method,
-        rank=rank,
-        eps=eps,
-        conditioning_eps=conditioning_eps,
-        attribute_kernel=attribute_kernel,
-        bandwidth=bandwidth,
-        random_state=random_state,
-    )
+    options = Options.of_call(locals())
     rows = _terms(y_pred, sensitive_features, y_true, data, options, report=True)
     return pd.DataFrame.from_dict(
         {name: _report_row(t) for name, t in rows.items()}, orient="index"
     )
 
 
-#: The permutation test's default ``eps``: larger than the score's, for power (see
-#: :func:`independence_test`).
-TEST_EPS = 1.0
 #: The permutation test's default kernel widths, as multiples of the bandwidth: the median
 #: distance alone is blind to smooth dependence that wider kernels see, and wider kernels to
 #: fine dependence (see :func:`independence_test`).
@@ -288,15 +259,15 @@ def independence_test(
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = "dp",
+    notion: str = statistic_default("notion", "test"),
     n_permutations: int = 1000,
-    random_state: int | None = None,
-    method: str = "auto",
-    rank: int | None = None,
-    eps: float = TEST_EPS,
-    conditioning_eps: float | None = None,
-    attribute_kernel: str = "product",
-    bandwidth: str | float = "median",
+    random_state: int | None = statistic_default("random_state", "test"),
+    method: str = statistic_default("method", "test"),
+    rank: int | None = statistic_default("rank", "test"),
+    eps: float = statistic_default("eps", "test"),
+    conditioning_eps: float | None = statistic_default("conditioning_eps", "test"),
+    attribute_kernel: str = statistic_default("attribute_kernel", "test"),
+    bandwidth: str | float = statistic_default("bandwidth", "test"),
     widths: Sequence[float] = TEST_WIDTHS,
     progress: bool = False,
 ) -> IndependenceTestResult:
@@ -352,16 +323,7 @@ def independence_test(
     check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
     progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
-    options = Options.check(
-        notion=notion,
-        method=method,
-        rank=rank,
-        eps=eps,
-        conditioning_eps=conditioning_eps,
-        attribute_kernel=attribute_kernel,
-        bandwidth=bandwidth,
-        random_state=random_state,
-    )
+    options = Options.of_call(locals())
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fits = [problem.fit(width) for width in widths]
     # the strata come from the conditioning variable, whose bandwidth no width changes
@@ -478,18 +440,6 @@ def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[s
 def _bounded(value: Any) -> Any:
     xp = namespace(value)
     return xp.clip(value, min=0.0, max=1.0)
-
-
-def _output(value: Any, y_pred: Any) -> Any:
-    """A float for numpy input; a tensor of ``y_pred``'s floating dtype for tensor input."""
-    if isinstance(value, np.ndarray | np.generic):
-        return float(value)
-    if value.dtype == getattr(y_pred, "dtype", None):
-        return value  # cheaper than the namespace lookup, and per training batch
-    xp = namespace(value)
-    if array_api_compat.is_array_api_obj(y_pred) and xp.isdtype(y_pred.dtype, "real floating"):
-        return xp.astype(value, y_pred.dtype)
-    return value
 
 
 def _report_row(terms: Terms) -> dict[str, Any]:

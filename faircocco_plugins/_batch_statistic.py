@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from ._api import _output
 from ._backend import (
     PsdSolver,
     divide_by_lower_transposed,
@@ -41,7 +40,9 @@ from ._kernels import (
 )
 from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, FeatureMap, incomplete_cholesky, pivot_tolerance, row_kronecker
-from ._problem import Options, Problem, fit_scaling, roles_of
+from ._options import Options, statistic_default
+from ._output import as_output
+from ._problem import Problem, fit_scaling, roles_of
 from ._row_table import RowTable
 from ._strata import Strata
 from ._terms import Role
@@ -127,14 +128,14 @@ class BatchStatistic:
 
     def __init__(
         self,
-        notion: str = "eo",
+        notion: str = statistic_default("notion", "batch"),
         *,
-        rank: int | None = None,
-        eps: float = 1e-4,
-        conditioning_eps: float | None = None,
-        attribute_kernel: str = "product",
-        bandwidth: str | float = "median",
-        random_state: int | None = None,
+        rank: int | None = statistic_default("rank", "batch"),
+        eps: float = statistic_default("eps", "batch"),
+        conditioning_eps: float | None = statistic_default("conditioning_eps", "batch"),
+        attribute_kernel: str = statistic_default("attribute_kernel", "batch"),
+        bandwidth: str | float = statistic_default("bandwidth", "batch"),
+        random_state: int | None = statistic_default("random_state", "batch"),
         chance_adjusted: bool = False,
     ) -> None:
         if not isinstance(chance_adjusted, bool):
@@ -142,16 +143,7 @@ class BatchStatistic:
                 f"chance_adjusted must be True or False; got {type(chance_adjusted).__name__}."
             )
         self.chance_adjusted = chance_adjusted
-        self.options = Options.check(
-            notion=notion,
-            method="lowrank",
-            rank=rank,
-            eps=eps,
-            conditioning_eps=conditioning_eps,
-            attribute_kernel=attribute_kernel,
-            bandwidth=bandwidth,
-            random_state=random_state,
-        )
+        self.options = Options.of_call(locals(), method="lowrank")
         if notion == "cal":
             raise ValueError(
                 "BatchStatistic supports notion='dp' and 'eo': calibration conditions on the "
@@ -272,14 +264,14 @@ class BatchStatistic:
         )
         x = y_pred if is_array_api_obj(y_pred) else pred
         if self._host_rows.sensitive_is_constant(rows):
-            return _output(host_function(_zero, x, pred), y_pred)
+            return as_output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
         # with several attributes the side is wide enough for OpenBLAS to spread a product over
         # threads, which is slower on two cores; a narrow side's products stay on one thread
         # anyway, and switching the thread count would cost more than it saves
         with single_blas_thread() if self._wide_side else nullcontext():
             statistic = host_function(self._statistic(rows, shift), x, pred)
-        return _output(statistic, y_pred)
+        return as_output(statistic, y_pred)
 
     def _checked_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any

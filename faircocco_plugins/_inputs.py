@@ -24,8 +24,6 @@ import pandas as pd
 
 from ._backend import host_array, namespace
 
-METHODS = ("auto", "exact", "lowrank")
-ATTRIBUTE_KERNELS = ("product", "joint")
 #: The label of the report's row of all attributes together.
 JOINT_ROW = "joint"
 
@@ -76,12 +74,6 @@ class Variable:
         return Variable(
             self.argument, None, (), self.codes[:, j : j + 1], (name,), (self.levels[j],), (name,)
         )
-
-
-def check_choice(value: object, argument: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{argument}={value!r} is not valid; expected one of {list(choices)}.")
-    return value
 
 
 def is_array_api_obj(value: object) -> bool:

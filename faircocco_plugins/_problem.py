@@ -30,12 +30,9 @@ from ._backend import namespace, to_host
 from ._exact import MAX_EXACT_ROWS, ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
-    ATTRIBUTE_KERNELS,
     JOINT_ROW,
-    METHODS,
     Variable,
     align_by_index,
-    check_choice,
     check_lengths,
     check_level_combinations,
     computation_reference,
@@ -46,88 +43,16 @@ from ._kernels import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from ._levels import MAX_LEVELS
 from ._local_null import LocalPermutationFit
 from ._lowrank import MAX_COMBINATIONS, GroupedMoments, LowRankFit
-from ._params import RANDOM_STATE, Interval, check_params
+from ._options import Options
 from ._row_order import canonical_order, in_order
 from ._strata import Strata, is_discrete
-from ._terms import ConstantAttributesFit, Ridge, Role
+from ._terms import ConstantAttributesFit, Role
 from ._threads import single_blas_thread
-from ._vocabulary import NOTIONS
 
 #: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
 #: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance
 #: docs, "Why the fast paths exist").
 AUTO_EXACT_BELOW = 128
-
-
-@dataclass(frozen=True)
-class Options:
-    """Validated estimator settings shared by the public functions."""
-
-    notion: str
-    method: str
-    rank: int | None
-    eps: float
-    attribute_kernel: str
-    bandwidth: str | float
-    random_state: int | None
-    conditioning_eps: float | None = None
-
-    @property
-    def ridge(self) -> Ridge:
-        """The ridges of the operators: ``conditioning_eps`` (default ``eps``) for ``c``."""
-        conditioning = self.eps if self.conditioning_eps is None else self.conditioning_eps
-        return Ridge(self.eps, conditioning)
-
-    @classmethod
-    def check(
-        cls,
-        *,
-        notion: str,
-        method: str,
-        rank: int | None,
-        eps: float,
-        attribute_kernel: str,
-        bandwidth: str | float,
-        random_state: int | None,
-        conditioning_eps: float | None = None,
-    ) -> Options:
-        check_choice(notion, "notion", NOTIONS)
-        check_choice(method, "method", METHODS)
-        check_choice(attribute_kernel, "attribute_kernel", ATTRIBUTE_KERNELS)
-        check_params(
-            {"rank": rank, "random_state": random_state},
-            {"rank": Interval("integer", 1, optional=True), "random_state": RANDOM_STATE},
-        )
-        if not _is_positive_number(eps):
-            raise ValueError(f"eps={eps!r} is not valid; expected a positive finite number.")
-        if conditioning_eps is not None and not _is_positive_number(conditioning_eps):
-            raise ValueError(
-                f"conditioning_eps={conditioning_eps!r} is not valid; expected None or a "
-                "positive finite number."
-            )
-        if bandwidth != "median" and not _is_positive_number(bandwidth):
-            raise ValueError(
-                f"bandwidth={bandwidth!r} is not valid; expected 'median' or a positive number."
-            )
-        return cls(
-            notion,
-            method,
-            rank,
-            float(eps),
-            attribute_kernel,
-            bandwidth,
-            random_state,
-            None if conditioning_eps is None else float(conditioning_eps),
-        )
-
-
-def _is_positive_number(value: Any) -> bool:
-    """Whether ``value`` is a finite number above 0 (booleans are not numbers here)."""
-    return (
-        not isinstance(value, bool)
-        and isinstance(value, int | float | np.floating)
-        and bool(0 < value < np.inf)
-    )
 
 
 @dataclass(frozen=True)

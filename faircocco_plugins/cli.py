@@ -25,7 +25,8 @@ from typing import Any
 
 import pandas as pd
 
-from ._api import TEST_EPS, IndependenceTestResult, faircocco_report, independence_test
+from ._api import IndependenceTestResult, faircocco_report, independence_test
+from ._options import statistic_default
 from ._problem import MEASURED_AND_GIVEN, STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
@@ -59,6 +60,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "faircocco_plugins.bench._report_cli",
     "faircocco_plugins.bench._export_cli",
     "faircocco_plugins.bench._pages_cli",
+    "faircocco_plugins.bench._paper_experiments_cli",
 )
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
@@ -301,7 +303,8 @@ def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> st
     return (
         f"permutation test of {args.notion.upper()}, H0: {hypothesis}: p-value "
         f"{result.pvalue:.4f} ({args.permutations:,} permutations)\n"
-        f"  its statistic uses eps {TEST_EPS:g} and kernel widths {widths} × the median "
+        f"  its statistic uses eps {statistic_default('eps', 'test'):g} and kernel widths "
+        f"{widths} × the median "
         "distance, for power, so it is not the score above"
     )
 

@@ -40,8 +40,8 @@ import pandas as pd
 
 from ._inputs import align_by_index, is_nominal
 from ._kernels import median_distance
+from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 from ._params import Interval, check_params
-from ._problem import Options
 from ._vocabulary import KINDS, NOTIONS, TASKS
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
@@ -52,6 +52,7 @@ __all__ = [
     "METHOD_ENTRY_POINT_GROUP",
     "MULTIPLE_ATTRIBUTES",
     "NOTIONS",
+    "STATISTIC_OPTIONS",
     "TASKS",
     "TRAINING_SETTINGS",
     "BrokenMethodWarning",
@@ -72,6 +73,7 @@ __all__ = [
     "kind_from_levels",
     "median_distance",
     "outcome_kind",
+    "statistic_default",
 ]
 
 #: The entry-point group that adapters register their methods (:class:`MethodSpec`) under.
@@ -454,48 +456,6 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
                 f"method entry point skipped: {line}; {advice}", BrokenMethodWarning, stacklevel=2
             )
     return dict(sorted(found.items()))
-
-
-def check_statistic_options(
-    *,
-    notion: str = "dp",
-    method: str = "auto",
-    rank: int | None = None,
-    eps: float = 1e-4,
-    conditioning_eps: float | None = None,
-    attribute_kernel: str = "product",
-    bandwidth: str | float = "median",
-    random_state: int | None = None,
-) -> None:
-    """Check options of :func:`faircocco_plugins.faircocco_statistic` without computing it.
-
-    The same checks, and the same errors, as the statistic's, so that an adapter that stores
-    them (a penalty, a metric) fails when it is built rather than on its first batch.
-
-    Raises
-    ------
-    ValueError or TypeError
-        Naming the first invalid option.
-
-    Examples
-    --------
-    >>> from faircocco_plugins.plugins import check_statistic_options
-    >>> check_statistic_options(notion="eo", eps=0.3)
-    >>> check_statistic_options(notion="parity")
-    Traceback (most recent call last):
-        ...
-    ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', 'cal'].
-    """
-    Options.check(
-        notion=notion,
-        method=method,
-        rank=rank,
-        eps=eps,
-        conditioning_eps=conditioning_eps,
-        attribute_kernel=attribute_kernel,
-        bandwidth=bandwidth,
-        random_state=random_state,
-    )
 
 
 def attribute_kind(column: pd.Series) -> str:

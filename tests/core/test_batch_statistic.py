@@ -313,7 +313,7 @@ def test_bad_batches_of_floating_arrays_after_fit_get_the_full_validations_error
 def _null_subtracted(pred, sensitive, y, notion, ridges):
     """The core's low-rank statistic minus its permutation null (the chance-adjusted value)."""
     from faircocco_plugins._api import _terms
-    from faircocco_plugins._problem import Options
+    from faircocco_plugins._options import Options
 
     options = Options.check(
         notion=notion,

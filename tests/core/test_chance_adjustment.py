@@ -16,7 +16,8 @@ from reference import gaussian_kernel, r_matrix
 from threadpoolctl import threadpool_limits
 
 from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
-from faircocco_plugins._problem import Options, Problem, problem_roles, strata_of
+from faircocco_plugins._options import Options
+from faircocco_plugins._problem import Problem, problem_roles, strata_of
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,8 @@ from threadpoolctl import threadpool_limits
 from faircocco_plugins import faircocco_score, faircocco_statistic, independence_test
 from faircocco_plugins._kernels import KernelInput
 from faircocco_plugins._local_null import LocalPermutationFit
-from faircocco_plugins._problem import Options, Problem
+from faircocco_plugins._options import Options
+from faircocco_plugins._problem import Problem
 from faircocco_plugins._strata import LOCAL_STRATUM_ROWS, local_strata
 
 

@@ -25,7 +25,8 @@ from faircocco_plugins import (
     faircocco_statistic,
     independence_test,
 )
-from faircocco_plugins._problem import Options, Problem
+from faircocco_plugins._options import Options
+from faircocco_plugins._problem import Problem
 
 NOTIONS = ["dp", "eo", "cal"]
 

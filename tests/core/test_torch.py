@@ -198,7 +198,8 @@ def test_small_batches_with_many_levels_keep_a_narrow_factor():
     combinations times the pivots would be wider than the batch, so every column goes to
     incomplete Cholesky, and the statistic stays close to the exact one."""
     from faircocco_plugins._explicit import ExplicitRows
-    from faircocco_plugins._problem import Options, Problem, problem_roles
+    from faircocco_plugins._options import Options
+    from faircocco_plugins._problem import Problem, problem_roles
 
     rng = np.random.default_rng(4)
     levels = rng.integers(0, 5, size=(128, 2)) / 4

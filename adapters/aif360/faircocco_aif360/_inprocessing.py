@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 from aif360.algorithms import Transformer
 
+from faircocco_plugins.plugins import statistic_default
+
 from ._conversion import feature_columns, features, outcome, protected, task_of
 from ._network import NETWORK_DEFAULTS, fit_network
 
@@ -65,7 +67,7 @@ class FairCOCCOInprocessing(Transformer):
 
     def __init__(
         self,
-        notion: str = "eo",
+        notion: str = statistic_default("notion", "in-processing"),
         lam: float = 1.0,
         *,
         protected_as_features: bool = False,

@@ -6,10 +6,10 @@ from typing import Any
 
 import torch
 
-from faircocco_plugins.plugins import Interval, check_params
+from faircocco_plugins.plugins import Interval, check_params, statistic_default
 
 from ._encoding import SensitiveSchema
-from ._faircocco import PENALTY_CONDITIONING_EPS, PENALTY_EPS, FairCOCCOPenalty
+from ._faircocco import FairCOCCOPenalty
 
 
 class FairCOCCOConstraint(FairCOCCOPenalty):
@@ -75,19 +75,19 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
 
     def __init__(
         self,
-        notion: str = "eo",
+        notion: str = statistic_default("notion", "penalty"),
         bound: float = 0.001,
         multiplier_lr: float = 100.0,
         multiplier_init: float = 0.0,
         multiplier_max: float | None = None,
-        method: str = "auto",
-        rank: int | None = None,
-        eps: float = PENALTY_EPS,
-        attribute_kernel: str = "product",
+        method: str = statistic_default("method", "penalty"),
+        rank: int | None = statistic_default("rank", "penalty"),
+        eps: float = statistic_default("eps", "penalty"),
+        attribute_kernel: str = statistic_default("attribute_kernel", "penalty"),
         *,
-        conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
+        conditioning_eps: float | None = statistic_default("conditioning_eps", "penalty"),
         chance_adjusted: bool | None = None,
-        bandwidth: str | float = "median",
+        bandwidth: str | float = statistic_default("bandwidth", "penalty"),
         schema: SensitiveSchema | None = None,
     ) -> None:
         super().__init__(

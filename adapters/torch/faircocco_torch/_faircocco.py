@@ -7,21 +7,18 @@ from typing import Any, ClassVar
 import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
-from faircocco_plugins.plugins import check_statistic_options
+from faircocco_plugins.plugins import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 
 from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
 from ._encoding import SensitiveSchema
 
-#: ``ε`` of the predictions' and attributes' operators in training. A mini-batch of N rows
-#: needs ``ε`` far above ``N^(-1/3)`` (0.2 at N = 128) for the regularised operators to estimate
-#: their population values (Fukumizu et al., 2008); at the paper's 1e-4 the statistic of a batch
-#: is mostly its finite-sample floor, and its gradient drove training to collapse (see the
-#: training guide's "Choosing ε" for the measurements).
-PENALTY_EPS = 0.3
-#: ``ε`` of the outcome's operator under EO: conditioning stays almost exact, so that predicting
-#: the outcome is not penalised (the outcome is data, so a small ridge adds no noise).
-PENALTY_CONDITIONING_EPS = 1e-4
+#: The statistic's options a penalty takes, with their defaults and reasons in the core's table
+#: (``statistic_default(name, "penalty")``; the training guide's "Choosing ε" has the
+#: measurements behind ``eps``).
+PENALTY_OPTIONS: tuple[str, ...] = tuple(
+    name for name, option in STATISTIC_OPTIONS.items() if "penalty" in option.defaults
+)
 
 
 class FairCOCCOPenalty(FairnessPenalty):
@@ -137,16 +134,16 @@ class FairCOCCOPenalty(FairnessPenalty):
 
     def __init__(
         self,
-        notion: str = "eo",
+        notion: str = statistic_default("notion", "penalty"),
         lam: float = 1.0,
-        method: str = "auto",
-        rank: int | None = None,
-        eps: float = PENALTY_EPS,
-        attribute_kernel: str = "product",
+        method: str = statistic_default("method", "penalty"),
+        rank: int | None = statistic_default("rank", "penalty"),
+        eps: float = statistic_default("eps", "penalty"),
+        attribute_kernel: str = statistic_default("attribute_kernel", "penalty"),
         *,
-        conditioning_eps: float | None = PENALTY_CONDITIONING_EPS,
+        conditioning_eps: float | None = statistic_default("conditioning_eps", "penalty"),
         chance_adjusted: bool | None = None,
-        bandwidth: str | float = "median",
+        bandwidth: str | float = statistic_default("bandwidth", "penalty"),
         schema: SensitiveSchema | None = None,
     ) -> None:
         super().__init__(notion=notion, lam=lam, schema=schema)
@@ -168,27 +165,13 @@ class FairCOCCOPenalty(FairnessPenalty):
         #: refit every kernel on every batch
         self._batches: BatchStatistic | None = None
         if batched:
-            self._batches = BatchStatistic(
-                notion,
-                rank=rank,
-                eps=eps,
-                conditioning_eps=conditioning_eps,
-                attribute_kernel=attribute_kernel,
-                bandwidth=bandwidth,
-                chance_adjusted=self.chance_adjusted,
-            )
+            options = self._statistic_options()
+            del options["method"]  # the batch statistic is low-rank
+            self._batches = BatchStatistic(**options, chance_adjusted=self.chance_adjusted)
         #: class labels of integer outcomes, fitted with the kernels
         self._classes: torch.Tensor | None = None
         # fail at construction rather than at the first batch
-        check_statistic_options(
-            notion=notion,
-            method=method,
-            rank=rank,
-            eps=eps,
-            conditioning_eps=conditioning_eps,
-            attribute_kernel=attribute_kernel,
-            bandwidth=bandwidth,
-        )
+        check_statistic_options(**self._statistic_options())
 
     def fit(self, sensitive: Any, y_true: Any = None) -> FairCOCCOPenalty:
         """Fit the kernels of the sensitive attributes and outcomes on the training data.
@@ -270,15 +253,13 @@ class FairCOCCOPenalty(FairnessPenalty):
             pred[:, 0] if pred.shape[1] == 1 else pred,
             batch.sensitive,
             y_true=truth,
-            notion=self.notion,
-            method=self.method,
-            rank=self.rank,
-            eps=self.eps,
-            conditioning_eps=self.conditioning_eps,
-            attribute_kernel=self.attribute_kernel,
-            bandwidth=self.bandwidth,
+            **self._statistic_options(),
         )
         return value.to(batch.pred.dtype)
+
+    def _statistic_options(self) -> dict[str, Any]:
+        """The statistic's options, as this penalty holds them."""
+        return {name: getattr(self, name) for name in PENALTY_OPTIONS}
 
     def extra_repr(self) -> str:
         return f"notion={self.notion!r}, lam={self.lam}, method={self.method!r}"

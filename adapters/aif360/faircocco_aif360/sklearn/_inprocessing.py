@@ -9,6 +9,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from faircocco_plugins.plugins import statistic_default
+
 from .._network import NETWORK_DEFAULTS, fit_network
 
 
@@ -62,7 +64,7 @@ class FairCOCCOInprocessing(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         prot_attr: Any = None,
-        notion: str = "eo",
+        notion: str = statistic_default("notion", "in-processing"),
         lam: float = 1.0,
         *,
         drop_prot_attr: bool = True,
