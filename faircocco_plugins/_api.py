@@ -10,14 +10,15 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ._backend import as_numpy_scalar, namespace
+from ._backend import as_numpy_scalar, device_terms, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._inputs import JOINT_ROW, report_labels
 from ._options import Options, statistic_default
 from ._output import as_output
 from ._params import Interval, check_bool, check_params
-from ._problem import Problem, fit_stream, report_columns, select_columns
+from ._problem import Problem, report_columns, select_columns
 from ._strata import members_of, permutation_batches
+from ._stream import fit_stream
 from ._terms import Terms
 from ._threads import in_memory_on_one_blas_thread
 
@@ -414,12 +415,18 @@ def _terms(
 
 
 def _problem_terms(problem: Problem, report: bool) -> dict[str, Terms]:
-    terms = {JOINT_ROW: problem.fit().terms}
+    terms = {JOINT_ROW: _fitted_terms(problem)}
     if report:
         names = problem.sensitive.names
         for name, label in zip(names, report_labels(names), strict=True):
-            terms[label] = problem.attribute(name).fit().terms
+            terms[label] = _fitted_terms(problem.attribute(name))
     return terms
+
+
+def _fitted_terms(problem: Problem) -> Terms:
+    """The terms of ``problem``: torch tensors' on their device (:mod:`._torch_route`)."""
+    terms = device_terms(problem)
+    return problem.fit().terms if terms is None else terms
 
 
 def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[str], str | None]:

@@ -15,16 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from ._problem import (
-    STREAM_FIT_ROWS,
-    Options,
-    StreamFit,
-    StreamMoments,
-    check_columns,
-    fit_in_memory,
-    row_blocks,
-    start_streams,
-)
+from ._options import Options
+from ._problem import check_columns
+from ._stream import STREAM_FIT_ROWS, StreamMoments, fit_in_memory, row_blocks, start_streams
+from ._terms import Route
 from ._threads import single_blas_thread
 
 
@@ -37,7 +31,7 @@ def fit_dask(
     data: Any,
     column_sets: Mapping[str, tuple[str, list[str], str | None]],
     options: Options,
-) -> dict[str, StreamFit]:
+) -> dict[str, Route]:
     """The fit of each set of columns of the Dask DataFrame ``data``, in one pass."""
     import dask
 

@@ -70,8 +70,11 @@ class ExactFit:
             rank=u.n,
             method="exact",
             n=u.n,
-            norms=lambda: (xp.sqrt(xp.sum(u_side * u_side)), xp.sqrt(xp.sum(e_side * e_side))),
-            expected_statistic=self._null_statistic,
+            compute_norms=lambda: (
+                xp.sqrt(xp.sum(u_side * u_side)),
+                xp.sqrt(xp.sum(e_side * e_side)),
+            ),
+            compute_null_statistic=self._null_statistic,
         )
 
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:

@@ -23,10 +23,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ._exact import ExactFit
 from ._kernels import KernelInput
-from ._lowrank import LowRankFit
 from ._strata import local_strata, members_of, permutation_batches
+from ._terms import RefittableRoute
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
 #: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
@@ -44,7 +43,7 @@ class LocalPermutationFit:
 
     def __init__(
         self,
-        fit: ExactFit | LowRankFit,
+        fit: RefittableRoute,
         attributes: Callable[[np.ndarray], KernelInput],
         given: KernelInput,
         random_state: int | None,
@@ -53,7 +52,7 @@ class LocalPermutationFit:
         self._attributes = attributes
         self._given = given
         self._seed = 0 if random_state is None else random_state
-        self.terms = replace(fit.terms, expected_statistic=self._null_statistic)
+        self.terms = replace(fit.terms, compute_null_statistic=self._null_statistic)
 
     @cached_property
     def strata(self) -> np.ndarray:

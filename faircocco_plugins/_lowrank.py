@@ -677,11 +677,11 @@ class LowRankFit:
             rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
             method="lowrank",
             n=n,
-            norms=lambda: (
+            compute_norms=lambda: (
                 _norm(centred, solvers, U),
                 _norm(centred, solvers, E),
             ),
-            expected_statistic=self._null_statistic,
+            compute_null_statistic=self._null_statistic,
         )
 
     @cached_property

@@ -13,16 +13,19 @@ with ``R_c`` the conditioning variable. With ``M = P R_u P``:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ._backend import as_numpy_scalar, namespace
 from ._inputs import Variable
+
+if TYPE_CHECKING:
+    from ._kernels import KernelInput
 
 
 class Role(StrEnum):
@@ -81,32 +84,35 @@ class Terms:
 
     ``statistic`` and the norms ``||R_u P||_F`` and ``||R_e P||_F`` of the score's denominator
     are 0-d arrays of the computation namespace (they carry gradients under torch);
-    ``null_statistic`` is the expected statistic under the permutation null, a float. The norms
-    and the null are computed on first use: a training penalty needs neither.
+    ``null_statistic`` is the expected statistic under the permutation null, a float. Both the
+    norms and the null are computed on first use, by ``compute_norms`` and
+    ``compute_null_statistic``: a training penalty needs neither.
     """
 
     statistic: Any
     rank: int
     method: str
     n: int
-    norms: Callable[[], tuple[Any, Any]] = field(repr=False)
-    expected_statistic: Callable[[], float] = field(repr=False)
+    compute_norms: Callable[[], tuple[Any, Any]] = field(repr=False)
+    compute_null_statistic: Callable[[], float] = field(repr=False)
 
     @cached_property
     def null_statistic(self) -> float:
-        return self.expected_statistic()
+        """The expected statistic under the permutation null (NaN when unknown)."""
+        return self.compute_null_statistic()
 
     @cached_property
-    def _norms(self) -> tuple[Any, Any]:
-        return self.norms()
+    def denominator_norms(self) -> tuple[Any, Any]:
+        """``(||R_u P||_F, ||R_e P||_F)``, the factors of the score's denominator."""
+        return self.compute_norms()
 
     @property
     def norm_u(self) -> Any:
-        return self._norms[0]
+        return self.denominator_norms[0]
 
     @property
     def norm_e(self) -> Any:
-        return self._norms[1]
+        return self.denominator_norms[1]
 
     def score(self) -> Any:
         """The normalised statistic, defined as 0 when either variable is constant."""
@@ -132,6 +138,41 @@ class Terms:
         if null >= 1.0:
             return score * 0.0
         return namespace(score).clip((score - null) / (1.0 - null), min=0.0, max=1.0)
+
+
+@runtime_checkable
+class Route(Protocol):
+    """One route to the statistic of a notion: its :class:`Terms` and its permutation null.
+
+    The exact estimator (:class:`._exact.ExactFit`), the low-rank one
+    (:class:`._lowrank.LowRankFit`), the local permutation null of a continuous conditioning
+    variable (:class:`._local_null.LocalPermutationFit`) and constant attributes
+    (:class:`ConstantAttributesFit`) implement it; the public functions see only this.
+    ``tests/core/test_routes.py`` checks every route against it and against each other.
+    """
+
+    #: the statistic, the score's denominator and the null mean
+    terms: Terms
+
+    @property
+    def strata(self) -> np.ndarray:
+        """Stratum of each row, within which permutations shuffle attribute rows."""
+        ...
+
+    def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
+        """The statistic under each row of ``permutations`` (``B × N``) of the attribute
+        rows."""
+        ...
+
+
+@runtime_checkable
+class RefittableRoute(Route, Protocol):
+    """A route that also recomputes the statistic with other attributes, each refitted on
+    itself as the observed ones were: what the local permutation null permutes through."""
+
+    def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
+        """The statistic with the extended attributes replaced by each of ``inputs``."""
+        ...
 
 
 #: Below this the denominator is treated as 0: a constant variable has centred Gram 0, so its
@@ -176,8 +217,8 @@ class ConstantAttributesFit:
             rank=0,
             method=method,
             n=pred.n,
-            norms=lambda: (zero, zero),
-            expected_statistic=lambda: 0.0,
+            compute_norms=lambda: (zero, zero),
+            compute_null_statistic=lambda: 0.0,
         )
         self.strata = np.zeros(pred.n, dtype=np.int64)
 

@@ -27,7 +27,8 @@ import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._options import statistic_default
-from ._problem import MEASURED_AND_GIVEN, STREAM_FIT_ROWS
+from ._problem import MEASURED_AND_GIVEN
+from ._stream import STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30
