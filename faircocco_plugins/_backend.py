@@ -166,6 +166,17 @@ def _torch_engine() -> Any:
     return _torch_engine
 
 
+def device_terms(problem: Any) -> Any:
+    """The terms of a :class:`._problem.Problem` of torch tensors computed on their device
+    (:mod:`._torch_route`, imported on the first one); None for other problems and for those
+    the device route leaves to the host route."""
+    if isinstance(problem.like, np.ndarray) or not array_api_compat.is_torch_array(problem.like):
+        return None
+    from . import _torch_route
+
+    return _torch_route.device_terms(problem)
+
+
 def host_array(value: Any) -> Any:
     """A tensor as a detached numpy array (floating as float64); other values as they are."""
     if not array_api_compat.is_array_api_obj(value) or isinstance(value, np.ndarray):

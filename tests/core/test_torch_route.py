@@ -1,0 +1,195 @@
+"""The device route of torch tensors (:mod:`faircocco_plugins._torch_route`) against the host
+route of numpy arrays: same order, bandwidths, levels and pivots, so the same statistic and
+score up to the order of floating-point sums. Run on CPU tensors; the route is the same code
+on an accelerator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from faircocco_plugins import faircocco_score, faircocco_statistic
+from faircocco_plugins._kernels import median_distance
+from faircocco_plugins._lowrank import MAX_RANK, incomplete_cholesky
+
+torch = pytest.importorskip("torch")
+
+from faircocco_plugins import _torch_route  # noqa: E402
+from faircocco_plugins._torch_bandwidth import median_distance as device_median  # noqa: E402
+from faircocco_plugins._torch_cholesky import (  # noqa: E402
+    incomplete_cholesky as device_cholesky,
+)
+from faircocco_plugins._torch_order import canonical_order  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def device_calls(monkeypatch):
+    """Counts the problems the device route answers (rather than leaving to the host)."""
+    answered = []
+    original = _torch_route.device_terms
+
+    def counted(problem):
+        terms = original(problem)
+        answered.append(terms is not None)
+        return terms
+
+    monkeypatch.setattr(_torch_route, "device_terms", counted)
+    return answered
+
+
+def attributes(kind, n, rng):
+    if kind == "binary":
+        return rng.integers(0, 2, n).astype(np.float64)
+    if kind == "categorical":
+        return rng.integers(0, 6, n).astype(np.float64)
+    if kind == "continuous":
+        return rng.normal(size=n)
+    # three mixed attributes: binary, categorical, continuous
+    return np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n)])
+
+
+def data(kind, n, seed):
+    rng = np.random.default_rng(seed)
+    a = attributes(kind, n, rng)
+    first = a if a.ndim == 1 else a[:, 0] + a[:, 2]
+    y = (rng.random(n) < 0.3 + 0.1 * (first > 0)).astype(np.float64)
+    pred = 0.5 * first + y + rng.normal(size=n)
+    return pred, a, y
+
+
+def both_routes(function, pred, a, y, **options):
+    expected = function(pred, a, y_true=y, **options)
+    got = function(torch.tensor(pred), torch.tensor(a), y_true=torch.tensor(y), **options)
+    return expected, got
+
+
+@pytest.mark.parametrize("kind", ["binary", "categorical", "continuous", "mixed"])
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lowrank_statistic_and_score_equal_the_host_route(kind, notion, seed, device_calls):
+    pred, a, y = data(kind, 1500, seed)
+    for function in (faircocco_statistic, faircocco_score):
+        expected, got = both_routes(function, pred, a, y, notion=notion, method="lowrank")
+        assert isinstance(got, torch.Tensor)
+        # measured: at most 1.7e-13 relative (the order of sums differs)
+        assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert device_calls == [True, True]
+
+
+@pytest.mark.parametrize("kind", ["binary", "mixed"])
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_exact_statistic_equals_the_host_route(kind, notion, device_calls):
+    pred, a, y = data(kind, 300, 3)
+    expected, got = both_routes(faircocco_statistic, pred, a, y, notion=notion, method="exact")
+    # measured: at most 1.6e-12 relative, as the host route of tensors (torch's N × N solves)
+    assert got.item() == pytest.approx(expected, rel=5e-12, abs=1e-15)
+    assert device_calls == [True]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_row_order_does_not_change_the_device_route(notion):
+    pred, a, y = data("mixed", 1200, 4)
+    order = np.random.default_rng(5).permutation(pred.size)
+    values = [
+        faircocco_statistic(
+            torch.tensor(pred[rows]),
+            torch.tensor(a[rows]),
+            y_true=torch.tensor(y[rows]),
+            notion=notion,
+            method="lowrank",
+        ).item()
+        for rows in (np.arange(pred.size), order)
+    ]
+    assert values[0] == values[1]
+
+
+def test_tracked_predictions_keep_their_gradient_and_value(device_calls):
+    pred, a, y = data("mixed", 1000, 6)
+    expected = faircocco_statistic(pred, a, y_true=y, notion="cal", method="lowrank")
+    tracked = torch.tensor(pred, requires_grad=True)
+    got = faircocco_statistic(
+        tracked, torch.tensor(a), y_true=torch.tensor(y), notion="cal", method="lowrank"
+    )
+    got.backward()
+    assert got.item() == pytest.approx(expected, rel=2e-12)
+    assert tracked.grad is not None and torch.isfinite(tracked.grad).all()
+    assert tracked.grad.abs().sum() > 0
+    assert device_calls == [True]
+
+
+def test_a_fixed_bandwidth_and_a_rank_cap_are_honoured():
+    pred, a, y = data("mixed", 800, 7)
+    options = {"notion": "eo", "method": "lowrank", "bandwidth": 0.7, "rank": 5}
+    expected, got = both_routes(faircocco_statistic, pred, a, y, **options)
+    assert got.item() == pytest.approx(expected, rel=2e-12)
+
+
+def test_constant_attributes_score_zero_on_the_device_route():
+    pred, _, y = data("binary", 500, 8)
+    got = faircocco_score(torch.tensor(pred), torch.ones(500), y_true=torch.tensor(y), notion="eo")
+    assert got.item() == 0.0
+
+
+def test_nominal_attributes_take_the_host_route(device_calls):
+    pred, a, y = data("binary", 400, 9)
+    names = np.where(a > 0, "f", "m")
+    expected = faircocco_statistic(pred, names, y_true=y, notion="eo", method="lowrank")
+    got = faircocco_statistic(torch.tensor(pred), names, y_true=torch.tensor(y), notion="eo")
+    assert got.item() == pytest.approx(expected, rel=1e-12)
+    assert device_calls == [False]
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        np.random.default_rng(0).normal(size=(1000, 1)),
+        np.random.default_rng(1).integers(0, 2, (1000, 1)).astype(np.float64),
+        np.random.default_rng(2).normal(size=(700, 3)),
+        np.column_stack([np.random.default_rng(3).integers(0, 2, 900), np.zeros(900)]),
+        (np.random.default_rng(4).random((1000, 1)) < 0.9).astype(np.float64),
+        np.ones((40, 1)),
+    ],
+)
+def test_median_distance_is_the_host_value_to_the_bit(sample):
+    assert device_median(torch.tensor(sample)).item() == median_distance(sample)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("columns", [1, 2])
+def test_incomplete_cholesky_chooses_the_host_pivots(seed, columns):
+    z = np.random.default_rng(seed).normal(size=(1500, columns))
+    pivots, factor = incomplete_cholesky(z, 1e-6, MAX_RANK)
+    got = device_cholesky(torch.tensor(z), 1e-6, MAX_RANK)
+    rank = int(got.rank)
+    assert np.array_equal(got.pivots[:rank].numpy(), pivots)
+    assert np.abs(got.rows[:rank].T.numpy() - factor).max() < 1e-11
+
+
+def test_equal_largest_residuals_go_to_the_smallest_values():
+    # every residual starts at 1: the first pivot is the smallest row, wherever it sits
+    z = torch.tensor([[3.0, 0.0], [1.0, 2.0], [1.0, 1.0], [5.0, 5.0]], dtype=torch.float64)
+    assert device_cholesky(z, 1e-6, 1).pivots.tolist() == [2]
+
+
+def test_canonical_order_sorts_rows_lexicographically():
+    columns = [torch.tensor([2.0, 1.0, 2.0, 1.0]), torch.tensor([0.0, 5.0, -1.0, 3.0])]
+    assert canonical_order(columns).tolist() == [3, 1, 2, 0]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_discrete_predictions_and_attributes_have_no_pivots(notion, device_calls):
+    rng = np.random.default_rng(10)
+    a = rng.integers(0, 3, 600).astype(np.float64)
+    y = rng.integers(0, 2, 600).astype(np.float64)
+    pred = np.clip(a + rng.integers(-1, 2, 600), 0, 3).astype(np.float64)
+    expected, got = both_routes(faircocco_score, pred, a, y, notion=notion, method="lowrank")
+    assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert device_calls == [True]
