@@ -14,7 +14,6 @@ from typing import Any
 
 import array_api_compat
 import numpy as np
-from scipy.linalg import get_lapack_funcs
 
 
 def namespace(*arrays: Any) -> Any:
@@ -63,7 +62,10 @@ def host_cholesky(a: np.ndarray) -> np.ndarray:
 @cache
 def _lapack(name: str, dtype: np.dtype) -> Any:
     """A LAPACK routine for ``dtype``: called directly, it costs a fifth of SciPy's checked
-    wrappers, which shows on the small factorisations of every training batch."""
+    wrappers, which shows on the small factorisations of every training batch. SciPy is
+    imported here, once, so that the plugin contract loads no scipy."""
+    from scipy.linalg import get_lapack_funcs
+
     return get_lapack_funcs(name, dtype=dtype)
 
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import array_api_compat
 import numpy as np
-from scipy.spatial.distance import pdist
 
 from ._backend import as_like, namespace, take_rows, to_host
 from ._inputs import Variable
@@ -76,6 +75,9 @@ def median_distance(sample: np.ndarray) -> float:
     their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
     column with many distinct values takes the median from a band of its sorted differences.
     """
+    # imported here, so that the plugin contract, which exports this function, loads no scipy
+    from scipy.spatial.distance import pdist
+
     column = np.sort(sample[:, 0]) if sample.shape[1] == 1 else None
     few = _few_distinct_rows(sample) if column is None else _few_distinct_values(column)
     if few is not None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .plugins import attribute_kind
+from ._column_kinds import attribute_kind
 
 __all__ = [
     "attribute_groups",

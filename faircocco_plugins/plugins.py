@@ -13,7 +13,12 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   :data:`DATASET_ENTRY_POINT_GROUP` loads to (or :func:`faircocco_plugins.datasets.register_dataset`
   registers in-process).
 * **The vocabulary** shared by both: :data:`TASKS`, :data:`NOTIONS`, :data:`KINDS`, and the
-  rules :func:`attribute_kind` and :func:`outcome_kind` that give a column its kind.
+  rules :func:`attribute_kind`, :func:`outcome_kind` and :func:`kind_from_levels` that give a
+  column its kind.
+* **The statistic's options** :data:`STATISTIC_OPTIONS`, with :func:`statistic_default` and
+  :func:`check_statistic_options`, for adapters that store them (a penalty, a metric).
+* **The parameter checks** :class:`Interval` and :func:`check_params`, for the parameters of
+  an adapter's own estimators, with the core's error messages.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
   that build kernels of their own (a baseline penalty, a reductions moment).
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
@@ -21,9 +26,12 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
 * **The warning** :class:`DegenerateModelWarning` that a method gives when its trained model
   predicts one class or one value; the harness judges such models itself and silences it.
 
+Everything but the contract itself (the method and warning classes, :func:`available_methods`
+and the constants below) is defined in the core module that owns it and exported from here.
 An adapter imports from here and from :mod:`faircocco_plugins`, never from a private
 ``faircocco_plugins._*`` module or from the harness; ``make test`` checks this with
-import-linter.
+import-linter, and ``tests/core/test_plugin_contract.py`` that importing this module loads no
+scipy, tqdm or platformdirs.
 """
 
 from __future__ import annotations
@@ -36,9 +44,9 @@ from importlib import metadata
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
 
-from ._inputs import align_by_index, is_nominal
+from ._column_kinds import attribute_kind, kind_from_levels, outcome_kind
+from ._inputs import align_by_index
 from ._kernels import median_distance
 from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 from ._params import Interval, check_params
@@ -456,87 +464,6 @@ def available_methods(*, on_error: Literal["raise", "warn"] = "raise") -> dict[s
                 f"method entry point skipped: {line}; {advice}", BrokenMethodWarning, stacklevel=2
             )
     return dict(sorted(found.items()))
-
-
-def attribute_kind(column: pd.Series) -> str:
-    """The kind of a sensitive attribute: ``"binary"``, ``"categorical"`` or ``"continuous"``.
-
-    Nominal columns (bool, categorical, string; see :func:`faircocco_plugins.is_nominal`) are
-    binary with at most two levels and categorical otherwise; numeric columns are binary with
-    at most two distinct values and continuous otherwise.
-
-    Parameters
-    ----------
-    column : pandas.Series
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from faircocco_plugins.plugins import attribute_kind
-    >>> attribute_kind(pd.Series(["a", "b", "c"])), attribute_kind(pd.Series([0.5, 1.5, 2.0]))
-    ('categorical', 'continuous')
-    """
-    if not isinstance(column, pd.Series):
-        raise TypeError(f"column must be a pandas Series; got {type(column).__name__}.")
-    return kind_from_levels(column.nunique(dropna=True), nominal=is_nominal(column))
-
-
-def kind_from_levels(levels: int, *, nominal: bool) -> str:
-    """The kind rule of :func:`attribute_kind`, from a column's number of distinct values.
-
-    Parameters
-    ----------
-    levels : int
-        Distinct values of the column.
-    nominal : bool
-        Whether its values are names (levels) rather than numbers.
-
-    Returns
-    -------
-    {"binary", "categorical", "continuous"}
-
-    Examples
-    --------
-    >>> from faircocco_plugins.plugins import kind_from_levels
-    >>> kind_from_levels(2, nominal=False), kind_from_levels(5, nominal=True)
-    ('binary', 'categorical')
-    """
-    if levels <= 2:
-        return "binary"
-    return "categorical" if nominal else "continuous"
-
-
-def outcome_kind(y: pd.Series, task: str) -> str:
-    """The kind of a true outcome: ``"binary"``, ``"categorical"`` or ``"continuous"``.
-
-    Classification outcomes are binary with two classes and categorical with more; regression
-    outcomes are continuous.
-
-    Parameters
-    ----------
-    y : pandas.Series
-    task : {"classification", "regression"}
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from faircocco_plugins.plugins import outcome_kind
-    >>> outcome_kind(pd.Series([0, 1, 1]), "classification")
-    'binary'
-    """
-    if task not in TASKS:
-        raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
-    if task == "regression":
-        return "continuous"
-    return "binary" if pd.Series(y).nunique(dropna=True) <= 2 else "categorical"
 
 
 def _one_line(error: BaseException) -> str:

@@ -16,7 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from ..plugins import Interval, MethodSpec, check_params
+from .._params import Interval, check_params
+from ..plugins import MethodSpec
 from ._store import RunRecord
 from ._study import Cell
 

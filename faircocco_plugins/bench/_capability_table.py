@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..plugins import KINDS, NOTIONS, MethodSpec, available_methods
+from .._vocabulary import KINDS, NOTIONS
+from ..plugins import MethodSpec, available_methods
 
 #: Mark of a supported capability.
 YES = "✓"

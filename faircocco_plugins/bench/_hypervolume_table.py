@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..plugins import NOTIONS
+from .._vocabulary import NOTIONS
 from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
 from ._pareto_points import performance_metric

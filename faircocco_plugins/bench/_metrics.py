@@ -48,8 +48,8 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
+from .._vocabulary import NOTIONS, TASKS
 from ..gaps import disparate_impacts, equal_opportunity_differences
-from ..plugins import NOTIONS, TASKS
 from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).

@@ -8,15 +8,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from ..plugins import (
-    NOTIONS,
-    TASKS,
-    Interval,
-    MethodSpec,
-    attribute_kind,
-    check_params,
-    outcome_kind,
-)
+from .._column_kinds import attribute_kind, outcome_kind
+from .._params import Interval, check_params
+from .._vocabulary import NOTIONS, TASKS
+from ..plugins import MethodSpec
 from ._store import RunRecord
 
 #: The paper averages over 10 runs.

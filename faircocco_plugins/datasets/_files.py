@@ -21,8 +21,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from ._source import DataFile
 
 ENV_DATA = "FAIRCOCCO_DATA"
@@ -89,7 +87,11 @@ class DatasetUnavailableError(FileNotFoundError, ValueError):
 def cache_dir() -> Path:
     """The user cache directory: ``$FAIRCOCCO_CACHE``, else the platform's user cache."""
     override = os.environ.get(ENV_CACHE)
-    return Path(override) if override else Path(platformdirs.user_cache_dir("faircocco"))
+    if override:
+        return Path(override)
+    import platformdirs  # here, so that the plugin contract does not load it
+
+    return Path(platformdirs.user_cache_dir("faircocco"))
 
 
 def download_allowed(download: bool | None) -> bool:
