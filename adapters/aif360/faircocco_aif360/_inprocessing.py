@@ -10,10 +10,10 @@ from aif360.algorithms import Transformer
 from faircocco_plugins.plugins import statistic_default
 
 from ._conversion import feature_columns, features, outcome, protected, task_of
-from ._network import NETWORK_DEFAULTS, fit_network
+from ._network import NETWORK_DEFAULTS, PenalisedNetwork
 
 
-class FairCOCCOInprocessing(Transformer):
+class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     """The paper's network trained with the FairCOCCO penalty, as an AIF360 ``Transformer``.
 
     ``fit`` trains on ``dataset.features`` with the penalty on **all**
@@ -97,11 +97,8 @@ class FairCOCCOInprocessing(Transformer):
             random_state=random_state,
             **network,
         )
-        self.notion = notion
-        self.lam = lam
+        self._set_parameters(notion, lam, random_state, network)
         self.protected_as_features = protected_as_features
-        self.network = network
-        self.random_state = random_state
 
     def fit(self, dataset: Any) -> FairCOCCOInprocessing:
         """Train the network on ``dataset``.
@@ -121,16 +118,12 @@ class FairCOCCOInprocessing(Transformer):
             dataset, protected_as_features=self.protected_as_features
         )
         self.protected_attribute_names_ = list(dataset.protected_attribute_names)
-        self.model_ = fit_network(
+        self.model_ = self._train(
             self.task_,
             features(dataset, self.feature_names_),
             outcome(dataset, self.task_),
             protected(dataset),
-            weights=dataset.instance_weights,
-            notion=self.notion,
-            lam=self.lam,
-            random_state=self.random_state,
-            **self.network,
+            dataset.instance_weights,
         )
         return self
 

@@ -1,5 +1,9 @@
 """The network both in-processing interfaces train: ``faircocco_torch``'s, with row weights.
 
+:class:`PenalisedNetwork` holds what the two interfaces share, the AIF360 ``Transformer``
+(:mod:`._inprocessing`) and the ``aif360.sklearn``-style estimator (:mod:`.sklearn`): their
+parameters and the training call. Each interface adds only how it reads its data.
+
 AIF360's pre-processors (``Reweighing``, for one) hand their result to the next step as
 instance weights; they reach the network as ``sample_weight``, which draws the training rows in
 proportion to them, so that the loss and the FairCOCCO penalty both see the reweighted
@@ -47,3 +51,38 @@ def fit_network(
         penalty="faircocco", notion=notion, lam=lam, random_state=random_state, **network
     )
     return model.fit(X, y, sensitive_features=sensitive, sample_weight=weights)
+
+
+class PenalisedNetwork:
+    """The parameters and the training of the FairCOCCO network, for both interfaces.
+
+    The parameters are stored as attributes of their own names (scikit-learn's convention,
+    which ``get_params`` reads); :data:`NETWORK_DEFAULTS` names the network's.
+    """
+
+    notion: str
+    lam: float
+    random_state: int | None
+
+    def _set_parameters(
+        self, notion: str, lam: float, random_state: int | None, network: dict[str, Any]
+    ) -> None:
+        self.notion = notion
+        self.lam = lam
+        for name in NETWORK_DEFAULTS:
+            setattr(self, name, network[name])
+        self.random_state = random_state
+
+    def _train(self, task: str, X: np.ndarray, y: np.ndarray, sensitive: Any, weights: Any) -> Any:
+        """The network trained on ``(X, y)`` with the penalty on ``sensitive``."""
+        return fit_network(
+            task,
+            X,
+            y,
+            sensitive,
+            weights=weights,
+            notion=self.notion,
+            lam=self.lam,
+            random_state=self.random_state,
+            **{name: getattr(self, name) for name in NETWORK_DEFAULTS},
+        )

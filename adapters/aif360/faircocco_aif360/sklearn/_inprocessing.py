@@ -11,10 +11,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from faircocco_plugins.plugins import statistic_default
 
-from .._network import NETWORK_DEFAULTS, fit_network
+from .._network import NETWORK_DEFAULTS, PenalisedNetwork
 
 
-class FairCOCCOInprocessing(ClassifierMixin, BaseEstimator):
+class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
     """The paper's network trained with the FairCOCCO penalty, ``aif360.sklearn`` style.
 
     As in AIF360's scikit-learn API, ``X`` is a DataFrame whose index holds the protected
@@ -78,17 +78,17 @@ class FairCOCCOInprocessing(ClassifierMixin, BaseEstimator):
         random_state: int | None = None,
     ) -> None:
         self.prot_attr = prot_attr
-        self.notion = notion
-        self.lam = lam
         self.drop_prot_attr = drop_prot_attr
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.epochs = epochs
-        self.warmup_epochs = warmup_epochs
-        self.weight_decay = weight_decay
-        self.verbose = verbose
-        self.random_state = random_state
+        network = {
+            "hidden_layer_sizes": hidden_layer_sizes,
+            "batch_size": batch_size,
+            "learning_rate": learning_rate,
+            "epochs": epochs,
+            "warmup_epochs": warmup_epochs,
+            "weight_decay": weight_decay,
+            "verbose": verbose,
+        }
+        self._set_parameters(notion, lam, random_state, network)
 
     def fit(self, X: pd.DataFrame, y: Any, sample_weight: Any = None) -> FairCOCCOInprocessing:
         """Train on ``X``'s features and labels ``y``, penalising the dependence on the
@@ -103,16 +103,12 @@ class FairCOCCOInprocessing(ClassifierMixin, BaseEstimator):
             )
         self.feature_names_in_ = np.asarray(columns, dtype=object)
         self.n_features_in_ = len(columns)
-        self.model_ = fit_network(
+        self.model_ = self._train(
             "classification",
             X[columns].to_numpy(dtype=np.float64),
             np.asarray(y),
             sensitive,
-            weights=sample_weight,
-            notion=self.notion,
-            lam=self.lam,
-            random_state=self.random_state,
-            **{name: getattr(self, name) for name in NETWORK_DEFAULTS},
+            sample_weight,
         )
         self.classes_ = self.model_.classes_
         return self
