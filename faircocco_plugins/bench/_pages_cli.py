@@ -17,6 +17,13 @@ from typing import Any
 from ._cli_args import add_selection_options, command_error, figures_error, out_folder_error
 from ._selection import DEFAULT_TOLERANCE
 
+#: The tables of ``faircocco paper-experiment`` that add a page each.
+EXPERIMENT_OPTIONS: dict[str, str] = {
+    "convergence": "the page of the score's convergence with batch size",
+    "attributes": "the page of the sensitivity to the number of attributes",
+    "pvalues": "the page of p-values against λ (Table 13)",
+}
+
 
 def register(commands: Any) -> None:
     """Add the ``pages`` subcommand to the ``faircocco`` command's subparsers.
@@ -52,6 +59,12 @@ def register(commands: Any) -> None:
     )
     pages.add_argument("--out", required=True, metavar="DIR", help="the pages' folder")
     pages.add_argument("--tuning", metavar="EXPORT", help="the export of the study's tuning stage")
+    for name, what in EXPERIMENT_OPTIONS.items():
+        pages.add_argument(
+            f"--{name}",
+            metavar="FILE",
+            help=f"the table of 'faircocco paper-experiment {name}': {what}",
+        )
     add_selection_options(pages)
     pages.add_argument(
         "--no-plots", action="store_true", help="skip the figures of the fronts page"
@@ -64,6 +77,9 @@ def command_line(args: argparse.Namespace) -> str:
     words = ["faircocco", "pages", args.export, "--paper", args.paper, "--out", args.out]
     if args.tuning is not None:
         words += ["--tuning", args.tuning]
+    for name in EXPERIMENT_OPTIONS:
+        if getattr(args, name) is not None:
+            words += [f"--{name}", getattr(args, name)]
     if args.tolerance != DEFAULT_TOLERANCE:
         words += ["--tolerance", f"{args.tolerance:g}"]
     if args.adjusted:
@@ -83,6 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         ("EXPORT", args.export),
         ("--paper", args.paper),
         ("--tuning", args.tuning),
+        *((f"--{name}", getattr(args, name)) for name in EXPERIMENT_OPTIONS),
     ):
         if path is not None and not Path(path).is_file():
             return command_error("pages", f"{option} {path} is not a file")
@@ -98,6 +115,11 @@ def _run(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         adjusted=args.adjusted,
         plots=not args.no_plots,
+        experiments={
+            name: getattr(args, name)
+            for name in EXPERIMENT_OPTIONS
+            if getattr(args, name) is not None
+        },
     )
     print(f"{len(written)} pages written to {args.out}")
     return 0

@@ -9,6 +9,8 @@
   hypervolumes (:mod:`._paper_fronts`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._paper_lambda`);
+* ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
+  from the tables of ``faircocco paper-experiment`` when given (:mod:`._paper_extra_pages`);
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
   numbers and claims.
 
@@ -19,10 +21,11 @@ study's time.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ._paper_common import PaperNumbers, list_table, load_runs, page_head, section, write_page
+from ._paper_extra_pages import write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
 from ._paper_tables import (
@@ -57,6 +60,7 @@ def write_pages(
     tolerance: float = DEFAULT_TOLERANCE,
     adjusted: bool = False,
     plots: bool = True,
+    experiments: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> list[Path]:
     """Write the results pages of a study from its export.
 
@@ -78,6 +82,9 @@ def write_pages(
     plots : bool
         Draw the fronts' figures (needs matplotlib); without them the fronts page holds the
         hypervolumes only.
+    experiments : mapping of str to path, optional
+        Tables of ``faircocco paper-experiment`` by experiment name (``convergence``,
+        ``attributes``, ``pvalues``); each adds its page (:func:`write_experiment_pages`).
 
     Returns
     -------
@@ -107,11 +114,16 @@ def write_pages(
     for name, title in PAGE_TITLES.items():
         head = page_head(title, command, frame, label=f"results-{name}")
         written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name]]))
+    extra = write_experiment_pages(
+        folder, command=command, tables=experiments or {}, paper=numbers, plots=plots
+    )
+    written += extra
     index = [*page_head("Results of the paper's study", command, frame, label="results")]
     index += _links(Path(paper), folder)
     if tuning is not None:
         index += _tuning(tuning)
-    index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in PAGE_TITLES), ""]
+    pages = [*PAGE_TITLES, *(page.stem for page in extra)]
+    index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in pages), ""]
     written.append(write_page(folder / "index.rst", index))
     return written
 
