@@ -36,6 +36,11 @@ class Batch:
     def n(self) -> int:
         return int(self.pred.shape[0])
 
+    @property
+    def compute_dtype(self) -> torch.dtype:
+        """The predictions' dtype, at least float32: what a penalty computes in."""
+        return torch.promote_types(self.pred.dtype, torch.float32)
+
     @cached_property
     def attributes(self) -> tuple[tuple[str, torch.Tensor], ...]:
         """One ``(kind, columns)`` pair per sensitive attribute, with ``columns`` an ``(n, w)``
@@ -52,7 +57,9 @@ class Batch:
 class FairnessPenalty(nn.Module):
     """Base class of the penalties: ``forward`` returns ``lam`` times the batch statistic.
 
-    Subclasses set :attr:`capabilities` and implement :meth:`statistic`. Every penalty has the
+    Subclasses set :attr:`capabilities` and implement ``_statistic(batch)``, the statistic of a
+    validated :class:`Batch`; :meth:`statistic` validates the inputs and returns it in the
+    predictions' dtype. Every penalty has the
     call signature ``penalty(y_pred, sensitive, y_true=None)``, so one training loop, network
     and batch order serve every method.
 
@@ -83,7 +90,7 @@ class FairnessPenalty(nn.Module):
     rejects_non_finite: ClassVar[bool] = False
 
     def __init__(
-        self, *, notion: str = "eo", lam: float = 1.0, schema: SensitiveSchema | None = None
+        self, notion: str = "eo", lam: float = 1.0, *, schema: SensitiveSchema | None = None
     ) -> None:
         super().__init__()
         if not isinstance(notion, str) or notion not in NOTIONS:
@@ -204,6 +211,11 @@ class FairnessPenalty(nn.Module):
         torch.Tensor
             A 0-d tensor of ``y_pred``'s dtype.
         """
+        batch = self._batch(y_pred, sensitive, y_true)
+        return self._statistic(batch).to(batch.pred.dtype)
+
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The statistic of a validated batch (any floating dtype)."""
         raise NotImplementedError
 
     def extra_repr(self) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 
-from ._base import FairnessPenalty
+from ._base import Batch, FairnessPenalty
 from ._capabilities import PenaltyCapabilities
 from ._encoding import SensitiveSchema
 
@@ -72,24 +72,8 @@ class CovariancePenalty(FairnessPenalty):
         self.threshold = float(threshold)
         self.squared = bool(squared)
 
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The sum of absolute (or squared) covariances over attribute columns.
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, 1)
-            Decision values (logits, or probabilities with ``threshold=0.5``).
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Sensitive attributes.
-        y_true : torch.Tensor of shape (n,), optional
-            Binary outcomes (required for EO).
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The sum of absolute (or squared) covariances over attribute columns."""
         distance = batch.pred[:, 0] - self.threshold
         if batch.truth is not None:
             labels = batch.truth.reshape(-1)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 
-from ._base import FairnessPenalty
+from ._base import Batch, FairnessPenalty
 from ._capabilities import PenaltyCapabilities
 from ._encoding import SensitiveSchema
 
@@ -88,25 +88,9 @@ class FACLPenalty(FairnessPenalty):
             raise ValueError(f"damping={damping!r} is not valid; expected a number >= 0.")
         self.damping = float(damping)
 
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The sum over attributes of the FACL χ² (mean over outcome slices for EO).
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, 1)
-            Predictions (the paper's FACL uses the probability of the positive class).
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Sensitive attributes.
-        y_true : torch.Tensor of shape (n,), optional
-            True outcomes (required for EO).
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
-        dtype = torch.promote_types(batch.pred.dtype, torch.float32)
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The sum over attributes of the FACL χ² (mean over outcome slices for EO)."""
+        dtype = batch.compute_dtype
         pred = batch.pred[:, 0].to(dtype)
         target = None
         if batch.truth is not None:
@@ -115,7 +99,7 @@ class FACLPenalty(FairnessPenalty):
         for _, columns in batch.attributes:
             for j in range(columns.shape[1]):
                 total = total + facl_chi2(pred, columns[:, j].to(dtype), target, self.damping)
-        return total.to(batch.pred.dtype)
+        return total
 
 
 def facl_chi2(

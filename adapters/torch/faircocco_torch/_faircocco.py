@@ -215,35 +215,7 @@ class FairCOCCOPenalty(FairnessPenalty):
             self._batches.fit(batch.sensitive, truth)
         return self
 
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The batch statistic ``I_F`` (without ``λ``).
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, k)
-            Predictions (probabilities, logits or regression outputs).
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Encoded sensitive attributes.
-        y_true : torch.Tensor, optional
-            True outcomes; required for EO and CAL.
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype, differentiable in ``y_pred``.
-
-        Examples
-        --------
-        >>> import torch
-        >>> from faircocco_torch import FairCOCCOPenalty
-        >>> a = torch.linspace(0, 1, 100)
-        >>> FairCOCCOPenalty(notion="dp").statistic(a, a) > 0
-        tensor(True)
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
-        return self._core_statistic(batch)
-
-    def _core_statistic(self, batch: Batch) -> torch.Tensor:
+    def _statistic(self, batch: Batch) -> torch.Tensor:
         truth = None if batch.truth is None else self._outcome(batch.truth)
         if self._batches is not None:
             # standardises the predictions itself, on the host

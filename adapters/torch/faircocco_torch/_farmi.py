@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 from torch import nn
 
-from ._base import FairnessPenalty, onehot_outcome
+from ._base import Batch, FairnessPenalty, onehot_outcome
 from ._capabilities import PenaltyCapabilities
 from ._encoding import SensitiveSchema
 
@@ -93,25 +93,9 @@ class FARMIPenalty(FairnessPenalty):
         self.lspc_lambda = float(lspc_lambda)
         self.continuous = continuous
 
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The sum over attributes of the LSPC mean log-likelihood.
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, k)
-            Predictions.
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Sensitive attributes.
-        y_true : torch.Tensor, optional
-            True outcomes (required for EO and CAL).
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
-        dtype = torch.promote_types(batch.pred.dtype, torch.float32)
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The sum over attributes of the LSPC mean log-likelihood."""
+        dtype = batch.compute_dtype
         pred = batch.pred.to(dtype)
         ones = pred.new_ones((batch.n, 1))
         phi_pred = torch.cat([ones, pred], dim=1)
@@ -131,7 +115,7 @@ class FARMIPenalty(FairnessPenalty):
                 total = total - lspc_log_likelihood(phi_pred, onehot, self.lspc_lambda)
             else:
                 total = total + lspc_log_likelihood(phi_joint, onehot, self.lspc_lambda)
-        return total.to(batch.pred.dtype)
+        return total
 
 
 def attribute_onehot(kind: str, columns: torch.Tensor) -> torch.Tensor:

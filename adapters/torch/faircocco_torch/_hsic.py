@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 
 from faircocco_plugins.plugins import median_distance
 
-from ._base import FairnessPenalty, outcome_strata
+from ._base import Batch, FairnessPenalty, outcome_strata
 from ._capabilities import PenaltyCapabilities
-from ._encoding import SensitiveSchema
 
 
 class HSICPenalty(FairnessPenalty):
@@ -53,39 +52,18 @@ class HSICPenalty(FairnessPenalty):
         multi_output=True,
     )
 
-    def __init__(
-        self, notion: str = "eo", lam: float = 1.0, *, schema: SensitiveSchema | None = None
-    ) -> None:
-        super().__init__(notion=notion, lam=lam, schema=schema)
-
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The biased HSIC estimate (weighted over outcome levels for EO).
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, k)
-            Predictions.
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Sensitive attributes.
-        y_true : torch.Tensor, optional
-            Discrete true outcomes (required for EO).
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
-        dtype = torch.promote_types(batch.pred.dtype, torch.float32)
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The biased HSIC estimate (weighted over outcome levels for EO)."""
+        dtype = batch.compute_dtype
         pred = batch.pred.to(dtype)
         attributes = batch.sensitive.to(dtype)
         if batch.truth is None:
-            return biased_hsic(pred, attributes).to(batch.pred.dtype)
+            return biased_hsic(pred, attributes)
         total = pred.new_zeros(())
         for rows in outcome_strata(batch.truth):
             if rows.numel() >= 2:
                 total = total + (rows.numel() / batch.n) * biased_hsic(pred[rows], attributes[rows])
-        return total.to(batch.pred.dtype)
+        return total
 
 
 def median_bandwidth(column: torch.Tensor) -> float:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import torch
 
-from ._base import FairnessPenalty, outcome_strata
+from ._base import Batch, FairnessPenalty, outcome_strata
 from ._capabilities import PenaltyCapabilities
-from ._encoding import SensitiveSchema
 
 
 class LinearLossPenalty(FairnessPenalty):
@@ -54,29 +53,8 @@ class LinearLossPenalty(FairnessPenalty):
         multi_output=False,
     )
 
-    def __init__(
-        self, notion: str = "eo", lam: float = 1.0, *, schema: SensitiveSchema | None = None
-    ) -> None:
-        super().__init__(notion=notion, lam=lam, schema=schema)
-
-    def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The sum over attributes (and outcome levels for EO) of the linear-loss gaps.
-
-        Parameters
-        ----------
-        y_pred : torch.Tensor of shape (n,) or (n, 1)
-            Scores ``f``.
-        sensitive : torch.Tensor of shape (n,) or (n, d)
-            Discrete sensitive attributes.
-        y_true : torch.Tensor of shape (n,), optional
-            Discrete true outcomes (required for EO).
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        batch = self._batch(y_pred, sensitive, y_true)
+    def _statistic(self, batch: Batch) -> torch.Tensor:
+        """The sum over attributes (and outcome levels for EO) of the linear-loss gaps."""
         scores = batch.pred[:, 0]
         strata = (
             [torch.arange(batch.n, device=scores.device)]
