@@ -179,6 +179,19 @@ def device_terms(problem: Any) -> Any:
     return _torch_route.device_terms(problem)
 
 
+def on_accelerator(value: Any) -> bool:
+    """Whether ``value`` is a torch tensor on a device other than the CPU."""
+    return array_api_compat.is_torch_array(value) and value.device.type != "cpu"
+
+
+def device_batch_statistic(y_pred: Any, side: Any, shift: float, options: Any) -> Any:
+    """A training batch's statistic on ``y_pred``'s device (:mod:`._torch_penalty`, imported
+    on the first call)."""
+    from . import _torch_penalty
+
+    return _torch_penalty.batch_statistic(y_pred, side, shift, options)
+
+
 def host_array(value: Any) -> Any:
     """A tensor as a detached numpy array (floating as float64); other values as they are."""
     if not array_api_compat.is_array_api_obj(value) or isinstance(value, np.ndarray):

@@ -17,17 +17,19 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ._backend import (
     PsdSolver,
+    device_batch_statistic,
     divide_by_lower_transposed,
     host_array,
     host_cholesky,
     host_divide_by_lower,
     host_function,
+    on_accelerator,
     take_rows,
 )
 from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
@@ -257,6 +259,10 @@ class BatchStatistic:
         sensitive_features, y_true
             The batch's attributes and outcomes, as for :func:`faircocco_statistic`.
         """
+        if on_accelerator(y_pred):
+            rows = self._device_batch(y_pred, sensitive_features, y_true)
+            if rows is not None:
+                return as_output(self._device_statistic(y_pred, rows), y_pred)
         # everything is computed on the host; only y_pred's gradient goes back to its framework
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
         pred, rows = (
@@ -272,6 +278,23 @@ class BatchStatistic:
         with single_blas_thread() if self._wide_side else nullcontext():
             statistic = host_function(self._statistic(rows, shift), x, pred)
         return as_output(statistic, y_pred)
+
+    def _device_batch(self, y_pred: Any, sensitive_features: Any, y_true: Any) -> Any:
+        """The host rows of a batch whose predictions stay on their accelerator (read without
+        waiting for them, so not checked for NaN), or None for the host route (see
+        :func:`._torch_penalty.batch_statistic`)."""
+        rows = self._host_rows.plain_rows(sensitive_features, y_true) if self.is_fitted else None
+        if rows is None or y_pred.ndim not in (1, 2) or not 2 <= rows.shape[0] == y_pred.shape[0]:
+            return None
+        return rows if math.isfinite(rows.sum()) else None
+
+    def _device_statistic(self, y_pred: Any, rows: np.ndarray) -> Any:
+        """The statistic of the batch on ``y_pred``'s device, the attribute side from the host
+        ``rows`` (None when the attributes are constant: the statistic is 0)."""
+        shift = self.options.ridge.shift(Role.MEASURED, rows.shape[0])
+        constant = self._host_rows.sensitive_is_constant(rows)
+        side = None if constant else self._attribute_side(rows, shift)
+        return device_batch_statistic(y_pred, side, shift, self.options)
 
     def _checked_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
@@ -368,7 +391,7 @@ class BatchStatistic:
 
     def _attribute_side(
         self, rows: np.ndarray, shift: float
-    ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray] | None]:
+    ) -> tuple[np.ndarray, np.ndarray, PermutationNull | None]:
         """``P``, ``L`` and, with ``chance_adjusted``, the null's map ``K ↦ W K`` of a batch's
         host ``rows`` (the class's Notes; ``shift`` is ``εN`` of ``u`` and ``e``).
 
@@ -616,7 +639,7 @@ def _statistic_of_predictions(
     pivots: np.ndarray,
     projected: np.ndarray,
     lower: np.ndarray,
-    null: Callable[[np.ndarray], np.ndarray] | None,
+    null: PermutationNull | None,
     shift: float,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """``T`` (minus ``T₀`` with a ``null``) as a function of the scaled predictions ``z``,
@@ -662,7 +685,7 @@ def _permutation_null(
     row_strata: np.ndarray,
     conditioning: PsdSolver | None,
     c_rows: np.ndarray | None,
-) -> Callable[[np.ndarray], np.ndarray]:
+) -> PermutationNull:
     """``K ↦ P Ω P K`` with ``Tr[P R_u P Ω]`` the expected statistic under permutations of the
     attribute rows within strata (:func:`._terms.expected_permuted_trace`).
 
@@ -687,17 +710,33 @@ def _permutation_null(
     delta = diagonal / scale - within
     indicators = (row_strata[:, None] == np.arange(k)).astype(np.float64)
     row_delta = delta[row_strata][:, None]
+    solve = None if conditioning is None or c_rows is None else conditioning.solve
+    return PermutationNull(indicators, coefficients, row_delta, c_rows, solve)
 
-    def project(x: np.ndarray) -> np.ndarray:
-        if conditioning is None or c_rows is None:
+
+class PermutationNull(NamedTuple):
+    """``K ↦ P Ω P K`` (see :func:`_permutation_null`), in the namespace of its arrays.
+
+    ``Ω = U C Uᵀ + diag(δ)`` with the stratum ``indicators`` ``U``, the ``coefficients`` ``C``
+    and ``row_delta`` ``δ``; ``P x = x − C̄ solve(C̄ᵀ x)`` with the conditioning rows ``C̄``
+    (``P = I`` when ``solve`` is None).
+    """
+
+    indicators: Any
+    coefficients: Any
+    row_delta: Any
+    c_rows: Any
+    solve: Callable[[Any], Any] | None
+
+    def __call__(self, kernel: Any) -> Any:
+        y = self.project(kernel)
+        u = self.indicators
+        return self.project(u @ (self.coefficients @ (u.T @ y)) + self.row_delta * y)
+
+    def project(self, x: Any) -> Any:
+        if self.solve is None:
             return x
-        return x - c_rows @ conditioning.solve(c_rows.T @ x)
-
-    def apply(kernel: np.ndarray) -> np.ndarray:
-        y = project(kernel)
-        return project(indicators @ (coefficients @ (indicators.T @ y)) + row_delta * y)
-
-    return apply
+        return x - self.c_rows @ self.solve(self.c_rows.T @ x)
 
 
 def _gaussian_gradients(

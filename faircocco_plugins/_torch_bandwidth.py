@@ -44,9 +44,8 @@ def scaled(
     """``(values − centres) / widths`` as :meth:`._kernels.Scaling.fit` and ``apply`` give on
     the rows of ``values`` (in their canonical order): centres and median distances of the
     seeded row sample, one width for all columns when ``shared``."""
-    n, p = values.shape
-    rows = _sample_rows(n, random_state, str(values.device))
-    sample = values.detach() if rows is None else values.detach()[rows]
+    p = values.shape[1]
+    sample = sample_rows(values, random_state)
     centres = torch.sum(sample, dim=0) / sample.shape[0]
     if bandwidth != "median":
         widths = torch.full((p,), float(bandwidth), dtype=values.dtype, device=values.device)
@@ -55,6 +54,13 @@ def scaled(
     else:
         widths = torch.stack([median_distance(sample[:, j : j + 1]) for j in range(p)])
     return (values - centres) / widths
+
+
+def sample_rows(values: torch.Tensor, random_state: int | None) -> torch.Tensor:
+    """The detached rows of ``values`` the median heuristic sees
+    (:func:`._kernels.bandwidth_rows`)."""
+    rows = _sample_rows(int(values.shape[0]), random_state, str(values.device))
+    return values.detach() if rows is None else values.detach()[rows]
 
 
 @cache

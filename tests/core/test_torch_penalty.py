@@ -1,0 +1,130 @@
+"""The training penalty on the predictions' device (:mod:`faircocco_plugins._torch_penalty`),
+run here on CPU tensors: the value and gradient of the host closed form, and finite
+differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from faircocco_plugins import BatchStatistic
+
+torch = pytest.importorskip("torch")
+
+from faircocco_plugins._torch_penalty import batch_statistic  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def training_data(n, seed, continuous=False):
+    rng = np.random.default_rng(seed)
+    sex = rng.integers(0, 2, n).astype(np.float64)
+    group = rng.integers(0, 3, n).astype(np.float64)
+    columns = [sex, group] + ([rng.normal(size=n)] if continuous else [])
+    a = np.column_stack(columns)
+    y = (rng.random(n) < 0.3 + 0.3 * sex).astype(np.float64)
+    return a, y
+
+
+def fitted(notion, adjusted, a, y, **options):
+    statistic = BatchStatistic(notion=notion, chance_adjusted=adjusted, **options)
+    return statistic.fit(a, y if notion == "eo" else None)
+
+
+def device_value(statistic, pred, a, y):
+    """The device route's statistic of a batch, the attribute side from the host rows."""
+    rows = statistic._device_batch(pred, a, y)
+    assert rows is not None
+    shift = statistic.options.ridge.shift("u", rows.shape[0])
+    side = statistic._attribute_side(rows, shift)
+    return batch_statistic(pred, side, shift, statistic.options)
+
+
+def host_value(statistic, pred, a, y):
+    return statistic(pred, a, y)
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+@pytest.mark.parametrize("adjusted", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("continuous", [False, True])
+def test_value_and_gradient_equal_the_host_closed_form(notion, adjusted, seed, continuous):
+    a, y = training_data(4000, seed, continuous)
+    statistic = fitted(notion, adjusted, a, y)
+    batch = slice(0, 512)
+    rng = np.random.default_rng(seed + 10)
+    pred = a[batch, 0] + 0.3 * y[batch] + rng.normal(size=512)
+    grads = []
+    values = []
+    for route in (host_value, device_value):
+        tensor = torch.tensor(pred, requires_grad=True)
+        value = route(statistic, tensor, a[batch], y[batch])
+        value.backward()
+        values.append(value.item())
+        grads.append(tensor.grad.numpy())
+    # S = KᵀK + εN K_ll is ill-conditioned (K_ll to the pivot tolerance), so rounding moves
+    # the value: the host's own value moves by up to 1.6e-6 relative when the predictions
+    # change by 1e-15 relative, most under the chance adjustment (a difference of two traces).
+    # Measured between the routes: 1.1e-10 (value) and 1.1e-8 (gradient, relative to its
+    # largest entry) without the adjustment, 1.5e-7 and 2e-5 with it.
+    value_tolerance, gradient_tolerance = (4e-7, 6e-5) if adjusted else (3e-10, 3e-8)
+    assert values[1] == pytest.approx(values[0], rel=value_tolerance)
+    assert np.abs(grads[1] - grads[0]).max() <= gradient_tolerance * np.abs(grads[0]).max()
+
+
+def test_gradient_matches_finite_differences_at_a_fixed_bandwidth():
+    a, y = training_data(2000, 3)
+    statistic = fitted("eo", True, a, y, bandwidth=0.8, rank=6)
+    rng = np.random.default_rng(4)
+    pred = torch.tensor(a[:64, 0] + rng.normal(size=64), requires_grad=True)
+    value = device_value(statistic, pred, a[:64], y[:64])
+    (gradient,) = torch.autograd.grad(value, pred)
+    step = 1e-6
+    errors = []
+    for i in rng.choice(64, 6, replace=False).tolist():
+        shifted = [pred.detach().clone() for _ in range(2)]
+        shifted[0][i] += step
+        shifted[1][i] -= step
+        # the same pivots on both sides: a step this small moves no residual past another
+        ahead, behind = (device_value(statistic, s, a[:64], y[:64]).item() for s in shifted)
+        difference = (ahead - behind) / (2 * step)
+        errors.append(abs(gradient[i].item() - difference) / abs(difference))
+    # measured: 5.8e-7 relative, the central difference's truncation and rounding
+    assert max(errors) < 3e-6
+
+
+def test_constant_attributes_give_zero_with_a_zero_gradient():
+    a, y = training_data(500, 5)
+    statistic = fitted("dp", False, a, y)
+    pred = torch.randn(100, dtype=torch.float64, requires_grad=True)
+    constant = np.zeros((100, 2))
+    value = device_value(statistic, pred, constant, None)
+    value.backward()
+    assert value.item() == 0.0 and pred.grad.abs().max().item() == 0.0
+
+
+def test_accelerator_tensors_are_sent_to_the_device_route(monkeypatch):
+    """On CPU, BatchStatistic keeps its host route; a tensor on an accelerator takes the
+    device route (simulated: the device check answers yes)."""
+    from faircocco_plugins import _batch_statistic
+
+    a, y = training_data(1000, 8)
+    statistic = fitted("eo", True, a, y)
+    pred = torch.tensor(a[:200, 0] + np.random.default_rng(9).normal(size=200))
+    host = statistic(pred, a[:200], y[:200]).item()
+    monkeypatch.setattr(_batch_statistic, "on_accelerator", lambda value: True)
+    calls = []
+    monkeypatch.setattr(
+        _batch_statistic,
+        "device_batch_statistic",
+        lambda *arguments: calls.append(arguments) or batch_statistic(*arguments),
+    )
+    device = statistic(pred, a[:200], y[:200]).item()
+    assert len(calls) == 1
+    assert device == pytest.approx(host, rel=4e-7)
