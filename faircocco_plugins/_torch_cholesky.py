@@ -20,8 +20,8 @@ from ._lowrank import PIVOT_BLOCK
 
 
 class PivotedFactor(NamedTuple):
-    """Factor rows (``max_rank × n``, zero past ``rank``), pivots (valid up to ``rank``) and the
-    rank as a 0-d device tensor."""
+    """Factor rows (``max_rank × n``, zero past ``rank``; fewer rows when a CPU factor stopped
+    early), pivots (valid up to ``rank``) and the rank as a 0-d device tensor."""
 
     rows: torch.Tensor
     pivots: torch.Tensor
@@ -40,12 +40,17 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
     rank_cap = min(max_rank, n)
     columns = [z[:, j].contiguous() for j in range(z.shape[1])]
     residual = torch.ones(n, dtype=z.dtype, device=z.device)
-    rows = torch.zeros((rank_cap, n), dtype=z.dtype, device=z.device)
+    # factor rows in blocks of PIVOT_BLOCK pivots, added as needed, as on the host: a CPU
+    # factor that stops early holds only the blocks it used
+    blocks: list[torch.Tensor] = []
     pivots = torch.zeros(rank_cap, dtype=torch.int64, device=z.device)
     active = torch.ones((), dtype=torch.bool, device=z.device)
     rank = torch.zeros((), dtype=torch.int64, device=z.device)
     on_host = z.device.type == "cpu"
     for k in range(rank_cap):
+        full, row = divmod(k, PIVOT_BLOCK)
+        if not row:
+            blocks.append(residual.new_zeros((min(PIVOT_BLOCK, rank_cap - k), n)))
         i = greedy_pivot(residual, columns)
         pivot_residual = residual.gather(0, i)
         active = active & (pivot_residual > tolerance).squeeze(0)
@@ -54,18 +59,20 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
             squared += (values - values.gather(0, i)) ** 2
         column = torch.exp(-0.5 * squared)
         # subtracted block by block, as the host factorisation does, so that both round alike
-        for start in range(0, k, PIVOT_BLOCK):
-            block = rows[start : min(start + PIVOT_BLOCK, k)]
+        for block in blocks[:full]:
             column -= block[:, i].squeeze(1) @ block
+        if row:
+            column -= blocks[full][:row, i].squeeze(1) @ blocks[full][:row]
         # a masked pivot divides by 1, not by its residual (which may be 0), and is zeroed
         column /= torch.sqrt(torch.where(active, pivot_residual, 1.0))
         column = torch.where(active, column, 0.0)
-        rows[k] = column
+        blocks[full][row] = column
         residual -= column * column
         pivots[k] = i.squeeze(0)
         rank += active
-        if on_host and k % PIVOT_BLOCK == PIVOT_BLOCK - 1 and not bool(active):
+        if on_host and row == PIVOT_BLOCK - 1 and not bool(active):
             break
+    rows = torch.cat(blocks) if len(blocks) > 1 else blocks[0]
     return PivotedFactor(rows, pivots, rank)
 
 
