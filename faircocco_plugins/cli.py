@@ -13,7 +13,6 @@ Argument parsing and printing only; the work is done by the public API.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import time
@@ -53,16 +52,6 @@ EXACT_PERMUTATION_SECONDS_AT_3000 = 3.1
 PERMUTATION_BUDGET_SECONDS = 600.0
 #: ... and one expected to take longer than this is announced with its estimate.
 ANNOUNCE_ABOVE_SECONDS = 10.0
-
-#: Modules that add further subcommands through ``register(commands)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "faircocco_plugins.datasets._cli",
-    "faircocco_plugins.bench._cli",
-    "faircocco_plugins.bench._report_cli",
-    "faircocco_plugins.bench._export_cli",
-    "faircocco_plugins.bench._pages_cli",
-    "faircocco_plugins.bench._paper_experiments_cli",
-)
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -120,9 +109,21 @@ def _parser() -> argparse.ArgumentParser:
         description="FairCOCCO: kernel fairness scores for several sensitive attributes.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in SUBCOMMAND_MODULES:
-        # Each module adds its subparser and sets ``run``, a callable taking the parsed arguments.
-        importlib.import_module(module).register(commands)
+    # imported here, so that importing this module (for ``main``) loads no harness
+    from .bench import _cli as study_cli
+    from .bench import _export_cli, _pages_cli, _paper_experiments_cli, _report_cli
+    from .datasets import _cli as datasets_cli
+
+    for module in (
+        datasets_cli,
+        study_cli,
+        _report_cli,
+        _export_cli,
+        _pages_cli,
+        _paper_experiments_cli,
+    ):
+        # each adds its subparsers and sets ``run``, a callable taking the parsed arguments
+        module.register(commands)
 
     score = commands.add_parser(
         "score",
