@@ -113,7 +113,8 @@ def faircocco_score(
         Cap on the number of pivots of each continuous factor (default 100; pivoting stops
         earlier once the residual is below 1e-6).
     eps : float
-        Regularisation ε of ``R = G (G + εN I)⁻¹``.
+        Regularisation ε of ``R = G (G + εN I)⁻¹``. Its default differs between the score,
+        the permutation test and a training penalty; :ref:`statistic-options` says why.
     conditioning_eps : float, optional
         ε of the conditioning variable's operator under EO and CAL (the outcome, or the
         predictions); default ``eps``. A small one conditions almost exactly, so that a
@@ -291,9 +292,8 @@ def independence_test(
         Number ``B`` of permutations.
     eps : float
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
-        for power: at 1e-4 the statistic finds ``y_pred = y + 0.15 a + noise`` under DP at
-        N = 1000 in 10% of repetitions (``benchmarks/independence_test.py``; see the
-        performance page).
+        for power (:ref:`statistic-options`; ``benchmarks/independence_test.py`` and the
+        performance page have the measurements).
     widths : sequence of float
         Kernel widths of the measured variable and the attributes, as multiples of
         ``bandwidth`` (the median distance by default). The default (0.5, 1, 2) finds smooth

@@ -69,7 +69,8 @@ class FairCOCCOPenalty(FairnessPenalty):
         Cap on the rank of each continuous low-rank factor.
     eps : float
         Regularisation ``ε`` of ``R = G (G + εN I)⁻¹`` for the predictions and the attributes.
-        The default 0.3 is chosen for mini-batches of 64–256 rows (see the training guide);
+        The default 0.3 is chosen for mini-batches of 64–256 rows (see the training guide and
+        the core's table of the statistic's options);
         ``eps=1e-4, conditioning_eps=None`` is the paper's literal per-batch form, which
         measured collapses to constant or worse-than-chance models on several datasets.
     conditioning_eps : float or None
