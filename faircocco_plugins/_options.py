@@ -4,8 +4,8 @@ Every function that computes the statistic (the score, the report, the permutati
 batch statistic) and every adapter that stores its options (the torch penalty and constraint,
 the AIF360 in-processing algorithm) takes its defaults from :data:`STATISTIC_OPTIONS` and
 validates through :meth:`Options.check`. An option's default differs between entry points where
-their uses differ; the reason is the option's ``why``, which the user guide's table of options
-shows beside the defaults (``docs/user-guide/options.rst`` renders :func:`options_table`).
+their uses differ; the reason is the option's ``why``, which the documentation's table of
+options shows beside the defaults (``docs/options.rst`` renders :func:`options_table`).
 
 Adding an option means adding its :class:`StatisticOption` here, a field of :class:`Options`,
 its use, and its test (``tests/core/test_options.py`` checks every entry point's
