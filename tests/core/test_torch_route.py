@@ -1,12 +1,14 @@
 """The device route of torch tensors (:mod:`faircocco_plugins._torch_route`) against the host
 route of numpy arrays: same order, bandwidths, levels and pivots, so the same statistic and
-score up to the order of floating-point sums. Run on CPU tensors; the route is the same code
-on an accelerator."""
+score up to the order of floating-point sums. Run on CPU tensors, which stand in for an
+accelerator's (the route is the same code); outside these tests CPU tensors take the host
+route."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from array_api_compat import is_torch_array
 
 from faircocco_plugins import faircocco_score, faircocco_statistic
 from faircocco_plugins._kernels import median_distance
@@ -14,7 +16,7 @@ from faircocco_plugins._lowrank import MAX_RANK, incomplete_cholesky
 
 torch = pytest.importorskip("torch")
 
-from faircocco_plugins import _torch_route  # noqa: E402
+from faircocco_plugins import _backend, _torch_route  # noqa: E402
 from faircocco_plugins._torch_bandwidth import median_distance as device_median  # noqa: E402
 from faircocco_plugins._torch_cholesky import (  # noqa: E402
     incomplete_cholesky as device_cholesky,
@@ -28,6 +30,12 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(autouse=True)
+def cpu_tensors_take_the_device_route(monkeypatch):
+    """An accelerator's tensors take the device route; here CPU tensors stand in for them."""
+    monkeypatch.setattr(_backend, "on_accelerator", lambda value: is_torch_array(value))
 
 
 @pytest.fixture
@@ -193,3 +201,12 @@ def test_discrete_predictions_and_attributes_have_no_pivots(notion, device_calls
     expected, got = both_routes(faircocco_score, pred, a, y, notion=notion, method="lowrank")
     assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert device_calls == [True]
+
+
+def test_cpu_tensors_take_the_host_route_by_default(monkeypatch, device_calls):
+    monkeypatch.undo()  # the fixtures' stand-in and counter
+    answered = []
+    monkeypatch.setattr(_torch_route, "device_terms", lambda problem: answered.append(1))
+    pred, a, y = data("binary", 300, 11)
+    faircocco_score(torch.tensor(pred), torch.tensor(a), y_true=torch.tensor(y), notion="eo")
+    assert answered == []
