@@ -8,6 +8,12 @@ tolerance. That stopping test is a value on the device: instead of reading it on
 after every pivot, a pivot past it is masked (its factor row is zero and leaves the residual as
 it is), and the rank is read with the caller's other results. Zero rows leave ``L Lᵀ`` and
 every statistic unchanged, and the caller drops them once the rank is known.
+
+The residuals are computed with the host's operations in the host's order, but exponentials and
+products round differently in torch: two residuals that differ by a rounding error only (values
+on a regular grid can give mathematically equal residuals) may then be ordered the other way,
+and the factor takes the other row. Its statistic then differs by at most the low-rank
+approximation error; exact ties, which are the common case, are broken alike.
 """
 
 from __future__ import annotations
