@@ -1,29 +1,34 @@
-"""How FairCOCCO's effect responds to λ, with and without ramping the penalty in.
+"""How FairCOCCO's effect responds to λ: the penalty at full weight, after a warm-up, or ramped in.
 
-Run from the project root::
+Run from the project root, with the registry's data in ``$FAIRCOCCO_DATA``::
 
-    OMP_NUM_THREADS=1 python benchmarks/lambda_response.py --plot docs/_static/lambda-response.png
+    OMP_NUM_THREADS=1 python benchmarks/lambda_response.py --plot lambda-response.png
 
 For each case it trains :class:`faircocco_torch.FairCOCCOClassifier` (the paper's network, Adam
-with learning rate 1e-3, batch 128) at every ``--lambdas`` value, once with the penalty at full
-weight from the first step (``ramp_epochs=0``, the default) and once with its weight raised
-linearly over the first half of the epochs (``ramp_epochs=epochs // 2``), and prints, on held-out
-rows, the ROC AUC, the accuracy, the rate of positive predictions at 0.5 and the chance-adjusted
-FairCOCCO score of the predicted probabilities under the case's notion (means over ``--seeds``).
-λ = 0 is the unpenalised network. The cases:
+with learning rate 1e-3, batch 128) at every ``--lambdas`` value in each ``--arms``: ``full``,
+the penalty at full weight from the first step (the default of the estimators); ``warmup``, the
+first fifth of the epochs on the loss alone (``warmup_epochs=epochs // 5``); ``ramp``, its
+weight raised linearly over the first half of the epochs (``ramp_epochs=epochs // 2``). It
+prints, on held-out rows, the ROC AUC, the accuracy, the rate of positive predictions at 0.5 and
+the chance-adjusted FairCOCCO score of the predicted probabilities under the case's notion
+(means over ``--seeds``). λ = 0 is the unpenalised network. The cases:
 
 * ``kdd``: KDD Census under demographic parity, 6,000 training rows, 10 epochs;
 * ``law``: Law School under equalised odds, 6,000 training rows, 10 epochs;
 * ``synthetic``: the data of ``examples/aif360_pipeline.py`` (age, income and a binary
   attribute, reweighed on the binary one), demographic parity, 3,000 rows, 30 epochs;
 * ``adult`` (demographic parity), ``compas`` and ``german`` (equalised odds): datasets the
-  ramp was not tuned on, 6,000 training rows at most, 10 epochs.
+  ramp was not chosen on, 6,000 training rows at most, 10 epochs.
+
+``--trace CASE LAM`` instead prints, for each epoch of one case trained at one λ (first seed),
+the norms of the loss's and of the penalty term's gradients with respect to the network's
+logits, their median ratio, the spread (standard deviation) of the batch's probabilities and its
+positive rate, at full weight and with the ramp.
 
 ``--plot`` draws the adjusted score and the AUC against λ for each case; ``--csv`` keeps every
-run, and ``--from-csv`` summarises and plots runs kept by earlier calls (to split the cases
-over several calls). With the registry's
-files missing a case is skipped, saying so. This is a benchmark: it reports what it measures
-and asserts nothing.
+run, and ``--from-csv`` summarises and plots runs kept by earlier calls (to split the work over
+several calls). A case whose files are missing is skipped, saying so. This is a benchmark: it
+reports what it measures and asserts nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from sklearn.metrics import roc_auc_score
 from faircocco_plugins import faircocco_score
 from faircocco_plugins.datasets import DatasetUnavailableError, load_dataset
 from faircocco_plugins.plugins import DegenerateModelWarning
-from faircocco_torch import FairCOCCOClassifier
+from faircocco_torch import FairCOCCOClassifier, FairCOCCOPenalty
 
 #: Training and test rows drawn from each registry dataset.
 TRAIN_ROWS, TEST_ROWS = 6000, 3000
@@ -127,14 +132,33 @@ CASES: dict[str, Callable[[int], Case]] = {
 }
 
 
-def evaluate(case: Case, lam: float, ramp_epochs: int, seed: int) -> dict[str, Any]:
+#: How the penalty is brought in: its name and ``(warmup_epochs, ramp_epochs)`` for a case of
+#: ``epochs`` epochs.
+ARMS: dict[str, Callable[[int], tuple[int, int]]] = {
+    "full": lambda epochs: (0, 0),
+    "warmup": lambda epochs: (epochs // 5, 0),
+    "ramp": lambda epochs: (0, epochs // 2),
+}
+
+
+def arm_label(warmup_epochs: int, ramp_epochs: int) -> str:
+    """How an arm is shown in tables and the figure."""
+    if ramp_epochs:
+        return f"ramp_epochs={ramp_epochs}"
+    if warmup_epochs:
+        return f"warmup_epochs={warmup_epochs}"
+    return "full weight at once"
+
+
+def evaluate(case: Case, lam: float, warmup_epochs: int, ramp_epochs: int, seed: int) -> dict:
     """Train at ``lam`` (0: unpenalised) and measure on the case's test rows."""
     model = FairCOCCOClassifier(
         penalty="faircocco" if lam > 0 else None,
         notion=case.notion,
         lam=lam,
         epochs=case.epochs,
-        ramp_epochs=ramp_epochs if lam > 0 else 0,
+        warmup_epochs=warmup_epochs,
+        ramp_epochs=ramp_epochs,
         random_state=seed,
     )
     with warnings.catch_warnings():
@@ -145,6 +169,11 @@ def evaluate(case: Case, lam: float, ramp_epochs: int, seed: int) -> dict[str, A
             sensitive_features=case.s_train,
             sample_weight=case.weights,
         )
+    return evaluate_model(case, model)
+
+
+def evaluate_model(case: Case, model: FairCOCCOClassifier) -> dict[str, Any]:
+    """Test AUC, accuracy, positive rate and adjusted score of a trained model."""
     proba = model.predict_proba(case.x_test)[:, 1]
     truth = {"y_true": case.y_test} if case.notion != "dp" else {}
     score = faircocco_score(proba, case.s_test, notion=case.notion, adjusted=True, **truth)
@@ -156,8 +185,10 @@ def evaluate(case: Case, lam: float, ramp_epochs: int, seed: int) -> dict[str, A
     }
 
 
-def run(cases: Sequence[str], lambdas: Sequence[float], seeds: Sequence[int]) -> pd.DataFrame:
-    """One row per case, ramp, λ and seed."""
+def run(
+    cases: Sequence[str], lambdas: Sequence[float], seeds: Sequence[int], arms: Sequence[str]
+) -> pd.DataFrame:
+    """One row per case, arm, λ and seed; the unpenalised network (λ = 0) once per seed."""
     rows = []
     for key in cases:
         for seed in seeds:
@@ -166,30 +197,100 @@ def run(cases: Sequence[str], lambdas: Sequence[float], seeds: Sequence[int]) ->
             except DatasetUnavailableError as error:
                 print(f"{key}: skipped ({error})")
                 break
-            for ramp in (0, case.epochs // 2):
-                for lam in lambdas:
-                    if lam == 0 and ramp:
-                        continue  # the unpenalised network has nothing to ramp
-                    started = time.perf_counter()
-                    result = evaluate(case, lam, ramp, seed)
-                    rows.append(
-                        {"case": case.label, "ramp_epochs": ramp, "lam": lam, "seed": seed}
-                        | result
-                        | {"seconds": time.perf_counter() - started}
-                    )
+            settings = [(0.0, 0, 0)] if 0 in lambdas else []
+            settings += [(lam, *ARMS[arm](case.epochs)) for arm in arms for lam in lambdas if lam]
+            for lam, warmup, ramp in settings:
+                started = time.perf_counter()
+                result = evaluate(case, lam, warmup, ramp, seed)
+                rows.append(
+                    {"case": case.label, "warmup_epochs": warmup, "ramp_epochs": ramp}
+                    | {"lam": lam, "seed": seed}
+                    | result
+                    | {"seconds": time.perf_counter() - started}
+                )
     return pd.DataFrame(rows)
 
 
+#: Per training step of a traced fit: the norms of the loss's and of the (ramped) penalty
+#: term's gradients with respect to the logits, the spread of the batch's probabilities and
+#: its rate of positive predictions.
+_STEPS: list[tuple[float, float, float, float]] = []
+
+
+class _TracedPenalty(FairCOCCOPenalty):
+    """FairCOCCO's penalty, recording each training step in ``_STEPS`` as its gradient arrives
+    (the gradient that reaches ``y_pred`` includes the ramp's weight)."""
+
+    def forward(self, y_pred: Any, sensitive: Any, y_true: Any = None) -> Any:
+        term = super().forward(y_pred, sensitive, y_true)
+        if y_pred.requires_grad:
+            p = y_pred.detach()
+            # BCEWithLogitsLoss (a mean) has gradient (p - y) / n on the logits
+            loss_norm = float(((p - y_true.to(p.dtype)) / p.shape[0]).norm())
+            spread, positive = float(p.std()), float((p > 0.5).float().mean())
+
+            def record(grad: Any) -> None:
+                term_norm = float((grad * p * (1 - p)).norm())  # through the sigmoid
+                _STEPS.append((loss_norm, term_norm, spread, positive))
+
+            y_pred.register_hook(record)
+        return term
+
+
+def trace(key: str, lam: float, seed: int) -> None:
+    """Print, per epoch, the penalty's gradient against the loss's with and without the ramp."""
+    case = CASES[key](seed)
+    for ramp in (0, case.epochs // 2):
+        _STEPS.clear()
+        model = FairCOCCOClassifier(
+            penalty=_TracedPenalty(notion=case.notion, lam=lam),
+            epochs=case.epochs,
+            ramp_epochs=ramp,
+            random_state=seed,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateModelWarning)
+            model.fit(
+                case.x_train,
+                case.y_train,
+                sensitive_features=case.s_train,
+                sample_weight=case.weights,
+            )
+        steps = np.array(_STEPS).reshape(case.epochs, -1, 4)
+        result = evaluate_model(case, model)
+        print(
+            f"{case.label}, lam={lam}, ramp_epochs={ramp}: test AUC {result['auc']:.3f}, "
+            f"accuracy {result['accuracy']:.3f}, positive rate {result['positive_rate']:.3f}, "
+            f"adjusted score {result['score']:.4f}"
+        )
+        print("  epoch  |dL/dz|  |d term/dz|  ratio (median)  spread of p  positive rate")
+        for epoch, rows in enumerate(steps):
+            ratio = np.median(rows[:, 1] / rows[:, 0])
+            print(
+                f"  {epoch:5d}  {rows[:, 0].mean():7.4f}  {rows[:, 1].mean():11.4f}  "
+                f"{ratio:14.2f}  {rows[:, 2].mean():11.3f}  {rows[:, 3].mean():13.3f}"
+            )
+
+
 def summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Means over seeds; the unpenalised row is shown under both ramps."""
+    """Means over seeds per case, arm and λ; the unpenalised network is shown in every arm."""
+    results = results.copy()
+    if "warmup_epochs" not in results:  # files written before the warm-up arm existed
+        results["warmup_epochs"] = 0
+    results["arm"] = [
+        arm_label(w, r)
+        for w, r in zip(results["warmup_epochs"], results["ramp_epochs"], strict=True)
+    ]
     base = results[results["lam"] == 0]
-    ramped = results[results["ramp_epochs"] > 0]
-    if not ramped.empty:
-        ramps = ramped.groupby("case")["ramp_epochs"].first()
-        base = pd.concat([base, base.assign(ramp_epochs=base["case"].map(ramps))])
-    table = pd.concat([base, results[results["lam"] > 0]])
+    penalised = results[results["lam"] > 0]
+    arms = penalised[["case", "arm"]].drop_duplicates()
+    table = pd.concat([base.drop(columns="arm").merge(arms, on="case"), penalised])
+    # cases in the order they were run, arms as full weight, warm-up, ramp
+    table["case"] = pd.Categorical(table["case"], categories=list(dict.fromkeys(results["case"])))
+    order = sorted(set(table["arm"]), key=lambda arm: ("warmup" in arm) + 2 * ("ramp" in arm))
+    table["arm"] = pd.Categorical(table["arm"], categories=order)
     metrics = ["auc", "accuracy", "positive_rate", "score"]
-    return table.groupby(["case", "ramp_epochs", "lam"], sort=False)[metrics].mean()
+    return table.groupby(["case", "arm", "lam"], observed=True)[metrics].mean()
 
 
 def plot(table: pd.DataFrame, path: str) -> None:
@@ -201,15 +302,15 @@ def plot(table: pd.DataFrame, path: str) -> None:
 
     cases = list(dict.fromkeys(table.index.get_level_values("case")))
     figure, axes = plt.subplots(len(cases), 2, figsize=(8, 2.2 * len(cases)), squeeze=False)
+    styles = {"full": "o-", "warmup": "^:", "ramp": "s--"}
     for row, label in zip(axes, cases, strict=True):
         part = table.loc[label]
-        for ramp in part.index.get_level_values("ramp_epochs").unique():
-            curve = part.loc[ramp]
-            name = "full weight at once" if ramp == 0 else f"ramp_epochs={ramp}"
-            style = "o-" if ramp == 0 else "s--"
+        for arm in part.index.get_level_values("arm").unique():
+            curve = part.loc[arm]
+            style = styles["ramp" if "ramp" in arm else "warmup" if "warmup" in arm else "full"]
             x = np.maximum(curve.index.to_numpy(dtype=float), 0.25)  # λ = 0 drawn at 0.25
-            row[0].plot(x, curve["score"], style, label=name)
-            row[1].plot(x, curve["auc"], style, label=name)
+            row[0].plot(x, curve["score"], style, label=arm)
+            row[1].plot(x, curve["auc"], style, label=arm)
         row[0].set_ylabel(f"{label}\nadjusted score", fontsize=8)
         row[1].set_ylabel("test AUC", fontsize=8)
         for axis in row:
@@ -230,19 +331,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--lambdas", nargs="+", type=float, default=[0.0, 0.5, 2.0, 10.0, 20.0, 40.0]
     )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
     parser.add_argument("--csv", help="write every run's row to this CSV file")
     parser.add_argument(
         "--from-csv", nargs="+", metavar="CSV", help="summarise and plot these --csv files instead"
     )
     parser.add_argument("--plot", help="write the figure to this PNG file")
+    parser.add_argument(
+        "--trace",
+        nargs=2,
+        metavar=("CASE", "LAM"),
+        help="print per-epoch gradient norms of one case at one λ (the first seed) and stop",
+    )
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
+    if args.trace:
+        trace(args.trace[0], float(args.trace[1]), args.seeds[0])
+        return
     if args.from_csv:
         results = pd.concat([pd.read_csv(path) for path in args.from_csv], ignore_index=True)
     else:
-        results = run(args.cases, args.lambdas, args.seeds)
+        results = run(args.cases, args.lambdas, args.seeds, args.arms)
     if args.csv:
         results.to_csv(args.csv, index=False)
     table = summary(results)
