@@ -489,8 +489,9 @@ def pvalues_body(
         f"ε and kernel widths) on {int(first['test_rows'])} test rows drawn once per seed. "
         "The harness's DI is the lowest over the highest positive rate of the groups, in "
         "[0, 1]; the paper's DI exceeds 1 (its ratio's order is not stated), so compare its "
-        "distance from 1. The paper's numbers (λ up to 2) are in the second row of each "
-        "cell where it has them.",
+        "distance from 1. The paper's numbers (λ up to 2) follow ours in parentheses where it "
+        f"has them. The smallest p-value {int(first['n_permutations'])} permutations give is "
+        f"1/{int(first['n_permutations']) + 1}.",
         "",
     ]
     if plots:
