@@ -1,4 +1,4 @@
-"""How FairCOCCO's effect responds to λ: the penalty at full weight, after a warm-up, or ramped in.
+"""How FairCOCCO's effect responds to λ, with the penalty at full weight or after a warm-up.
 
 Run from the project root, with the registry's data in ``$FAIRCOCCO_DATA``::
 
@@ -6,9 +6,8 @@ Run from the project root, with the registry's data in ``$FAIRCOCCO_DATA``::
 
 For each case it trains :class:`faircocco_torch.FairCOCCOClassifier` (the paper's network, Adam
 with learning rate 1e-3, batch 128) at every ``--lambdas`` value in each ``--arms``: ``full``,
-the penalty at full weight from the first step (the default of the estimators); ``warmup``, the
-first fifth of the epochs on the loss alone (``warmup_epochs=epochs // 5``); ``ramp``, its
-weight raised linearly over the first half of the epochs (``ramp_epochs=epochs // 2``). It
+the penalty at full weight from the first step (the estimators' default, the paper's setting);
+``warmup``, the first fifth of the epochs on the loss alone (``warmup_epochs=epochs // 5``). It
 prints, on held-out rows, the ROC AUC, the accuracy, the rate of positive predictions at 0.5 and
 the chance-adjusted FairCOCCO score of the predicted probabilities under the case's notion
 (means over ``--seeds``). λ = 0 is the unpenalised network. The cases:
@@ -17,13 +16,13 @@ the chance-adjusted FairCOCCO score of the predicted probabilities under the cas
 * ``law``: Law School under equalised odds, 6,000 training rows, 10 epochs;
 * ``synthetic``: the data of ``examples/aif360_pipeline.py`` (age, income and a binary
   attribute, reweighed on the binary one), demographic parity, 3,000 rows, 30 epochs;
-* ``adult`` (demographic parity), ``compas`` and ``german`` (equalised odds): datasets the
-  ramp was not chosen on, 6,000 training rows at most, 10 epochs.
+* ``adult`` (demographic parity), ``compas`` and ``german`` (equalised odds): further datasets,
+  6,000 training rows at most, 10 epochs.
 
 ``--trace CASE LAM`` instead prints, for each epoch of one case trained at one λ (first seed),
 the norms of the loss's and of the penalty term's gradients with respect to the network's
 logits, their median ratio, the spread (standard deviation) of the batch's probabilities and its
-positive rate, at full weight and with the ramp.
+positive rate, at full weight and after the warm-up.
 
 ``--plot`` draws the adjusted score and the AUC against λ for each case; ``--csv`` keeps every
 run, and ``--from-csv`` summarises and plots runs kept by earlier calls (to split the work over
@@ -132,25 +131,19 @@ CASES: dict[str, Callable[[int], Case]] = {
 }
 
 
-#: How the penalty is brought in: its name and ``(warmup_epochs, ramp_epochs)`` for a case of
-#: ``epochs`` epochs.
-ARMS: dict[str, Callable[[int], tuple[int, int]]] = {
-    "full": lambda epochs: (0, 0),
-    "warmup": lambda epochs: (epochs // 5, 0),
-    "ramp": lambda epochs: (0, epochs // 2),
+#: How the penalty is brought in: each arm's ``warmup_epochs`` for a case of ``epochs`` epochs.
+ARMS: dict[str, Callable[[int], int]] = {
+    "full": lambda epochs: 0,
+    "warmup": lambda epochs: epochs // 5,
 }
 
 
-def arm_label(warmup_epochs: int, ramp_epochs: int) -> str:
+def arm_label(warmup_epochs: int) -> str:
     """How an arm is shown in tables and the figure."""
-    if ramp_epochs:
-        return f"ramp_epochs={ramp_epochs}"
-    if warmup_epochs:
-        return f"warmup_epochs={warmup_epochs}"
-    return "full weight at once"
+    return f"warmup_epochs={warmup_epochs}" if warmup_epochs else "full weight at once"
 
 
-def evaluate(case: Case, lam: float, warmup_epochs: int, ramp_epochs: int, seed: int) -> dict:
+def evaluate(case: Case, lam: float, warmup_epochs: int, seed: int) -> dict[str, Any]:
     """Train at ``lam`` (0: unpenalised) and measure on the case's test rows."""
     model = FairCOCCOClassifier(
         penalty="faircocco" if lam > 0 else None,
@@ -158,7 +151,6 @@ def evaluate(case: Case, lam: float, warmup_epochs: int, ramp_epochs: int, seed:
         lam=lam,
         epochs=case.epochs,
         warmup_epochs=warmup_epochs,
-        ramp_epochs=ramp_epochs,
         random_state=seed,
     )
     with warnings.catch_warnings():
@@ -197,29 +189,27 @@ def run(
             except DatasetUnavailableError as error:
                 print(f"{key}: skipped ({error})")
                 break
-            settings = [(0.0, 0, 0)] if 0 in lambdas else []
-            settings += [(lam, *ARMS[arm](case.epochs)) for arm in arms for lam in lambdas if lam]
-            for lam, warmup, ramp in settings:
+            settings = [(0.0, 0)] if 0 in lambdas else []
+            settings += [(lam, ARMS[arm](case.epochs)) for arm in arms for lam in lambdas if lam]
+            for lam, warmup in settings:
                 started = time.perf_counter()
-                result = evaluate(case, lam, warmup, ramp, seed)
+                result = evaluate(case, lam, warmup, seed)
                 rows.append(
-                    {"case": case.label, "warmup_epochs": warmup, "ramp_epochs": ramp}
-                    | {"lam": lam, "seed": seed}
+                    {"case": case.label, "warmup_epochs": warmup, "lam": lam, "seed": seed}
                     | result
                     | {"seconds": time.perf_counter() - started}
                 )
     return pd.DataFrame(rows)
 
 
-#: Per training step of a traced fit: the norms of the loss's and of the (ramped) penalty
-#: term's gradients with respect to the logits, the spread of the batch's probabilities and
+#: Per training step of a traced fit: the norms of the loss's and of the penalty term's
+#: gradients with respect to the logits, the spread of the batch's probabilities and
 #: its rate of positive predictions.
 _STEPS: list[tuple[float, float, float, float]] = []
 
 
 class _TracedPenalty(FairCOCCOPenalty):
-    """FairCOCCO's penalty, recording each training step in ``_STEPS`` as its gradient arrives
-    (the gradient that reaches ``y_pred`` includes the ramp's weight)."""
+    """FairCOCCO's penalty, recording each training step in ``_STEPS`` as its gradient arrives."""
 
     def forward(self, y_pred: Any, sensitive: Any, y_true: Any = None) -> Any:
         term = super().forward(y_pred, sensitive, y_true)
@@ -238,14 +228,15 @@ class _TracedPenalty(FairCOCCOPenalty):
 
 
 def trace(key: str, lam: float, seed: int) -> None:
-    """Print, per epoch, the penalty's gradient against the loss's with and without the ramp."""
+    """Print, per epoch, the penalty's gradient against the loss's, at full weight and after
+    the warm-up (whose epochs record nothing)."""
     case = CASES[key](seed)
-    for ramp in (0, case.epochs // 2):
+    for warmup in (0, ARMS["warmup"](case.epochs)):
         _STEPS.clear()
         model = FairCOCCOClassifier(
             penalty=_TracedPenalty(notion=case.notion, lam=lam),
             epochs=case.epochs,
-            ramp_epochs=ramp,
+            warmup_epochs=warmup,
             random_state=seed,
         )
         with warnings.catch_warnings():
@@ -256,15 +247,15 @@ def trace(key: str, lam: float, seed: int) -> None:
                 sensitive_features=case.s_train,
                 sample_weight=case.weights,
             )
-        steps = np.array(_STEPS).reshape(case.epochs, -1, 4)
+        steps = np.array(_STEPS).reshape(case.epochs - warmup, -1, 4)
         result = evaluate_model(case, model)
         print(
-            f"{case.label}, lam={lam}, ramp_epochs={ramp}: test AUC {result['auc']:.3f}, "
+            f"{case.label}, lam={lam}, warmup_epochs={warmup}: test AUC {result['auc']:.3f}, "
             f"accuracy {result['accuracy']:.3f}, positive rate {result['positive_rate']:.3f}, "
             f"adjusted score {result['score']:.4f}"
         )
         print("  epoch  |dL/dz|  |d term/dz|  ratio (median)  spread of p  positive rate")
-        for epoch, rows in enumerate(steps):
+        for epoch, rows in enumerate(steps, start=warmup):
             ratio = np.median(rows[:, 1] / rows[:, 0])
             print(
                 f"  {epoch:5d}  {rows[:, 0].mean():7.4f}  {rows[:, 1].mean():11.4f}  "
@@ -275,19 +266,14 @@ def trace(key: str, lam: float, seed: int) -> None:
 def summary(results: pd.DataFrame) -> pd.DataFrame:
     """Means over seeds per case, arm and λ; the unpenalised network is shown in every arm."""
     results = results.copy()
-    if "warmup_epochs" not in results:  # files written before the warm-up arm existed
-        results["warmup_epochs"] = 0
-    results["arm"] = [
-        arm_label(w, r)
-        for w, r in zip(results["warmup_epochs"], results["ramp_epochs"], strict=True)
-    ]
+    results["arm"] = [arm_label(w) for w in results["warmup_epochs"]]
     base = results[results["lam"] == 0]
     penalised = results[results["lam"] > 0]
     arms = penalised[["case", "arm"]].drop_duplicates()
     table = pd.concat([base.drop(columns="arm").merge(arms, on="case"), penalised])
-    # cases in the order they were run, arms as full weight, warm-up, ramp
+    # cases in the order they were run, full weight before the warm-up
     table["case"] = pd.Categorical(table["case"], categories=list(dict.fromkeys(results["case"])))
-    order = sorted(set(table["arm"]), key=lambda arm: ("warmup" in arm) + 2 * ("ramp" in arm))
+    order = sorted(set(table["arm"]), key=lambda arm: "warmup" in arm)
     table["arm"] = pd.Categorical(table["arm"], categories=order)
     metrics = ["auc", "accuracy", "positive_rate", "score"]
     return table.groupby(["case", "arm", "lam"], observed=True)[metrics].mean()
@@ -302,15 +288,16 @@ def plot(table: pd.DataFrame, path: str) -> None:
 
     cases = list(dict.fromkeys(table.index.get_level_values("case")))
     figure, axes = plt.subplots(len(cases), 2, figsize=(8, 2.2 * len(cases)), squeeze=False)
-    styles = {"full": "o-", "warmup": "^:", "ramp": "s--"}
+
     for row, label in zip(axes, cases, strict=True):
         part = table.loc[label]
         for arm in part.index.get_level_values("arm").unique():
             curve = part.loc[arm]
-            style = styles["ramp" if "ramp" in arm else "warmup" if "warmup" in arm else "full"]
+            style = "s--" if "warmup" in arm else "o-"
             x = np.maximum(curve.index.to_numpy(dtype=float), 0.25)  # λ = 0 drawn at 0.25
-            row[0].plot(x, curve["score"], style, label=arm)
-            row[1].plot(x, curve["auc"], style, label=arm)
+            name = "warm-up: the first fifth of the epochs" if "warmup" in arm else arm
+            row[0].plot(x, curve["score"], style, label=name)
+            row[1].plot(x, curve["auc"], style, label=name)
         row[0].set_ylabel(f"{label}\nadjusted score", fontsize=8)
         row[1].set_ylabel("test AUC", fontsize=8)
         for axis in row:

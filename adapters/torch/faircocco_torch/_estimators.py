@@ -75,7 +75,6 @@ class _FairNetwork(BaseEstimator):
         learning_rate: float = 1e-3,
         epochs: int = 100,
         warmup_epochs: int = 0,
-        ramp_epochs: int = 0,
         weight_decay: float = 0.0,
         early_stopping: bool = False,
         validation_fraction: float = 0.2,
@@ -92,7 +91,6 @@ class _FairNetwork(BaseEstimator):
         self.learning_rate = learning_rate
         self.epochs = epochs
         self.warmup_epochs = warmup_epochs
-        self.ramp_epochs = ramp_epochs
         self.weight_decay = weight_decay
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
@@ -212,7 +210,6 @@ class _FairNetwork(BaseEstimator):
                 early_stopping=int(self.patience) if self.early_stopping else None,
                 penalty_input=self._penalty_input(),
                 warmup_epochs=int(self.warmup_epochs),
-                ramp_epochs=int(self.ramp_epochs),
                 random_state=seed,
                 progress=self.verbose,
             )
@@ -234,10 +231,7 @@ class _FairNetwork(BaseEstimator):
         if self.penalty_ is None:
             advice = f"change {training}"
         else:
-            advice = (
-                "weaken the penalty (lower lam), add ramp_epochs (about half the epochs) or "
-                f"warmup_epochs, or change {training}"
-            )
+            advice = f"weaken the penalty (lower lam), add warmup_epochs, or change {training}"
         penalty = "None" if self.penalty_ is None else repr(self.penalty_)
         warnings.warn(
             f"{type(self).__name__}(penalty={penalty}) {what}; {advice}.",
@@ -250,8 +244,6 @@ class _FairNetwork(BaseEstimator):
         check_params({name: getattr(self, name) for name in names}, _ESTIMATOR_LIMITS)
         warmup = Interval("integer", 0, self.epochs)
         check_params({"warmup_epochs": self.warmup_epochs}, {"warmup_epochs": warmup})
-        ramp = Interval("integer", 0, self.epochs - self.warmup_epochs)
-        check_params({"ramp_epochs": self.ramp_epochs}, {"ramp_epochs": ramp})
         fraction = Interval("real", 0, 1, closed="neither")
         check_params(
             {"validation_fraction": self.validation_fraction}, {"validation_fraction": fraction}
@@ -339,11 +331,6 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         Training epochs (the most, with early stopping).
     warmup_epochs : int
         First epochs trained on the loss alone (see :func:`fit_fair`); helps large ``lam``.
-    ramp_epochs : int
-        Epochs after the warm-up over which the penalty's weight rises linearly to ``lam``
-        (see :func:`fit_fair`). About half of ``epochs`` makes the trade-off change gradually
-        with ``lam`` instead of jumping to a constant model at some ``lam`` (see the user
-        guide's "Choosing λ"); ``warmup_epochs + ramp_epochs`` must not exceed ``epochs``.
     weight_decay : float
         Adam's weight decay.
     early_stopping : bool
@@ -410,7 +397,6 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         learning_rate: float = 1e-3,
         epochs: int = 100,
         warmup_epochs: int = 0,
-        ramp_epochs: int = 0,
         weight_decay: float = 0.0,
         early_stopping: bool = False,
         validation_fraction: float = 0.2,
@@ -428,7 +414,6 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
             learning_rate=learning_rate,
             epochs=epochs,
             warmup_epochs=warmup_epochs,
-            ramp_epochs=ramp_epochs,
             weight_decay=weight_decay,
             early_stopping=early_stopping,
             validation_fraction=validation_fraction,
@@ -573,8 +558,7 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         As for :class:`FairCOCCOClassifier`. Penalties that need binary outcomes for EO
         (covariance, linear loss, HSIC) support only ``notion="dp"`` here.
     notion, lam, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs,
-    ramp_epochs, weight_decay, early_stopping, validation_fraction, patience, device, verbose,
-    random_state
+    weight_decay, early_stopping, validation_fraction, patience, device, verbose, random_state
         As for :class:`FairCOCCOClassifier`.
 
     Attributes

@@ -35,9 +35,8 @@ class FitHistory:
     loss : list of float
         Mean training task loss of each epoch.
     penalty : list of float
-        Mean training penalty term added to the objective (what the penalty module returned,
-        ``λ I_F`` for a penalty and ``μ (I_F − bound)`` for a constraint, times the ramp's
-        weight while ``ramp_epochs`` raise it).
+        Mean training penalty term (what the penalty module returned; ``λ I_F`` for a penalty,
+        ``μ (I_F − bound)`` for a constraint).
     statistic : list of float
         Mean training batch statistic (unweighted; NaN for modules that do not report one).
     val_loss, val_penalty, val_statistic : list of float
@@ -121,7 +120,6 @@ def fit_fair(
     monitor: str = "objective",
     penalty_input: Callable[[torch.Tensor], torch.Tensor] | None = None,
     warmup_epochs: int = 0,
-    ramp_epochs: int = 0,
     random_state: int | None = None,
     progress: bool = True,
 ) -> FitHistory:
@@ -170,17 +168,6 @@ def fit_fair(
         predictions' spread shrinks; on the near-constant outputs of a fresh network a large
         ``λ`` can then dominate the loss and keep them constant. A few warm-up epochs avoid
         that. Default 0 (the paper's setting).
-    ramp_epochs : int
-        After the warm-up, raise the penalty's weight linearly, step by step, from
-        ``1 / (ramp_epochs × batches per epoch)`` to 1 over this many epochs; the remaining
-        epochs train on the full ``loss + penalty``. A large ``λ`` applied at once to a network
-        whose predictions have little spread holds them there (the penalty's gradient grows
-        as their spread shrinks) until the loss escapes, which can take more epochs than are
-        left: the trained model then jumps from useful to constant as ``λ`` grows. Ramping
-        lets the loss spread the predictions first, so that the result changes gradually with
-        ``λ`` (see the user guide's "Choosing λ"); about half the epochs is a good choice.
-        ``warmup_epochs + ramp_epochs`` must not exceed ``epochs``. Default 0 (the full weight
-        from the first penalised step).
     random_state : int, optional
         Seeds the batch order (a dedicated generator) and torch's global generator for the
         duration of the call (dropout and the like), so that training on CPU is reproducible.
@@ -236,10 +223,6 @@ def fit_fair(
     check_params(
         {"warmup_epochs": warmup_epochs}, {"warmup_epochs": Interval("integer", 0, epochs)}
     )
-    check_params(
-        {"ramp_epochs": ramp_epochs},
-        {"ramp_epochs": Interval("integer", 0, epochs - warmup_epochs)},
-    )
     if early_stopping is not None and val_data is None:
         raise ValueError("early_stopping needs val_data to monitor.")
     if monitor not in ("objective", "loss"):
@@ -268,14 +251,8 @@ def fit_fair(
             for epoch in range(epochs):
                 started = time.perf_counter()
                 active = None if epoch < warmup_epochs else penalty
-                ramp = _Ramp(
-                    done=max(0, epoch - warmup_epochs) * len(train),
-                    length=ramp_epochs * len(train),
-                )
                 try:
-                    means = _train_epoch(
-                        model, train, loss, active, transform, optim, device, bar, ramp
-                    )
+                    means = _train_epoch(model, train, loss, active, transform, optim, device, bar)
                 except _NonFiniteOutput:
                     raise _diverged(
                         "the model's output became NaN or infinite", epoch, active, optim
@@ -359,21 +336,6 @@ def _degeneracy(
     return None
 
 
-@dataclass(frozen=True)
-class _Ramp:
-    """The penalty's weight in ``ramp_epochs``: ``length`` penalised steps rising linearly
-    to 1, of which ``done`` were taken before this epoch (no ramp when ``length`` is 0)."""
-
-    done: int
-    length: int
-
-    def weight(self, step: int) -> float:
-        """The weight of the epoch's ``step``-th (0-based) batch, in ``(0, 1]``."""
-        if self.length == 0:
-            return 1.0
-        return min(1.0, (self.done + step + 1) / self.length)
-
-
 def _train_epoch(
     model: nn.Module,
     batches: TripleBatches,
@@ -383,7 +345,6 @@ def _train_epoch(
     optim: torch.optim.Optimizer,
     device: torch.device,
     bar: Any,
-    ramp: _Ramp,
 ) -> tuple[float, float, float]:
     model.train()
     if isinstance(penalty, nn.Module):
@@ -408,9 +369,6 @@ def _train_epoch(
                 if not bool(torch.isfinite(output.detach()).all()):
                     raise _NonFiniteOutput from None
                 raise
-            weight = ramp.weight(step)
-            if weight != 1.0:
-                term = weight * term
             objective = task + term
             term_value = term.detach()
             last = getattr(penalty, "last_statistic_", None)
