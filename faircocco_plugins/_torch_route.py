@@ -53,6 +53,8 @@ from ._torch_order import canonical_order
 #: Up to this many possible level-group keys, group sizes are counted by one ``bincount``
 #: (its size is known on the host); beyond, by ``torch.unique``, which waits for the device.
 _COUNTED_KEYS = 2**16
+#: Mixed-radix keys of fewer possible combinations than this fit in int64.
+_KEYS_FIT = 2**62
 
 
 def device_terms(problem: Problem) -> Terms | None:
@@ -111,8 +113,8 @@ def _lowrank_terms(
     maps = {role: _RoleMap(role, roles, structure[role], levels[role], options) for role in roles}
     # 2. pivot ranks and group sizes, in one copy
     grid = [m.grid for m in maps.values()]
-    if math.prod(grid) >= 2**62:
-        return None  # group keys would overflow int64: the host route sorts rows instead
+    if math.prod(grid) >= _KEYS_FIT:
+        return None  # keys would overflow int64: the host route sorts rows instead
     keys = combination_keys([m.keys for m in maps.values()], grid)
     pivoted = [m for m in maps.values() if m.factor is not None]
     ranks = [m.factor.rank for m in pivoted if m.factor is not None]
@@ -173,10 +175,6 @@ def _group_sizes(
     return present, host[: ranks.shape[0]], sizes
 
 
-def _host_moments() -> Any:
-    raise AssertionError("the device route's null is the host route's (device_terms)")
-
-
 class _DeviceLowRankFit(LowRankFit):
     """A low-rank fit from the device route's moments, whose permutation null is the host
     route's: the null needs per-stratum moments in the same feature basis, which the host route
@@ -227,7 +225,7 @@ class _RoleMap:
             j for j, count in enumerate(counts) if count <= MAX_LEVELS and j not in differentiated
         ]
         codes = {j: level_codes(z[:, j], structure[j][1][: counts[j]]) for j in discrete}
-        while discrete and math.prod(counts[j] for j in discrete) > MAX_COMBINATIONS:
+        while _KEYS_FIT > math.prod(counts[j] for j in discrete) > MAX_COMBINATIONS:
             # possibly too many combinations: count those present (one more copy), and as on
             # the host the column with the most levels joins the continuous block
             keys = combination_keys([codes[j] for j in discrete], [counts[j] for j in discrete])
@@ -236,10 +234,12 @@ class _RoleMap:
             discrete.remove(max(discrete, key=lambda j: counts[j]))
         self.discrete = discrete
         self._values = [levels[j][1 : 1 + counts[j]] for j in discrete]
+        #: the number of possible level combinations (the caller leaves a grid of
+        #: :data:`_KEYS_FIT` or more, whose keys overflow, to the host route)
         self.grid = math.prod(counts[j] for j in discrete)
         self.keys = (
             combination_keys([codes[j] for j in discrete], [counts[j] for j in discrete])
-            if discrete
+            if discrete and self.grid < _KEYS_FIT
             else torch.zeros(z.shape[0], dtype=torch.int64, device=z.device)
         )
         self.continuous = [j for j in range(z.shape[1]) if j not in discrete]

@@ -210,3 +210,21 @@ def test_cpu_tensors_take_the_host_route_by_default(monkeypatch, device_calls):
     pred, a, y = data("binary", 300, 11)
     faircocco_score(torch.tensor(pred), torch.tensor(a), y_true=torch.tensor(y), notion="eo")
     assert answered == []
+
+
+@pytest.mark.parametrize("present", ["few", "many"])
+def test_many_possible_level_combinations_are_counted_as_on_the_host(present, device_calls):
+    """Three columns of 20 levels could make 8,000 combinations: the device counts the
+    present ones, and with more than 256 the column with the most levels turns continuous."""
+    rng = np.random.default_rng(12)
+    n = 3000
+    if present == "few":
+        base = rng.integers(0, 20, n)
+        a = np.column_stack([base, (base + 1) % 20, (3 * base) % 20]).astype(np.float64)
+    else:
+        a = np.column_stack([rng.integers(0, k, n) for k in (20, 19, 18)]).astype(np.float64)
+    y = rng.integers(0, 2, n).astype(np.float64)
+    pred = a[:, 0] / 10 + y + rng.normal(size=n)
+    expected, got = both_routes(faircocco_score, pred, a, y, notion="eo", method="lowrank")
+    assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert device_calls == [True]
