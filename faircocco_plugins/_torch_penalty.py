@@ -10,14 +10,15 @@ test masked so that nothing is read back), the Nyström rows and the statistic
 ``T = Tr[S⁻¹ X Xᵀ]`` (minus the permutation null ``T₀`` when chance-adjusted), as derived in
 :class:`._batch_statistic.BatchStatistic`'s Notes. The attribute side (``P``, ``L`` and the
 null's pieces) depends only on the batch's attributes and outcomes, which are data: it is
-computed on the host from host rows, as before, and copied to the device. Attributes and outcomes
-passed as host arrays or CPU tensors make a training step with no wait on the device; passed as
-tensors on the device, they are copied to the host first, which waits for it. Pivots past the rank are masked: their landmark columns are zero and their block of
-``S`` is the identity times ``εN``, which leaves ``T`` and its gradient unchanged.
+computed on the host from host rows, as before, and copied to the device. Attributes and
+outcomes passed as host arrays or CPU tensors make a training step with no wait on the device;
+passed as tensors on the device, they are copied to the host first, which waits for it.
 
-Everything is computed in float64: ``S`` holds ``εN K_ll`` with ``ε`` down to 10⁻⁴, and in
-float32 the statistic's error grows to the size of the statistic at small ``ε`` (the device
-route benchmark prints the measured difference).
+Pivots past the rank are masked: their landmark columns are zero and their block of ``S`` is
+the identity times ``εN``, which leaves ``T`` and its gradient unchanged. Everything is computed
+in float64: ``S`` holds ``εN K_ll``, with ``K_ll`` factored to the pivot tolerance, and in
+float32 its Cholesky factorisation fails (not positive definite) at the default ``ε = 1e-4``
+(``benchmarks/device_route.py`` prints the comparison).
 """
 
 from __future__ import annotations
