@@ -40,6 +40,9 @@ EXPERIMENT_TITLES: dict[str, str] = {
 FIGURE_FOLDER = "experiments"
 #: An estimate has stabilised once its mean absolute error is below this share of the target.
 STABLE_RELATIVE_ERROR = 0.1
+#: ... or below this absolute error on the score's [0, 1] scale: a relative error cannot settle
+#: where the target is near 0 (a fair model's score), though the estimate is then near 0 too.
+STABLE_ABSOLUTE_ERROR = 0.01
 
 
 def read_table(path: str | os.PathLike[str], required: tuple[str, ...]) -> pd.DataFrame:
@@ -138,26 +141,31 @@ def _training(frame: pd.DataFrame) -> str:
 
 
 def stable_batch_sizes(
-    frame: pd.DataFrame, threshold: float = STABLE_RELATIVE_ERROR
+    frame: pd.DataFrame,
+    threshold: float = STABLE_RELATIVE_ERROR,
+    absolute: float = STABLE_ABSOLUTE_ERROR,
 ) -> pd.DataFrame:
     """The batch size from which the estimate stays within ``threshold`` of its target.
 
     The relative error of a batch size is the mean absolute error of the batch estimates over
     the full-pool value, averaged over seeds; the estimate has stabilised at the smallest batch
-    size whose relative error, and every larger size's, is below ``threshold``.
+    size whose relative error, and every larger size's, is below ``threshold``. The same with
+    the mean absolute error itself below ``absolute`` gives the ``_absolute`` columns.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The convergence table (:func:`convergence_experiment`).
     threshold : float
+    absolute : float
 
     Returns
     -------
     pandas.DataFrame
         One row per dataset, notion and model: ``full_score`` and ``full_adjusted`` (mean over
         seeds), ``stable`` and ``stable_adjusted`` (the batch size, or NaN when no size run
-        qualifies) and ``largest`` (the largest batch size run).
+        qualifies), ``stable_absolute`` and ``stable_adjusted_absolute``, and ``largest`` (the
+        largest batch size run).
 
     Examples
     --------
@@ -170,6 +178,8 @@ def stable_batch_sizes(
     ... })
     >>> stable_batch_sizes(frame)[["stable", "stable_adjusted"]].values.tolist()
     [[64.0, 256.0]]
+    >>> stable_batch_sizes(frame)[["stable_absolute", "stable_adjusted_absolute"]].values.tolist()
+    [[nan, 256.0]]
     """
     rows = []
     for (dataset, notion, model), group in frame.groupby(
@@ -180,6 +190,8 @@ def stable_batch_sizes(
             relative = _relative_error(group, f"mae{suffix}", target)
             row[target] = float(group.groupby("seed")[target].first().mean())
             row[f"stable{suffix}"] = _first_stable(relative, threshold)
+            error = group.groupby("batch_size")[f"mae{suffix}"].mean().sort_index()
+            row[f"stable{suffix}_absolute"] = _first_stable(error, absolute)
         row["largest"] = int(group["batch_size"].max())
         rows.append(row)
     return pd.DataFrame(rows)
@@ -193,10 +205,11 @@ def _relative_error(group: pd.DataFrame, error: str, target: str) -> pd.Series:
     return ratio.groupby(group["batch_size"]).mean().sort_index()
 
 
-def _first_stable(relative: pd.Series, threshold: float) -> float:
-    below = (relative < threshold).to_numpy()
+def _first_stable(errors: pd.Series, threshold: float) -> float:
+    """The smallest batch size from which every error is below ``threshold``, else NaN."""
+    below = (errors < threshold).to_numpy()
     stable = math.nan
-    for size, ok in zip(relative.index[::-1], below[::-1], strict=True):
+    for size, ok in zip(errors.index[::-1], below[::-1], strict=True):
         if not ok:
             break
         stable = float(size)
@@ -229,9 +242,11 @@ def convergence_body(frame: pd.DataFrame, out: Path, *, plots: bool = True) -> l
     ]
     lines += section("Where the estimate stabilises")
     lines += [
-        f"The smallest batch size from which the mean absolute error of the batch estimates "
-        f"stays below {STABLE_RELATIVE_ERROR:.0%} of the full-pool value (errors averaged over "
-        f"seeds); {MISSING} where no batch size run qualifies.",
+        f"The smallest batch size from which the mean absolute error (MAE) of the batch "
+        f"estimates stays below {STABLE_RELATIVE_ERROR:.0%} of the full-pool value, and from "
+        f"which it stays below {STABLE_ABSOLUTE_ERROR:g} on the score's [0, 1] scale (errors "
+        f"averaged over seeds); {MISSING} where no batch size run qualifies. A relative error "
+        "cannot settle where the target is near 0, as a fair model's is.",
         "",
     ]
     stable = stable_batch_sizes(frame)
@@ -242,8 +257,10 @@ def convergence_body(frame: pd.DataFrame, out: Path, *, plots: bool = True) -> l
             str(r["model"]),
             f"{r['full_score']:.4f}",
             _size(r["stable"]),
+            _size(r["stable_absolute"]),
             f"{r['full_adjusted']:.4f}",
             _size(r["stable_adjusted"]),
+            _size(r["stable_adjusted_absolute"]),
         ]
         for r in stable.to_dict("records")
     ]
@@ -252,9 +269,11 @@ def convergence_body(frame: pd.DataFrame, out: Path, *, plots: bool = True) -> l
         "Notion",
         "Model",
         "Full score",
-        "Stable from",
-        "Full adjusted",
-        "Stable from",
+        f"MAE < {STABLE_RELATIVE_ERROR:.0%} from",
+        f"MAE < {STABLE_ABSOLUTE_ERROR:g} from",
+        "Full adjusted score",
+        f"MAE < {STABLE_RELATIVE_ERROR:.0%} from",
+        f"MAE < {STABLE_ABSOLUTE_ERROR:g} from",
     ]
     lines += list_table(header, rows)
     for dataset in dict.fromkeys(frame["dataset"]):

@@ -174,6 +174,11 @@ def test_stable_batch_size_is_the_start_of_the_last_run_below_the_threshold() ->
     assert stable["full_score"] == pytest.approx(0.3)
     # a zero target has no relative error: never stable
     assert math.isnan(stable["stable_adjusted"])
+    # mean absolute errors: 0.015, 0.06, 0.04, 0.015 (raw), 0.01 everywhere (adjusted)
+    assert math.isnan(stable["stable_absolute"])
+    assert math.isnan(stable_batch_sizes(frame, absolute=0.01)["stable_adjusted_absolute"][0])
+    assert stable_batch_sizes(frame, absolute=0.0101)["stable_adjusted_absolute"][0] == 16
+    assert stable_batch_sizes(frame, absolute=0.05)["stable_absolute"][0] == 64
 
 
 def test_pvalue_trends_are_spearman_correlations_with_lambda() -> None:
