@@ -15,7 +15,9 @@ the chance-adjusted FairCOCCO score of the predicted probabilities under the cas
 * ``kdd``: KDD Census under demographic parity, 6,000 training rows, 10 epochs;
 * ``law``: Law School under equalised odds, 6,000 training rows, 10 epochs;
 * ``synthetic``: the data of ``examples/aif360_pipeline.py`` (age, income and a binary
-  attribute, reweighed on the binary one), demographic parity, 3,000 rows, 30 epochs;
+  attribute, reweighed on the binary one, and not model inputs, as in ``FairCOCCOInprocessing``
+  by default), demographic parity, 3,000 rows, 30 epochs; ``synthetic_inputs``: the same with
+  the attributes as model inputs too (``protected_as_features=True``);
 * ``adult`` (demographic parity), ``compas`` and ``german`` (equalised odds): further datasets,
   6,000 training rows at most, 10 epochs.
 
@@ -33,6 +35,7 @@ reports what it measures and asserts nothing.
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -88,9 +91,11 @@ def registry_case(name: str, notion: str, label: str, seed: int) -> Case:
     )
 
 
-def synthetic_case(seed: int) -> Case:
+def synthetic_case(seed: int, attributes_as_inputs: bool = False) -> Case:
     """The AIF360 example's people (its data does not depend on ``seed``), with the weights of
-    AIF360's ``Reweighing`` on the binary attribute: P(group) P(label) / P(group, label)."""
+    AIF360's ``Reweighing`` on the binary attribute: P(group) P(label) / P(group, label). The
+    model's inputs are ``x`` and ``z``, and the three attributes too with
+    ``attributes_as_inputs``."""
     del seed
     rng = np.random.default_rng(0)
     n = 4000
@@ -107,14 +112,17 @@ def synthetic_case(seed: int) -> Case:
         for y in (0.0, 1.0):
             cell = (group == g) & (outcome == y)
             weights[cell] = np.mean(group == g) * np.mean(outcome == y) / np.mean(cell)
+    inputs = people.to_numpy() if attributes_as_inputs else people[["x", "z"]].to_numpy()
     return Case(
-        "AIF360 example's data, DP",
+        "AIF360 example's data, attributes as inputs, DP"
+        if attributes_as_inputs
+        else "AIF360 example's data, DP",
         "dp",
         30,
-        people.to_numpy()[:3000],
+        inputs[:3000],
         label[:3000],
         sensitive.iloc[:3000].reset_index(drop=True),
-        people.to_numpy()[3000:],
+        inputs[3000:],
         label[3000:],
         sensitive.iloc[3000:].reset_index(drop=True),
         weights,
@@ -125,6 +133,7 @@ CASES: dict[str, Callable[[int], Case]] = {
     "kdd": lambda seed: registry_case("kdd_census", "dp", "KDD Census, DP", seed),
     "law": lambda seed: registry_case("law_school", "eo", "Law School, EO", seed),
     "synthetic": synthetic_case,
+    "synthetic_inputs": lambda seed: synthetic_case(seed, attributes_as_inputs=True),
     "adult": lambda seed: registry_case("adult", "dp", "Adult, DP", seed),
     "compas": lambda seed: registry_case("compas", "eo", "COMPAS, EO", seed),
     "german": lambda seed: registry_case("german", "eo", "German, EO", seed),
@@ -298,7 +307,7 @@ def plot(table: pd.DataFrame, path: str) -> None:
             name = "warm-up: the first fifth of the epochs" if "warmup" in arm else arm
             row[0].plot(x, curve["score"], style, label=name)
             row[1].plot(x, curve["auc"], style, label=name)
-        row[0].set_ylabel(f"{label}\nadjusted score", fontsize=8)
+        row[0].set_ylabel(textwrap.fill(label, 30) + "\nadjusted score", fontsize=8)
         row[1].set_ylabel("test AUC", fontsize=8)
         for axis in row:
             axis.set_xscale("log")
