@@ -228,3 +228,12 @@ def test_many_possible_level_combinations_are_counted_as_on_the_host(present, de
     expected, got = both_routes(faircocco_score, pred, a, y, notion="eo", method="lowrank")
     assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert device_calls == [True]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_the_adjusted_score_takes_the_host_routes_null(notion, device_calls):
+    pred, a, y = data("mixed", 800, 13)
+    options = {"notion": notion, "method": "lowrank", "adjusted": True}
+    expected, got = both_routes(faircocco_score, pred, a, y, **options)
+    assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert device_calls == [True]
