@@ -237,3 +237,16 @@ def test_the_adjusted_score_takes_the_host_routes_null(notion, device_calls):
     expected, got = both_routes(faircocco_score, pred, a, y, **options)
     assert got.item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert device_calls == [True]
+
+
+def test_the_report_of_tensors_is_the_numpy_report(device_calls):
+    from faircocco_plugins import faircocco_report
+
+    pred, a, y = data("mixed", 700, 14)
+    expected = faircocco_report(pred, a, y_true=y, notion="eo", method="lowrank")
+    got = faircocco_report(
+        torch.tensor(pred), torch.tensor(a), y_true=torch.tensor(y), notion="eo", method="lowrank"
+    )
+    columns = ["score", "statistic"]
+    assert np.allclose(got[columns].to_numpy(float), expected[columns].to_numpy(float), rtol=1e-12)
+    assert device_calls == [True] * 4  # jointly and for each of the three attributes
