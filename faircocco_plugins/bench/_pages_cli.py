@@ -67,6 +67,13 @@ def register(commands: Any) -> None:
         )
     add_selection_options(pages)
     pages.add_argument(
+        "--relative-to",
+        metavar="METHOD",
+        help="make the tolerance a share of this method's validation score on the same seed "
+        "(e.g. '--tolerance 0.5 --adjusted --relative-to nn': the most accurate setting that "
+        "halves the network's chance-adjusted score)",
+    )
+    pages.add_argument(
         "--no-plots", action="store_true", help="skip the figures of the fronts page"
     )
     pages.set_defaults(run=_run)
@@ -84,6 +91,8 @@ def command_line(args: argparse.Namespace) -> str:
         words += ["--tolerance", f"{args.tolerance:g}"]
     if args.adjusted:
         words.append("--adjusted")
+    if args.relative_to is not None:
+        words += ["--relative-to", args.relative_to]
     if args.no_plots:
         words.append("--no-plots")
     return shlex.join(words)
@@ -114,6 +123,7 @@ def _run(args: argparse.Namespace) -> int:
         tuning=args.tuning,
         tolerance=args.tolerance,
         adjusted=args.adjusted,
+        relative_to=args.relative_to,
         plots=not args.no_plots,
         experiments={
             name: getattr(args, name)

@@ -21,7 +21,7 @@ better than the mean) is left out of a pair: such a model scores as perfectly fa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,12 @@ from scipy import stats
 from ._hypervolume_table import hypervolume_by_seed
 from ._metrics import degenerate_runs
 from ._paper_common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._paper_extra_pages import (
+    STABLE_ABSOLUTE_ERROR,
+    STABLE_RELATIVE_ERROR,
+    pvalue_trends,
+    stable_batch_sizes,
+)
 from ._paper_tables import ATTRIBUTE_DATASETS, BINARY_DATASETS
 from ._selection import DEFAULT_TOLERANCE, select_runs
 
@@ -50,8 +56,14 @@ PAPER_BASELINES: tuple[str, ...] = (
 ATTRIBUTE_BASELINES: tuple[str, ...] = ("facl", "farmi")
 #: Non-inferiority margin of "competitive" and "little cost": one point of accuracy or R².
 MARGIN = 0.01
+#: Non-inferiority margin of a chance-adjusted score ("achieved alike").
+SCORE_MARGIN = 0.005
 #: Spearman correlation from which two measures count as highly correlated.
 HIGH_CORRELATION = 0.7
+#: Spearman correlation with λ from which a quantity follows a predicted trend.
+TREND = 0.5
+#: The batch size by which the estimate should have settled (the paper: "above 256").
+CONVERGED_BY = 512
 
 FAVOURABLE, UNFAVOURABLE, UNDECIDED = "favourable", "unfavourable", "undecided"
 HOLDS, PARTLY, FAILS, UNTESTABLE = (
@@ -70,7 +82,8 @@ class Comparison:
     label: str
     difference: PairedDifference
     #: How the claim reads the difference: ``"lower"`` (FairCOCCO's should be lower),
-    #: ``"higher"``, or ``"not_worse"`` (no more than :data:`MARGIN` worse, higher is better).
+    #: ``"higher"``, ``"not_worse"`` (no more than :data:`MARGIN` lower, higher is better) or
+    #: ``"not_higher"`` (a score no more than :data:`SCORE_MARGIN` higher).
     expect: str
     #: Seeds left out because a selected model was degenerate on the test part.
     dropped: int = 0
@@ -85,6 +98,14 @@ class Comparison:
             return FAVOURABLE if d.high < 0 else UNFAVOURABLE if d.low > 0 else UNDECIDED
         if self.expect == "higher":
             return FAVOURABLE if d.low > 0 else UNFAVOURABLE if d.high < 0 else UNDECIDED
+        if self.expect == "not_higher":
+            return (
+                FAVOURABLE
+                if d.high < SCORE_MARGIN
+                else UNFAVOURABLE
+                if d.low > SCORE_MARGIN
+                else UNDECIDED
+            )
         return FAVOURABLE if d.low > -MARGIN else UNFAVOURABLE if d.high < -MARGIN else UNDECIDED
 
 
@@ -206,9 +227,7 @@ def claims_page(
     adjusted: bool = False,
     relative_to: str | None = None,
     claims_md: str = "claims.md",
-    convergence: str = "",
-    attributes: str = "",
-    pvalues: str = "",
+    experiments: Mapping[str, pd.DataFrame] | None = None,
 ) -> list[str]:
     """The body of the claims page (after its head).
 
@@ -220,10 +239,10 @@ def claims_page(
         The selection rule's settings (:func:`select_runs`).
     claims_md : str
         The path of ``claims.md`` (the paper's claims and their evidence) from the page.
-    convergence, attributes, pvalues : str
-        The verdict lines of the claims tested by the separate experiments (batch size,
-        number of attributes, p-values against λ), written by their pages; empty when those
-        experiments are not given.
+    experiments : mapping of str to pandas.DataFrame, optional
+        The tables of ``faircocco paper-experiment`` by name (``convergence``,
+        ``attributes``, ``pvalues``), which test claims 15, 11 and 20; a claim whose table
+        is not given cannot be tested here.
 
     Returns
     -------
@@ -231,7 +250,7 @@ def claims_page(
         reStructuredText lines.
     """
     evidence = _Evidence(runs, tolerance=tolerance, adjusted=adjusted, relative_to=relative_to)
-    claims = _claims(evidence, convergence=convergence, attributes=attributes, pvalues=pvalues)
+    claims = _claims(evidence, experiments or {})
     lines = [
         "Each claim the paper makes about its experiments (listed with the paper's evidence in "
         f":download:`claims.md <{claims_md}>`), judged on this study's runs. A comparison is the "
@@ -282,7 +301,7 @@ def _claim_section(claim: Claim) -> list[str]:
     return lines + claim.extra
 
 
-def _claims(evidence: _Evidence, *, convergence: str, attributes: str, pvalues: str) -> list[Claim]:
+def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> list[Claim]:
     e = evidence
     binary = [d for d in BINARY_DATASETS if d in set(e.runs["dataset"])]
     several = [d for d in ATTRIBUTE_DATASETS if d in set(e.runs["dataset"])]
@@ -387,12 +406,7 @@ def _claims(evidence: _Evidence, *, convergence: str, attributes: str, pvalues: 
                 for b in ATTRIBUTE_BASELINES
             ],
         ),
-        _extra_claim(
-            11,
-            "Insensitive to the number of attributes",
-            "fairness and accuracy are achieved alike with 4, 2 and 3 attributes (Figure 4).",
-            attributes,
-        ),
+        _attributes_claim(experiments.get("attributes")),
         Claim(
             12,
             "Beyond tabular data: CelebA",
@@ -417,13 +431,7 @@ def _claims(evidence: _Evidence, *, convergence: str, attributes: str, pvalues: 
             "and on the performance page; the batch size in claim 15.",
             fixed_verdict=UNTESTABLE,
         ),
-        _extra_claim(
-            15,
-            "The estimate converges with batch size",
-            "the score estimated on mini-batches stabilises above a batch size of 256 "
-            "(Figure 2, Adult and German).",
-            convergence,
-        ),
+        _convergence_claim(experiments.get("convergence")),
         Claim(
             16,
             "DP on binary tasks",
@@ -473,13 +481,7 @@ def _claims(evidence: _Evidence, *, convergence: str, attributes: str, pvalues: 
                 for b in ATTRIBUTE_BASELINES
             ],
         ),
-        _extra_claim(
-            20,
-            "p-values grow with λ",
-            "stronger regularisation raises the permutation test's p-value and lowers DEO "
-            "and the score (Table 13).",
-            pvalues,
-        ),
+        _pvalues_claim(experiments.get("pvalues")),
         Claim(
             21,
             "The groups' prediction distributions align",
@@ -491,18 +493,141 @@ def _claims(evidence: _Evidence, *, convergence: str, attributes: str, pvalues: 
     return claims
 
 
-def _extra_claim(number: int, title: str, paper: str, evidence: str) -> Claim:
-    """A claim tested by a separate experiment, whose page gives the verdict."""
-    if not evidence:
-        return Claim(
-            number,
-            title,
-            paper,
-            "its experiment was not given to this page.",
-            fixed_verdict=UNTESTABLE,
-        )
-    verdict, _, text = evidence.partition(": ")
-    return Claim(number, title, paper, text, fixed_verdict=verdict)
+def _not_given(number: int, title: str, paper: str) -> Claim:
+    """A claim whose experiment's table was not given to the page."""
+    return Claim(
+        number, title, paper, "its experiment's table was not given.", fixed_verdict=UNTESTABLE
+    )
+
+
+def _attributes_claim(frame: pd.DataFrame | None) -> Claim:
+    """Claim 11: with every attribute protected, performance and the protected attributes'
+    joint score against one attribute protected, at each λ > 0, paired by seed."""
+    number, title = 11, "Insensitive to the number of attributes"
+    paper = "fairness and accuracy are achieved alike with 4, 2 and 3 attributes (Figure 4)."
+    if frame is None:
+        return _not_given(number, title, paper)
+    comparisons = []
+    for dataset, group in frame.groupby("dataset", sort=False):
+        most = int(group["attributes"].max())
+        performance = "r2" if group["r2"].notna().any() else "auc"
+        for lam in sorted(v for v in group["lam"].unique() if v > 0):
+            at = group[group["lam"] == lam]
+
+            def of(k: int, column: str, at: pd.DataFrame = at) -> pd.Series:
+                rows = at[at["attributes"] == k]
+                kept = rows[~rows["degenerate"].astype(bool)]
+                return pd.Series(kept[column].to_numpy(float), index=kept["seed"].to_numpy())
+
+            for column, expect, name in (
+                (performance, "not_worse", performance.upper() if performance == "auc" else "R²"),
+                ("faircocco_adjusted", "not_higher", "score of the protected"),
+            ):
+                comparisons.append(
+                    Comparison(
+                        f"{dataset}, λ = {lam:g}: {name}, {most} attributes − 1",
+                        paired_difference(of(most, column), of(1, column)),
+                        expect,
+                    )
+                )
+    return Claim(
+        number,
+        title,
+        paper,
+        "FairCOCCO-penalised networks protecting the first 1 to k attributes jointly "
+        "(:ref:`results-attributes`): at each λ > 0, all k attributes against the first alone, "
+        f"paired by seed (degenerate runs left out); favourable when the performance (R², or "
+        f"AUC) is at most {MARGIN:g} lower and the joint chance-adjusted score of the "
+        f"protected attributes at most {SCORE_MARGIN:g} higher.",
+        comparisons,
+    )
+
+
+def _convergence_claim(frame: pd.DataFrame | None) -> Claim:
+    """Claim 15: the batch size from which the batch estimates' mean absolute error stays
+    below :data:`STABLE_ABSOLUTE_ERROR`, per dataset, notion and model."""
+    number, title = 15, "The estimate converges with batch size"
+    paper = (
+        "the score estimated on mini-batches stabilises above a batch size of 256 "
+        "(Figure 2, Adult and German)."
+    )
+    if frame is None:
+        return _not_given(number, title, paper)
+    stable = stable_batch_sizes(frame)
+    rows = [
+        [
+            f"{r['dataset']}, {r['notion']}, {r['model']}",
+            _size(r["stable_absolute"]),
+            _size(r["stable"]),
+            f"{r['full_score']:.4f}",
+        ]
+        for r in stable.to_dict("records")
+    ]
+    settled = stable["stable_absolute"] <= CONVERGED_BY
+    verdict = HOLDS if settled.all() else PARTLY if settled.any() else FAILS
+    return Claim(
+        number,
+        title,
+        paper,
+        "the mean absolute error of the raw score on random batches against its value on "
+        f"all rows (:ref:`results-convergence`); holds where it stays below "
+        f"{STABLE_ABSOLUTE_ERROR:g} from a batch size of {CONVERGED_BY} or less. The error "
+        f"relative to the full score ({STABLE_RELATIVE_ERROR:.0%}) is shown too: near-zero "
+        "scores of fair models keep it high, so it is not the criterion.",
+        extra=list_table(
+            [
+                "Dataset, notion, model",
+                f"Error < {STABLE_ABSOLUTE_ERROR:g} from",
+                f"Error < {STABLE_RELATIVE_ERROR:.0%} from",
+                "Full score",
+            ],
+            rows,
+        ),
+        fixed_verdict=verdict,
+        reason=f"{int(settled.sum())} of {len(settled)} settle by {CONVERGED_BY}",
+    )
+
+
+def _size(value: float) -> str:
+    return MISSING if math.isnan(value) else f"{int(value)}"
+
+
+def _pvalues_claim(frame: pd.DataFrame | None) -> Claim:
+    """Claim 20: the direction of each quantity's trend with λ (Spearman's ρ over runs)."""
+    number, title = 20, "p-values grow with λ"
+    paper = (
+        "stronger regularisation raises the permutation test's p-value and lowers DEO and "
+        "the score (Table 13)."
+    )
+    if frame is None:
+        return _not_given(number, title, paper)
+    trends = pvalue_trends(frame)
+    predicted = {"pvalue": +1, "faircocco": -1, "deo": -1}
+    rows = []
+    agree = tested = 0
+    for notion, row in trends.iterrows():
+        for metric, sign in predicted.items():
+            rho = float(row[metric])
+            if math.isnan(rho):
+                continue
+            tested += 1
+            follows = sign * rho >= TREND
+            agree += follows
+            rows.append([f"{notion}: {metric}", f"{rho:+.2f}", "yes" if follows else "no"])
+    verdict = (
+        UNTESTABLE if not tested else HOLDS if agree == tested else (PARTLY if agree else FAILS)
+    )
+    return Claim(
+        number,
+        title,
+        paper,
+        "Spearman's ρ against λ over every run of FairCOCCO-penalised networks "
+        f"(:ref:`results-pvalues`); a quantity follows the claim when ρ is at least {TREND:g} "
+        "in the predicted direction (p-value up, score and DEO down).",
+        extra=list_table(["Notion: quantity", "Spearman ρ with λ", "As predicted"], rows),
+        fixed_verdict=verdict,
+        reason=f"{agree} of {tested} trends as predicted" if tested else "",
+    )
 
 
 def _attribute_name(column: str) -> str:

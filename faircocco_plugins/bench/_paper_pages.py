@@ -9,6 +9,8 @@
   hypervolumes (:mod:`._paper_fronts`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._paper_lambda`);
+* ``paper/claims.rst``: each of the paper's claims judged on the runs, beside the paper's
+  numbers and ``claims.md`` (:mod:`._paper_claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
   from the tables of ``faircocco paper-experiment`` when given (:mod:`._paper_extra_pages`);
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
@@ -23,9 +25,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+from ._paper_claims import claims_page
 from ._paper_common import PaperNumbers, list_table, load_runs, page_head, section, write_page
-from ._paper_extra_pages import write_experiment_pages
+from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
 from ._paper_tables import (
@@ -48,6 +52,8 @@ PAGE_TITLES: dict[str, str] = {
     "fronts": "Fronts of performance against fairness",
     "choosing-lambda": "Choosing λ",
 }
+#: The claims page, beside the paper's numbers and claims in the results folder.
+CLAIMS_PAGE = "paper/claims.rst"
 
 
 def write_pages(
@@ -59,6 +65,7 @@ def write_pages(
     tuning: str | os.PathLike[str] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     adjusted: bool = False,
+    relative_to: str | None = None,
     plots: bool = True,
     experiments: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> list[Path]:
@@ -77,7 +84,7 @@ def write_pages(
     tuning : str or path-like, optional
         The export of the study's tuning stage; its chosen learning rates and batch sizes are
         listed on the index page.
-    tolerance, adjusted
+    tolerance, adjusted, relative_to
         The selection rule's settings (:func:`select_runs`).
     plots : bool
         Draw the fronts' figures (needs matplotlib); without them the fronts page holds the
@@ -100,20 +107,28 @@ def write_pages(
         raise ValueError(f"export={os.fspath(export)!r} holds no runs; export a study first.")
     numbers = PaperNumbers.read(paper)
     folder = Path(out)
-    summary = summarise_runs(runs, tolerance=tolerance, adjusted=adjusted)
-    bodies: dict[str, list[str]] = {
-        spec.page: binary_table_page(summary, numbers, spec, tolerance=tolerance, adjusted=adjusted)
-        for spec in BINARY_TABLES
+    rule: dict[str, Any] = {
+        "tolerance": tolerance,
+        "adjusted": adjusted,
+        "relative_to": relative_to,
     }
-    bodies["table-4-attributes"] = attributes_table_page(
-        summary, numbers, tolerance=tolerance, adjusted=adjusted
-    )
+    summary = summarise_runs(runs, **rule)
+    bodies: dict[str, list[str]] = {
+        spec.page: binary_table_page(summary, numbers, spec, **rule) for spec in BINARY_TABLES
+    }
+    bodies["table-4-attributes"] = attributes_table_page(summary, numbers, **rule)
     bodies["fronts"] = fronts_page(runs, folder, plots=plots)
     bodies["choosing-lambda"] = lambda_page(runs)
     written = []
     for name, title in PAGE_TITLES.items():
         head = page_head(title, command, frame, label=f"results-{name}")
         written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name]]))
+    claims = folder / CLAIMS_PAGE
+    claims_md = Path(os.path.relpath(Path(paper).with_name("claims.md"), claims.parent))
+    head = page_head("The paper's claims, judged", command, frame, label="results-claims")
+    tables = {name: read_table(path, REQUIRED[name]) for name, path in (experiments or {}).items()}
+    body = claims_page(runs, **rule, claims_md=claims_md.as_posix(), experiments=tables)
+    written.append(write_page(claims, [*head, *body]))
     extra = write_experiment_pages(
         folder, command=command, tables=experiments or {}, paper=numbers, plots=plots
     )
@@ -122,7 +137,7 @@ def write_pages(
     index += _links(Path(paper), folder)
     if tuning is not None:
         index += _tuning(tuning)
-    pages = [*PAGE_TITLES, *(page.stem for page in extra)]
+    pages = [*PAGE_TITLES, CLAIMS_PAGE.removesuffix(".rst"), *(page.stem for page in extra)]
     index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in pages), ""]
     written.append(write_page(folder / "index.rst", index))
     return written

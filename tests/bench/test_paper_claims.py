@@ -19,6 +19,8 @@ from faircocco_plugins.bench._paper_claims import (
     UNTESTABLE,
     Claim,
     Comparison,
+    _convergence_claim,
+    _pvalues_claim,
     _score_deo_pairs,
 )
 from faircocco_plugins.bench._paper_common import PairedDifference
@@ -84,3 +86,45 @@ def test_score_and_deo_are_paired_per_attribute_where_there_are_attributes() -> 
     assert pairs.values.tolist() == [[0.1, 0.01], [0.2, 0.02], [0.3, 0.03]]
     joint = _score_deo_pairs(runs[["test.faircocco", "test.deo"]])
     assert joint.values.tolist() == [[0.3, 0.5], [0.4, 0.6]]
+
+
+def test_pvalue_claim_counts_the_trends_that_follow_the_prediction() -> None:
+    lams = [0.0, 1.0, 5.0, 20.0]
+    frame = pd.DataFrame(
+        {
+            "notion": "eo",
+            "lam": lams,
+            "pvalue": [0.001, 0.01, 0.2, 0.5],  # rises with λ: as predicted
+            "faircocco": [0.04, 0.03, 0.02, 0.01],  # falls: as predicted
+            "deo": [0.05, 0.02, 0.03, 0.09],  # ρ = +0.4: not as predicted
+            "accuracy": [0.85, 0.84, 0.84, 0.83],
+            "di": [0.3, 0.5, 0.6, 0.8],
+            "faircocco_adjusted": [0.02, 0.01, 0.005, 0.001],
+        }
+    )
+    claim = _pvalues_claim(frame)
+    assert claim.verdict == PARTLY
+    assert claim.reason == "2 of 3 trends as predicted"
+    assert _pvalues_claim(None).verdict == UNTESTABLE
+
+
+def test_convergence_claim_holds_where_every_model_settles_by_512() -> None:
+    def rows(model: str, errors: list[float]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "dataset": "adult",
+                "notion": "eo",
+                "model": model,
+                "seed": 0,
+                "batch_size": [64, 256, 1024],
+                "full_score": 0.02,
+                "full_adjusted": 0.01,
+                "mae": errors,
+                "mae_adjusted": errors,
+            }
+        )
+
+    settles = rows("nn", [0.05, 0.005, 0.002])
+    assert _convergence_claim(settles).verdict == HOLDS
+    late = rows("faircocco", [0.05, 0.02, 0.005])  # below 0.01 only from 1024
+    assert _convergence_claim(pd.concat([settles, late])).verdict == PARTLY

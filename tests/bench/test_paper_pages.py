@@ -350,3 +350,21 @@ def test_command_refuses_an_out_that_is_a_file(
     assert main(["pages", str(export), "--paper", str(PAPER), "--out", str(out)]) == 2
     assert f"--out {out} is a file; name a folder" in capsys.readouterr().err
     assert out.read_text() == ""
+
+
+def test_claims_page_pairs_seeds_and_states_the_verdict(pages: Path) -> None:
+    text = _body(pages / "paper" / "claims.rst")
+    link = text.split(":download:`claims.md <", 1)[1].split(">`", 1)[0]
+    assert (pages / "paper" / link).resolve() == PAPER.with_name("claims.md")
+    # claim 4 on compas: faircocco's selected λ = 2 against nn, accuracy by seed
+    accuracy = paired_difference(
+        pd.Series(COMPAS_TEST_ACCURACY[2.0], index=SEEDS),
+        pd.Series(COMPAS_TEST_ACCURACY["nn"], index=SEEDS),
+    )
+    row = text[text.index("* - compas: accuracy, faircocco − nn") :].splitlines()
+    assert row[1].strip() == f"- {accuracy.text()}"
+    assert row[2].strip() == "- 3"
+    # -0.020 [-0.045, +0.005]: neither within the margin nor beyond it
+    assert row[4].strip() == "- undecided"
+    assert "12. Beyond tabular data: CelebA" in text
+    assert "*Verdict:* **cannot be tested here**" in text
