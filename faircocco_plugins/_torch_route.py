@@ -18,7 +18,9 @@ the same canonical row order (:mod:`._torch_order`), the same median bandwidths
 (:mod:`._torch_cholesky`), and the per-group moments mixed by the same function
 (:func:`._lowrank.mixed_moments`); only the order of floating-point sums differs. Variables with
 nominal columns (host codes) take the host route. The permutation null is the host route's,
-computed on first use (a score without chance adjustment never needs it).
+computed on first use (a score without chance adjustment never needs it). The exact estimator
+(at most :data:`._exact.MAX_EXACT_ROWS` rows) takes the device's row order and bandwidths too;
+its strata, which only its null uses, are found on the host.
 """
 
 from __future__ import annotations
