@@ -27,8 +27,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from .._vocabulary import NOTIONS
 from ._paper_claims import claims_page
-from ._paper_common import PaperNumbers, list_table, load_runs, page_head, section, write_page
+from ._paper_common import (
+    MISSING,
+    PaperNumbers,
+    list_table,
+    load_runs,
+    page_head,
+    section,
+    write_page,
+)
 from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
@@ -39,7 +50,7 @@ from ._paper_tables import (
     notion_title,
 )
 from ._protocol import chosen_training
-from ._results_tables import summarise_runs
+from ._results_tables import dataset_order, summarise_runs
 from ._selection import DEFAULT_TOLERANCE
 
 #: The pages, by file name (without suffix), in the order of the table of contents.
@@ -135,6 +146,7 @@ def write_pages(
     written += extra
     index = [*page_head("Results of the paper's study", command, frame, label="results")]
     index += _links(Path(paper), folder)
+    index += _coverage(runs)
     if tuning is not None:
         index += _tuning(tuning)
     pages = [*PAGE_TITLES, CLAIMS_PAGE.removesuffix(".rst"), *(page.stem for page in extra)]
@@ -162,6 +174,33 @@ def _links(paper: Path, folder: Path) -> list[str]:
         *links,
         "",
     ]
+
+
+def _coverage(runs: pd.DataFrame) -> list[str]:
+    """What the export holds per dataset: a study run in sittings is published part-way."""
+    rows: list[Sequence[str]] = []
+    for dataset in dataset_order(runs["dataset"]):
+        of_dataset = runs[runs["dataset"] == dataset]
+        ok = of_dataset[of_dataset["status"] == "ok"]
+        rows.append(
+            [
+                dataset,
+                str(len(ok)),
+                str(int((of_dataset["status"] == "failed").sum())),
+                str(ok["method"].nunique()),
+                ", ".join(n for n in NOTIONS if n in set(ok["notion"])) or MISSING,
+                ", ".join(str(s) for s in sorted({int(s) for s in ok["seed"]})) or MISSING,
+            ]
+        )
+    lines = section("What the study holds")
+    lines += [
+        "The study runs in sittings, and each sitting ends with a fresh export; these pages "
+        "are written from the export below. Runs that are not applicable (a method that "
+        "does not support a notion or task) are not counted.",
+        "",
+    ]
+    header = ["Dataset", "Runs", "Failed", "Methods", "Notions", "Seeds"]
+    return lines + list_table(header, rows)
 
 
 def _tuning(tuning: str | os.PathLike[str]) -> list[str]:

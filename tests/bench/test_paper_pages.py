@@ -368,3 +368,11 @@ def test_claims_page_pairs_seeds_and_states_the_verdict(pages: Path) -> None:
     assert row[4].strip() == "- undecided"
     assert "12. Beyond tabular data: CelebA" in text
     assert "*Verdict:* **cannot be tested here**" in text
+
+
+def test_index_says_what_the_export_holds(pages: Path) -> None:
+    index = _body(pages / "index.rst")
+    coverage = index[index.index("What the study holds") :]
+    # compas: the network and three λ of faircocco over three seeds, all successful, EO only
+    row = coverage[coverage.index("* - compas") :].splitlines()[:6]
+    assert [line.strip() for line in row[1:]] == ["- 12", "- 0", "- 2", "- eo", "- 0, 1, 2"]
