@@ -3,16 +3,18 @@
 The host route (:meth:`._problem.Problem.fit`) sorts the rows, fits bandwidths, levels and
 pivots on host copies of the data and sends factors back, which on an accelerator costs more
 than the statistic itself (every column crosses twice). Here every step of size ``N`` stays on
-the device, and only two small results come to the host, because they decide the shapes of
-what follows:
+the device, and the small results that decide the shapes of what follows come to the host in
+one copy: the number of distinct values of every numeric column with its first values (which
+columns are factored over their levels, and the level values), the number of level
+combinations present, the rank of each incomplete Cholesky factor, and the keys and row counts
+of the level groups (the segments of the per-group Grams). To need no earlier copy, the device
+applies the host's rule for discrete columns itself, and fits each continuous factor on the
+variable with its discrete columns zeroed, which leaves the factor of the other columns as it
+is. Data that the host would treat otherwise take the host route instead: a variable with more
+than :data:`._lowrank.MAX_COMBINATIONS` level combinations present (the host drops levels
+column by column), or more than :data:`_GROUP_SLOTS` level groups.
 
-1. the number of distinct values of every numeric column with its first values (which columns
-   are factored over levels, and their level values), one copy for all columns;
-2. the rank of each incomplete Cholesky factor with the row count of each group of level
-   combinations (the segments of the per-group Grams), one copy.
-
-A variable with more than :data:`._lowrank.MAX_COMBINATIONS` possible level combinations costs
-one more copy per column it gives up, as on the host. The results are those of the host route:
+The results are those of the host route:
 the same canonical row order (:mod:`._torch_order`), the same median bandwidths
 (:mod:`._torch_bandwidth`), the same levels and level factors, the same pivots
 (:mod:`._torch_cholesky`), and the per-group moments mixed by the same function
@@ -49,12 +51,11 @@ from ._problem import Problem, roles_of, strata_of
 from ._terms import ConstantAttributesFit, Role, Terms
 from ._torch_bandwidth import scaled
 from ._torch_cholesky import incomplete_cholesky
-from ._torch_levels import combination_keys, distinct_values, level_codes
+from ._torch_levels import combination_keys, distinct_count, distinct_values
 from ._torch_order import canonical_order
 
-#: Up to this many possible level-group keys, group sizes are counted by one ``bincount``
-#: (its size is known on the host); beyond, by ``torch.unique``, which waits for the device.
-_COUNTED_KEYS = 2**16
+#: Level groups whose keys and sizes the one copy holds; data with more take the host route.
+_GROUP_SLOTS = 4096
 #: Mixed-radix keys of fewer possible combinations than this fit in int64.
 _KEYS_FIT = 2**62
 
@@ -103,28 +104,32 @@ def _lowrank_terms(
 ) -> Terms | None:
     options = problem.options
     n, like = problem.n, problem.like
-    # 1. the level structure of every column, in one copy
-    structure = {role: _column_structure(k.z) for role, k in roles.items()}
-    rows = torch.stack(
-        [torch.cat([c[None].to(v.dtype), v]) for s in structure.values() for c, v in s]
-    )
-    host = iter(rows.cpu().numpy())
-    levels = {role: [next(host) for _ in columns] for role, columns in structure.items()}
-    if all(int(row[0]) == 1 for row in levels[Role.ATTRIBUTES][:sensitive_width]):
+    maps = {role: _RoleMap(role, roles, options) for role in roles}
+    # the rows' level groups (a combination of every variable's levels), sorted on the device
+    keys = combination_keys([m.keys for m in maps.values()], [m.grid for m in maps.values()])
+    ordered, order = torch.sort(keys, stable=True)
+    starts = torch.cat([ordered.new_ones(1, dtype=torch.bool), ordered[1:] != ordered[:-1]])
+    group = torch.cumsum(starts, 0) - 1
+    slots = min(n, _GROUP_SLOTS)
+    # the first slots' keys and sizes (a group past them makes the count exceed the slots)
+    slot = group.clamp(max=slots - 1)
+    group_keys = ordered.new_zeros(slots).index_put_((slot,), ordered)
+    group_sizes = ordered.new_zeros(slots).index_add_(0, slot, torch.ones_like(ordered))
+    # the one copy: every small result the host needs, bit for bit in one int64 array
+    parts = [p for m in maps.values() for p in m.small_results()]
+    parts += [group[-1:] + 1, group_keys, group_sizes]
+    host = iter(_one_copy(parts))
+    for m in maps.values():
+        m.read_small_results(host)
+    groups, present, sizes = int(next(host)[0]), next(host), next(host)
+    if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
         return ConstantAttributesFit(problem.pred, like, "lowrank").terms
-    maps = {role: _RoleMap(role, roles, structure[role], levels[role], options) for role in roles}
-    # 2. pivot ranks and group sizes, in one copy
-    grid = [m.grid for m in maps.values()]
-    if math.prod(grid) >= _KEYS_FIT:
-        return None  # keys would overflow int64: the host route sorts rows instead
-    keys = combination_keys([m.keys for m in maps.values()], grid)
-    pivoted = [m for m in maps.values() if m.factor is not None]
-    ranks = [m.factor.rank for m in pivoted if m.factor is not None]
-    present, host_ranks, group_sizes = _group_sizes(
-        keys, math.prod(grid), torch.stack(ranks) if ranks else keys.new_zeros(0)
-    )
-    for m, rank in zip(pivoted, host_ranks.tolist(), strict=True):
-        m.rank = int(rank)
+    grid = [m.host_grid for m in maps.values()]
+    if groups > slots or not all(m.fits for m in maps.values()) or math.prod(grid) >= _KEYS_FIT:
+        # more groups than slots, more level combinations than the low-rank estimator factors
+        # exactly (the host drops levels column by column), or keys past int64: the host route
+        return None
+    present, sizes = present[:groups], sizes[:groups]
     # each group's combination code of each variable, among the variable's present ones
     strides = np.cumprod([1, *grid[::-1]])[::-1][1:]
     group_codes, level_factors = [], {}
@@ -138,7 +143,7 @@ def _lowrank_terms(
             return None  # explicit feature rows would change their factor (small batches)
     factors = {role: m.continuous_factor(roles[role]) for role, m in maps.items()}
     group_sums, group_grams = _group_moments(
-        torch.cat(list(factors.values()), dim=1), keys, group_sizes.tolist()
+        torch.cat(list(factors.values()), dim=1)[order], sizes.tolist()
     )
     sums, grams = mixed_moments(
         torch.as_tensor(np.stack(group_codes, axis=1), device=like.device),
@@ -153,28 +158,29 @@ def _lowrank_terms(
     means, centred = centre_moments(sums, grams, n)
     # as on the host route: a constant variable's operator is exactly 0, not rounding noise
     constant = {
-        role for role, m in maps.items() if m.factor is None and level_factors[role].shape[0] == 1
+        role for role, m in maps.items() if not m.continuous and level_factors[role].shape[0] == 1
     }
     centred = {key: g * 0.0 if constant.intersection(key) else g for key, g in centred.items()}
     return _DeviceLowRankFit(means, centred, n, options.ridge, like, problem).terms
 
 
-def _group_sizes(
-    keys: torch.Tensor, possible: int, ranks: torch.Tensor
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The present group keys (increasing), the ``ranks`` and the number of rows of each group,
-    in one copy: by a ``bincount`` of the ``possible`` keys when they are few, else by
-    ``torch.unique`` (which waits for the device to learn its output's size)."""
-    if possible <= _COUNTED_KEYS:
-        counted = torch.bincount(keys, minlength=possible)
-        host = torch.cat([ranks, counted]).cpu().numpy()
-        sizes = host[ranks.shape[0] :]
-        present = np.flatnonzero(sizes)
-        return present, host[: ranks.shape[0]], sizes[present]
-    unique, counted = torch.unique(keys, return_counts=True)
-    host = torch.cat([ranks, unique, counted]).cpu().numpy()
-    present, sizes = np.split(host[ranks.shape[0] :], 2)
-    return present, host[: ranks.shape[0]], sizes
+def bits(values: torch.Tensor) -> torch.Tensor:
+    """A float64 tensor's bits as int64, flat."""
+    return values.reshape(-1).view(torch.int64)
+
+
+def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:
+    """``parts`` (int64 and float64 device tensors) on the host, in one copy: floats travel
+    as their bits."""
+    flat = [
+        p.reshape(-1) if p.dtype == torch.int64 else p.reshape(-1).view(torch.int64) for p in parts
+    ]
+    host = torch.cat(flat).cpu().numpy()
+    pieces = np.split(host, np.cumsum([p.numel() for p in parts])[:-1].tolist())
+    return [
+        piece if part.dtype == torch.int64 else piece.view(np.float64)
+        for piece, part in zip(pieces, parts, strict=True)
+    ]
 
 
 class _DeviceLowRankFit(LowRankFit):
@@ -202,92 +208,84 @@ class _DeviceLowRankFit(LowRankFit):
         raise TypeError("permutations of a device-route fit: use Problem.fit")
 
 
-def _column_structure(z: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    return [distinct_values(z[:, j]) for j in range(z.shape[1])]
-
-
 class _RoleMap:
-    """One variable's levels and pivots on the device: :class:`._lowrank.FeatureMap`'s fit."""
+    """One variable's levels and pivots on the device (:class:`._lowrank.FeatureMap`'s fit),
+    fitted before the host knows which columns are discrete: the device applies the host's
+    rule (at most :data:`._levels.MAX_LEVELS` distinct values, and not differentiated), and the
+    continuous factor is fitted on the other columns by zeroing the discrete ones, which leaves
+    every distance, residual and tie between rows as they are without them."""
 
-    def __init__(
-        self,
-        role: str,
-        roles: dict[str, KernelInput],
-        structure: list[tuple[torch.Tensor, torch.Tensor]],
-        levels: list[np.ndarray],
-        options: Any,
-    ) -> None:
-        """Fit on ``roles[role]``, whose columns' distinct values are ``structure`` on the
-        device and ``levels`` on the host (each a count, then the values)."""
+    def __init__(self, role: str, roles: dict[str, KernelInput], options: Any) -> None:
         self.role = role
-        counts = [int(row[0]) for row in levels]
         z = roles[role].z
-        differentiated = differentiated_columns(roles, role)
-        discrete = [
-            j for j, count in enumerate(counts) if count <= MAX_LEVELS and j not in differentiated
-        ]
-        codes = {j: level_codes(z[:, j], structure[j][1][: counts[j]]) for j in discrete}
-        while _KEYS_FIT > math.prod(counts[j] for j in discrete) > MAX_COMBINATIONS:
-            # possibly too many combinations: count those present (one more copy), and as on
-            # the host the column with the most levels joins the continuous block
-            keys = combination_keys([codes[j] for j in discrete], [counts[j] for j in discrete])
-            if int(torch.unique(keys).numel()) <= MAX_COMBINATIONS:
-                break
-            discrete.remove(max(discrete, key=lambda j: counts[j]))
-        self.discrete = discrete
-        self._values = [levels[j][1 : 1 + counts[j]] for j in discrete]
-        #: the number of possible level combinations (the caller leaves a grid of
-        #: :data:`_KEYS_FIT` or more, whose keys overflow, to the host route)
-        self.grid = math.prod(counts[j] for j in discrete)
-        self.keys = (
-            combination_keys([codes[j] for j in discrete], [counts[j] for j in discrete])
-            if discrete and self.grid < _KEYS_FIT
-            else torch.zeros(z.shape[0], dtype=torch.int64, device=z.device)
+        width = int(z.shape[1])
+        structure = [distinct_values(z[:, j]) for j in range(width)]
+        self._counts = torch.stack([count for count, _, _ in structure])
+        self._values = torch.stack([values for _, values, _ in structure])
+        self._differentiated = differentiated_columns(roles, role)
+        differentiated = torch.zeros(width, dtype=torch.bool, device=z.device)
+        differentiated[self._differentiated] = True
+        discrete = (self._counts <= MAX_LEVELS) & ~differentiated
+        radices = torch.where(discrete, self._counts, 1)
+        self.keys = combination_keys(
+            [torch.where(discrete[j], codes, 0) for j, (_, _, codes) in enumerate(structure)],
+            list(radices),
         )
-        self.continuous = [j for j in range(z.shape[1]) if j not in discrete]
-        self.factor = None
-        self.rank = 1
-        if self.continuous:
-            self.factor = incomplete_cholesky(
-                z[:, self.continuous],
-                pivot_tolerance(options.ridge, role),
-                options.rank or MAX_RANK,
-            )
-        self._counts = [counts[j] for j in discrete]
+        self.grid = torch.prod(radices)
+        self._present = distinct_count(self.keys)
+        self.continuous_z = z * (~discrete).to(z.dtype)
+        self.factor = incomplete_cholesky(
+            self.continuous_z, pivot_tolerance(options.ridge, role), options.rank or MAX_RANK
+        )
+
+    def small_results(self) -> list[torch.Tensor]:
+        """What the host needs of this fit: counts, first values, present combinations, rank."""
+        return [self._counts, self._values, self._present[None], self.factor.rank[None]]
+
+    def read_small_results(self, host: Any) -> None:
+        """Take :meth:`small_results` from the host's copy, and decide as the host route."""
+        self.counts = next(host).tolist()
+        values = next(host).reshape(len(self.counts), -1)
+        present, self.rank = int(next(host)[0]), int(next(host)[0])
+        self.discrete = [
+            j
+            for j, count in enumerate(self.counts)
+            if count <= MAX_LEVELS and j not in self._differentiated
+        ]
+        self._level_values = [values[j][: self.counts[j]] for j in self.discrete]
+        self.host_grid = math.prod(self.counts[j] for j in self.discrete)
+        #: whether the present level combinations are few enough to factor exactly (else the
+        #: host route drops levels column by column)
+        self.fits = present <= MAX_COMBINATIONS and self.host_grid < _KEYS_FIT
+        self.continuous = [j for j in range(len(self.counts)) if j not in self.discrete]
 
     def level_factor(self, combinations: np.ndarray) -> np.ndarray:
         """``W`` of the level kernel between the present ``combinations`` (grid keys, sorted):
         the host route's own encoder and square root, on one row per combination."""
         encoder = LevelEncoder(list(range(len(self.discrete))), 0)
         if self.discrete:
-            radices = np.cumprod([1, *self._counts[::-1]])[::-1][1:]
-            codes = [(combinations // r) % c for r, c in zip(radices, self._counts, strict=True)]
-            values = [v[code] for v, code in zip(self._values, codes, strict=True)]
+            counts = [self.counts[j] for j in self.discrete]
+            radices = np.cumprod([1, *counts[::-1]])[::-1][1:]
+            codes = [(combinations // r) % c for r, c in zip(radices, counts, strict=True)]
+            values = [v[code] for v, code in zip(self._level_values, codes, strict=True)]
             encoder.encode(combinations.size, np.stack(values, axis=1), None, ())
         return _psd_square_root(encoder.level_kernel())
 
     def continuous_factor(self, k: KernelInput) -> torch.Tensor:
-        """The factor rows of the continuous columns (``n × rank``; ones without any): the
-        incomplete Cholesky factor, or for a tracked input the Nyström rows on its pivots,
-        which carry gradients (see :class:`._lowrank.FeatureMap`)."""
-        z = k.z
-        if self.factor is None:
-            return torch.ones((z.shape[0], 1), dtype=z.dtype, device=z.device)
+        """The factor rows of the continuous columns (``n × rank``; without any, the
+        factorisation of the zeroed columns is one column of ones, the host's constant
+        factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
+        its pivots, which carry gradients (see :class:`._lowrank.FeatureMap`)."""
         if not is_tracked(k):
             return self.factor.rows[: self.rank].T
-        values = z[:, self.continuous]
-        landmarks = values[self.factor.pivots[: self.rank]]
+        landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
         lower = torch.linalg.cholesky(gaussian(landmarks, landmarks))
-        return divide_by_lower_transposed(gaussian(values, landmarks), lower)
+        return divide_by_lower_transposed(gaussian(self.continuous_z, landmarks), lower)
 
 
-def _group_moments(
-    factors: torch.Tensor, keys: torch.Tensor, sizes: list[int]
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sums and Grams of the factor rows of each group of equal ``keys`` (groups in increasing
-    key order, of ``sizes`` rows): one sort, then one product per group's segment."""
-    if len(sizes) > 1:
-        factors = factors[torch.argsort(keys, stable=True)]
+def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sums and Grams of the factor rows of each group, the rows sorted by group (of ``sizes``
+    rows each): one product per group's segment."""
     sums, grams = [], []
     start = 0
     for size in sizes:
