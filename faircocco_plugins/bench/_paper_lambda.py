@@ -282,7 +282,8 @@ def lambda_page(runs: pd.DataFrame) -> list[str]:
         f"a fall of mean test accuracy (R² for regression) of more than {CLIFF:g} between "
         "consecutive λ. A λ whose model is degenerate on the validation part for some seed "
         "(one predicted class, or a regression no better than the mean) is never chosen: "
-        "it is fair by predicting nothing.",
+        "it is fair by predicting nothing. Why the response to λ can be a cliff, and how a "
+        "warm-up avoids it, is in :doc:`/user-guide/choosing-lambda`.",
         "",
     ]
     lines += section("Recommendation")

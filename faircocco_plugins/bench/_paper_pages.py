@@ -61,7 +61,7 @@ PAGE_TITLES: dict[str, str] = {
     },
     "table-4-attributes": "Table 4: several attributes, equalised odds (EO)",
     "fronts": "Fronts of performance against fairness",
-    "choosing-lambda": "Choosing λ",
+    "choosing-lambda": "Choosing λ: what the study measured",
 }
 #: The claims page, beside the paper's numbers and claims in the results folder.
 CLAIMS_PAGE = "paper/claims.rst"
