@@ -176,8 +176,8 @@ def evaluate(case: Case, lam: float, warmup_epochs: int, seed: int) -> dict[str,
 def evaluate_model(case: Case, model: FairCOCCOClassifier) -> dict[str, Any]:
     """Test AUC, accuracy, positive rate and adjusted score of a trained model."""
     proba = model.predict_proba(case.x_test)[:, 1]
-    truth = {"y_true": case.y_test} if case.notion != "dp" else {}
-    score = faircocco_score(proba, case.s_test, notion=case.notion, adjusted=True, **truth)
+    truth = case.y_test if case.notion != "dp" else None  # DP is unconditional
+    score = faircocco_score(proba, case.s_test, y_true=truth, notion=case.notion, adjusted=True)
     return {
         "auc": roc_auc_score(case.y_test, proba),
         "accuracy": float(np.mean((proba > 0.5) == (case.y_test == model.classes_[1]))),
