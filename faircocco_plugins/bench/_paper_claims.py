@@ -284,20 +284,28 @@ def _claim_section(claim: Claim) -> list[str]:
     lines += [f"*The paper:* {claim.paper}", "", f"*Test:* {claim.test}", ""]
     lines += [f"*Verdict:* **{claim.verdict}**" + (f". {claim.reason}" if claim.reason else "")]
     lines += [""]
-    if claim.comparisons:
+    paired = [c for c in claim.comparisons if c.difference.n > 0]
+    if paired:
         rows = [
             [
                 c.label,
                 c.difference.text(),
                 str(c.difference.n),
                 str(c.dropped) if c.dropped else "",
-                c.outcome if c.difference.n else "no runs",
+                c.outcome,
             ]
-            for c in claim.comparisons
+            for c in paired
         ]
         lines += list_table(
             ["Comparison", "Mean difference [95% CI]", "Seeds", "Left out", "Outcome"], rows
         )
+    unpaired = [c.label for c in claim.comparisons if c.difference.n == 0]
+    if unpaired:
+        lines += [
+            f"Without paired runs ({len(unpaired)}: a method not applicable to the notion, or "
+            "a dataset the study has not reached yet): " + "; ".join(unpaired) + ".",
+            "",
+        ]
     return lines + claim.extra
 
 
@@ -442,6 +450,15 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
                 e.compare(d, "dp", "di", b, "higher", name="DI")
                 for d in binary
                 for b in PAPER_BASELINES
+            ],
+            extra=[
+                "DI is a ratio of positive rates at the threshold 0.5, of one binarised "
+                "attribute; the score is the dependence of the predicted probabilities on the "
+                "attributes. Halving the score moves probabilities everywhere but can leave the "
+                "groups' positive rates apart, while the covariance and linear-loss penalties "
+                "and the threshold optimiser act on the positive rates (or the decision "
+                "boundary) directly. The p-values page shows how DI grows with λ on Adult.",
+                "",
             ],
         ),
         Claim(
