@@ -276,7 +276,35 @@ def claims_page(
     )
     for claim in claims:
         lines += _claim_section(claim)
-    return lines
+    return lines + _robustness(runs)
+
+
+def _robustness(runs: pd.DataFrame) -> list[str]:
+    """How often each method's runs are degenerate on the test part, over every setting."""
+    ok = runs[runs["status"] == "ok"]
+    degenerate = degenerate_runs(ok, "test")
+    rows = []
+    for method, group in ok.groupby("method", sort=True):
+        bad = degenerate[group.index]
+        datasets = sorted(set(group.loc[bad, "dataset"]))
+        rows.append(
+            [
+                str(method),
+                str(len(group)),
+                str(int(bad.sum())),
+                f"{bad.mean():.1%}",
+                ", ".join(datasets) or MISSING,
+            ]
+        )
+    lines = section("Beyond the paper's claims: degenerate models")
+    lines += [
+        "A model that predicts one class on the test part (or a regression no better than the "
+        "mean) scores as perfectly fair and says nothing. Over every setting each method "
+        "ran, how many of its runs are degenerate:",
+        "",
+    ]
+    header = ["Method", "Runs", "Degenerate", "Share", "On datasets"]
+    return lines + list_table(header, rows)
 
 
 def _claim_section(claim: Claim) -> list[str]:
