@@ -21,7 +21,7 @@ better than the mean) is left out of a pair: such a model scores as perfectly fa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,7 +150,7 @@ class _Evidence:
     """The study's runs, prepared once: the selected run per seed, and the fronts by seed."""
 
     def __init__(self, runs: pd.DataFrame, **rule: Any) -> None:
-        applicable = runs[runs["status"] != "not applicable"]
+        applicable = runs[runs["status"] != "not_applicable"]
         self.runs = runs
         self.selected = select_runs(applicable, **rule)
         self.selected = self.selected[self.selected["status"] == "ok"]
@@ -175,13 +175,10 @@ class _Evidence:
         expect: str,
         *,
         name: str,
-        transform: Callable[[pd.Series], pd.Series] | None = None,
     ) -> Comparison:
         """FairCOCCO's selected ``column`` against ``other``'s, paired by seed."""
         ours = self.by_seed(dataset, notion, OURS, column)
         theirs = self.by_seed(dataset, notion, other, column)
-        if transform is not None:
-            ours, theirs = transform(ours), transform(theirs)
         seeds = ours.index.union(theirs.index)
         dropped = int((ours.reindex(seeds).isna() | theirs.reindex(seeds).isna()).sum())
         return Comparison(
@@ -191,10 +188,8 @@ class _Evidence:
             dropped,
         )
 
-    def compare_fronts(
-        self, dataset: str, notion: str, plane: str, other: str, *, first: str = OURS
-    ) -> Comparison:
-        """The hypervolume of ``first``'s front of each seed against ``other``'s."""
+    def compare_fronts(self, dataset: str, notion: str, plane: str, other: str) -> Comparison:
+        """The hypervolume of FairCOCCO's front of each seed against ``other``'s."""
         v = self.volumes[(self.volumes["dataset"] == dataset) & (self.volumes["notion"] == notion)]
 
         def of(method: str) -> pd.Series:
@@ -203,8 +198,8 @@ class _Evidence:
 
         name = "hypervolume (score)" if plane == "adjusted" else "hypervolume (DEO)"
         return Comparison(
-            f"{dataset}: {name}, {first} − {other}",
-            paired_difference(of(first), of(other)),
+            f"{dataset}: {name}, {OURS} − {other}",
+            paired_difference(of(OURS), of(other)),
             "higher",
         )
 
