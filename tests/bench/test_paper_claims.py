@@ -104,7 +104,9 @@ def test_pvalue_claim_counts_the_trends_that_follow_the_prediction() -> None:
     )
     claim = _pvalues_claim(frame)
     assert claim.verdict == PARTLY
-    assert claim.reason == "2 of 3 trends as predicted"
+    assert claim.reason == (
+        "2 of 3 trends as predicted; the largest mean p-value over λ is eo: 0.500"
+    )
     assert _pvalues_claim(None).verdict == UNTESTABLE
 
 
