@@ -83,9 +83,13 @@ def test_score_and_deo_are_paired_per_attribute_where_there_are_attributes() -> 
         }
     )
     pairs = _score_deo_pairs(runs)
-    assert pairs.values.tolist() == [[0.1, 0.01], [0.2, 0.02], [0.3, 0.03]]
+    assert pairs.values.tolist() == [
+        [0.1, 0.01, "age"],
+        [0.2, 0.02, "age"],
+        [0.3, 0.03, "sex"],
+    ]
     joint = _score_deo_pairs(runs[["test.faircocco", "test.deo"]])
-    assert joint.values.tolist() == [[0.3, 0.5], [0.4, 0.6]]
+    assert joint.values.tolist() == [[0.3, 0.5, ""], [0.4, 0.6, ""]]
 
 
 def test_pvalue_claim_counts_the_trends_that_follow_the_prediction() -> None:
