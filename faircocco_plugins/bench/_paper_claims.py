@@ -56,6 +56,9 @@ PAPER_BASELINES: tuple[str, ...] = (
 ATTRIBUTE_BASELINES: tuple[str, ...] = ("facl", "farmi")
 #: Non-inferiority margin of "competitive" and "little cost": one point of accuracy or R².
 MARGIN = 0.01
+#: Fewest paired seeds that decide a comparison: with two, the t-interval rests on one
+#: degree of freedom and a chance agreement of the two differences.
+MIN_SEEDS = 3
 #: Non-inferiority margin of a chance-adjusted score ("achieved alike").
 SCORE_MARGIN = 0.005
 #: Spearman correlation from which two measures count as highly correlated.
@@ -92,7 +95,7 @@ class Comparison:
     def outcome(self) -> str:
         """:data:`FAVOURABLE`, :data:`UNFAVOURABLE` or :data:`UNDECIDED`."""
         d = self.difference
-        if d.n < 2 or math.isnan(d.low):
+        if d.n < MIN_SEEDS or math.isnan(d.low):
             return UNDECIDED
         if self.expect == "lower":
             return FAVOURABLE if d.high < 0 else UNFAVOURABLE if d.low > 0 else UNDECIDED
@@ -259,7 +262,7 @@ def claims_page(
         "the other side, *undecided* otherwise. A claim **holds** when all its comparisons "
         "are favourable, **partly holds** when some are, and **does not hold** when none "
         "is. Seeds whose chosen model is degenerate on the test part are left out of a pair "
-        "(the count is given).",
+        f"(the count is given); fewer than {MIN_SEEDS} paired seeds decide nothing.",
         "",
     ]
     lines += list_table(
@@ -787,7 +790,7 @@ def _trade_off_claim(e: _Evidence, several: list[str]) -> Claim:
             ours = paired_difference(e.by_seed(dataset, "eo", OURS, column), network)
             for baseline in ATTRIBUTE_BASELINES:
                 theirs = paired_difference(e.by_seed(dataset, "eo", baseline, column), network)
-                if theirs.n < 2 or ours.n < 2:
+                if theirs.n < MIN_SEEDS or ours.n < MIN_SEEDS:
                     continue
                 tested += 1
                 left = theirs.high >= 0 and ours.high < 0

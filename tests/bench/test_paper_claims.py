@@ -51,9 +51,12 @@ def test_an_interval_reads_by_the_side_the_claim_predicts(
     assert _comparison(low, high, expect).outcome == outcome
 
 
-def test_one_seed_decides_nothing() -> None:
+def test_fewer_than_three_seeds_decide_nothing() -> None:
     single = Comparison("x", PairedDifference(-0.5, math.nan, math.nan, 1), "lower")
     assert single.outcome == UNDECIDED
+    # two seeds that happen to agree give a narrow interval on one degree of freedom
+    assert _comparison(-0.002, -0.001, "lower", n=2).outcome == UNDECIDED
+    assert _comparison(-0.002, -0.001, "lower", n=3).outcome == FAVOURABLE
 
 
 def test_verdict_from_the_comparisons() -> None:
