@@ -162,15 +162,19 @@ def evaluate(case: Case, lam: float, warmup_epochs: int, seed: int) -> dict[str,
         warmup_epochs=warmup_epochs,
         random_state=seed,
     )
+    return evaluate_model(case, _fitted(case, model))
+
+
+def _fitted(case: Case, model: FairCOCCOClassifier) -> FairCOCCOClassifier:
+    """``model`` trained on the case's training rows; a collapse is measured, not warned of."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateModelWarning)
-        model.fit(
+        return model.fit(
             case.x_train,
             case.y_train,
             sensitive_features=case.s_train,
             sample_weight=case.weights,
         )
-    return evaluate_model(case, model)
 
 
 def evaluate_model(case: Case, model: FairCOCCOClassifier) -> dict[str, Any]:
@@ -248,14 +252,7 @@ def trace(key: str, lam: float, seed: int) -> None:
             warmup_epochs=warmup,
             random_state=seed,
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DegenerateModelWarning)
-            model.fit(
-                case.x_train,
-                case.y_train,
-                sensitive_features=case.s_train,
-                sample_weight=case.weights,
-            )
+        _fitted(case, model)
         steps = np.array(_STEPS).reshape(case.epochs - warmup, -1, 4)
         result = evaluate_model(case, model)
         print(
