@@ -395,7 +395,9 @@ def _terms(
     """The terms of every attribute jointly (:data:`JOINT_ROW`) and, for a report, of each
     alone, by the report's row labels (:func:`report_labels`)."""
     if data is None:
-        problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
+        problem = Problem.from_arguments(
+            y_pred, sensitive_features, y_true, options, defer_finite_check=True
+        )
         return _problem_terms(problem, report)
     columns = _column_names(y_pred, sensitive_features, y_true)
     if isinstance(data, pd.DataFrame):

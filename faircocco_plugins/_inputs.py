@@ -80,12 +80,15 @@ def is_array_api_obj(value: object) -> bool:
     return array_api_compat.is_array_api_obj(value) and not isinstance(value, np.ndarray)
 
 
-def to_variable(value: object, argument: str, reference: Any) -> Variable:
+def to_variable(
+    value: object, argument: str, reference: Any, *, check_finite: bool = True
+) -> Variable:
     """Validate ``value`` and convert it to a :class:`Variable`.
 
     Numeric columns go to the namespace of ``reference`` (numpy when it is ``None``) as float64,
     or as the reference's floating dtype when it is a float64 tensor; nominal columns become
-    codes on the host.
+    codes on the host. With ``check_finite=False`` the numeric columns of an array or tensor
+    are not checked for NaN: the caller checks them with :class:`FiniteCheck`.
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
@@ -93,7 +96,7 @@ def to_variable(value: object, argument: str, reference: Any) -> Variable:
         value = host_array(value)  # a tensor beside numpy predictions: computed with numpy
     if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
         # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
-        return _array_variable(value, argument, reference)
+        return _array_variable(value, argument, reference, check_finite)
     frame = _as_frame(value, argument)
     if frame.shape[0] == 0:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
@@ -425,7 +428,7 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
     )
 
 
-def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
+def _array_variable(value: Any, argument: str, reference: Any, check_finite: bool) -> Variable:
     """A tensor, or a numpy array of numbers: numeric columns (bool tensors: nominal 0/1)."""
     xp = namespace(value)
     if value.ndim == 1:
@@ -452,19 +455,40 @@ def _array_variable(value: Any, argument: str, reference: Any) -> Variable:
     if not numbers:
         raise TypeError(f"{argument} has dtype {value.dtype}; expected real or integer numbers.")
     numeric = _to_reference(value, reference)
-    xp = namespace(numeric)  # the reference's: a numpy value may go to a tensor
-    if not (
-        np.isfinite(numeric).all()
-        if isinstance(numeric, np.ndarray)
-        else bool(xp.all(xp.isfinite(numeric)))
-    ):
-        finite = xp.all(xp.isfinite(numeric), axis=0)
-        bad = int(np.flatnonzero(~np.asarray(array_api_compat.to_device(finite, "cpu")))[0])
-        raise ValueError(
-            f"{argument} column {names[bad]!r} contains NaN or infinite values; "
-            "impute or drop those rows first."
-        )
-    return Variable(argument, numeric, names, None, (), (), names)
+    variable = Variable(argument, numeric, names, None, (), (), names)
+    # numpy arrays take numpy's own test, as above
+    if check_finite and not (isinstance(numeric, np.ndarray) and np.isfinite(numeric).all()):
+        FiniteCheck([variable]).read()
+    return variable
+
+
+class FiniteCheck:
+    """Whether the numeric columns of ``variables`` hold only finite values, computed where
+    they are (:attr:`flags`, one per column) and read later: on an accelerator a read waits for
+    the device, so the device route reads the flags with its other small results, in one copy,
+    rather than once per argument."""
+
+    def __init__(self, variables: Sequence[Variable]) -> None:
+        numeric = [v for v in variables if v.numeric is not None]
+        self._labels = [(v.argument, name) for v in numeric for name in v.numeric_names]
+        xp = namespace(*(v.numeric for v in numeric))
+        self.flags = xp.concat([xp.all(xp.isfinite(v.numeric), axis=0) for v in numeric])
+        self._done = False
+
+    def read(self, flags: Any = None) -> None:
+        """Raise the ValueError of the first column with NaN or infinite values.
+
+        ``flags`` is :attr:`flags` already on the host; without it they are read here. Read
+        once: later calls return at once.
+        """
+        if self._done:
+            return
+        if flags is None:
+            flags = array_api_compat.to_device(self.flags, "cpu")
+        self._done = True
+        bad = np.flatnonzero(~np.asarray(flags, dtype=bool))
+        if bad.size:
+            _raise_not_finite(*self._labels[bad[0]])
 
 
 def array_names(argument: str, width: int) -> tuple[str, ...]:
@@ -480,12 +504,22 @@ def _to_reference(block: Any, reference: Any) -> Any:
     device = array_api_compat.device(reference)
     if isinstance(block, np.ndarray):
         return xp.asarray(block, dtype=xp.float64, device=device)
-    return array_api_compat.to_device(xp.astype(block, xp.float64), device)
+    block = xp.astype(block, xp.float64)
+    # moved only from another device (a move to the same device is a call for nothing)
+    return (
+        block
+        if array_api_compat.device(block) == device
+        else array_api_compat.to_device(block, device)
+    )
 
 
 def _check_finite(values: np.ndarray, argument: str, label: str) -> None:
     if not np.all(np.isfinite(values)):
-        raise ValueError(
-            f"{argument} column {label!r} contains NaN or infinite values; "
-            "impute or drop those rows first."
-        )
+        _raise_not_finite(argument, label)
+
+
+def _raise_not_finite(argument: str, label: str) -> None:
+    raise ValueError(
+        f"{argument} column {label!r} contains NaN or infinite values; "
+        "impute or drop those rows first."
+    )

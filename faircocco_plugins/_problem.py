@@ -28,6 +28,7 @@ from ._exact import MAX_EXACT_ROWS, ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
     JOINT_ROW,
+    FiniteCheck,
     Variable,
     align_by_index,
     check_lengths,
@@ -61,11 +62,25 @@ class Problem:
     like: Any
     #: whether the rows are already in a canonical order (see :meth:`in_row_order`)
     rows_ordered: bool = False
+    #: the finiteness of tensors' columns, not yet read (see :meth:`check_finite`)
+    finite: FiniteCheck | None = None
 
     @classmethod
     def from_arguments(
-        cls, y_pred: Any, sensitive_features: Any, y_true: Any, options: Options
+        cls,
+        y_pred: Any,
+        sensitive_features: Any,
+        y_true: Any,
+        options: Options,
+        *,
+        defer_finite_check: bool = False,
     ) -> Problem:
+        """The validated problem of a call's arguments.
+
+        With ``defer_finite_check``, tensors are checked for NaN when the device route reads
+        its small results (or :meth:`fit` starts), not here: on an accelerator, one wait for
+        the device instead of one per argument.
+        """
         if options.notion != "dp" and y_true is None:
             raise ValueError(
                 f"y_true is required for notion={options.notion!r} (it is the conditioning "
@@ -75,11 +90,23 @@ class Problem:
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
         reference = computation_reference(y_pred)
-        pred = to_variable(rows["y_pred"], "y_pred", reference)
-        sensitive = to_variable(rows["sensitive_features"], "sensitive_features", reference)
+        # a reference is a tensor (numpy arrays have none): a read may wait for its device
+        deferred = defer_finite_check and reference is not None
+        check = not deferred
+        pred = to_variable(rows["y_pred"], "y_pred", reference, check_finite=check)
+        sensitive = to_variable(
+            rows["sensitive_features"], "sensitive_features", reference, check_finite=check
+        )
         # checked whenever given, even where the notion does not use it
-        truth = None if y_true is None else to_variable(rows["y_true"], "y_true", reference)
-        check_lengths([v for v in (pred, sensitive, truth) if v is not None])
+        truth = (
+            None
+            if y_true is None
+            else to_variable(rows["y_true"], "y_true", reference, check_finite=check)
+        )
+        given = [v for v in (pred, sensitive, truth) if v is not None]
+        check_lengths(given)
+        deferred = deferred and any(v.numeric is not None for v in given)
+        finite = FiniteCheck(given) if deferred else None
         if options.notion == "dp":
             truth = None
         if reference is None:
@@ -87,7 +114,7 @@ class Problem:
         else:
             xp = namespace(reference)
             like = xp.zeros((), dtype=xp.float64, device=array_api_compat.device(reference))
-        problem = cls(pred, sensitive, truth, options, like)
+        problem = cls(pred, sensitive, truth, options, like, finite=finite)
         problem.check_level_combinations()
         return problem
 
@@ -120,6 +147,7 @@ class Problem:
             self.options,
             self.like,
             rows_ordered=True,
+            finite=self.finite,
         )
 
     @cached_property
@@ -165,6 +193,7 @@ class Problem:
         With a continuous conditioning variable the null permutes the attribute rows alone
         within local strata (:mod:`._local_null`). Rows are fitted in their canonical order.
         """
+        self.check_finite()
         if not self.rows_ordered:
             return self.in_row_order.fit(width_factor)
         if self.sensitive.is_constant():
@@ -182,6 +211,13 @@ class Problem:
         return LocalPermutationFit(
             fit, permuted_attributes, roles[Role.GIVEN], self.options.random_state
         )
+
+    def check_finite(self, flags: Any = None) -> None:
+        """Raise the ValueError of a column with NaN or infinite values, if a deferred check
+        (``from_arguments(..., defer_finite_check=True)``) has not yet done so; ``flags`` are
+        its flags on the host, read here when not given."""
+        if self.finite is not None:
+            self.finite.read(flags)
 
     def variables(self) -> dict[str, Variable]:
         """The variables of the notion: ``pred``, ``sensitive`` and (EO/CAL) ``truth``."""

@@ -115,11 +115,21 @@ class Terms:
         return self.denominator_norms[1]
 
     def score(self) -> Any:
-        """The normalised statistic, defined as 0 when either variable is constant."""
+        """The normalised statistic, defined as 0 when either variable is constant.
+
+        Which of the two is chosen on the arrays' device, without a read that would wait for
+        an accelerator; but with gradients, on the host: the norms' gradient is infinite at a
+        constant variable, and masking it would give NaN, not 0.
+        """
+        statistic = self.statistic
         denominator = self.norm_u * self.norm_e
-        if as_numpy_scalar(denominator) <= _TINY * max(1.0, abs(as_numpy_scalar(self.statistic))):
-            return self.statistic * 0.0
-        return self.statistic / denominator
+        if getattr(statistic, "requires_grad", False):
+            if as_numpy_scalar(denominator) <= _TINY * max(1.0, abs(as_numpy_scalar(statistic))):
+                return statistic * 0.0
+            return statistic / denominator
+        xp = namespace(statistic, denominator)
+        constant = denominator <= _TINY * xp.clip(xp.abs(statistic), min=1.0)
+        return xp.where(constant, statistic * 0.0, statistic / xp.where(constant, 1.0, denominator))
 
     def null_mean(self) -> float:
         """The null statistic over the score's denominator, in [0, 1] (NaN when unknown)."""

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import torch
 
+from . import _backend
 from ._lowrank import PIVOT_BLOCK
 
 
@@ -38,8 +39,8 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
     """Pivoted incomplete Cholesky of ``exp(−‖zᵢ − zⱼ‖² / 2)`` on ``z``'s device (no gradient).
 
     On a CPU tensor the loop also stops after the first block of :data:`PIVOT_BLOCK` pivots
-    that ends past the tolerance, as reading a CPU value costs nothing; on an accelerator it
-    runs to ``max_rank`` without waiting for the device.
+    that ends past the tolerance, as reading a CPU value costs nothing; on an accelerator
+    (:func:`._backend.on_accelerator`) it runs to ``max_rank`` without waiting for the device.
     """
     z = z.detach()
     n = int(z.shape[0])
@@ -52,7 +53,7 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
     pivots = torch.zeros(rank_cap, dtype=torch.int64, device=z.device)
     active = torch.ones((), dtype=torch.bool, device=z.device)
     rank = torch.zeros((), dtype=torch.int64, device=z.device)
-    on_host = z.device.type == "cpu"
+    on_host = not _backend.on_accelerator(z)
     for k in range(rank_cap):
         full, row = divmod(k, PIVOT_BLOCK)
         if not row:

@@ -11,8 +11,9 @@ test masked so that nothing is read back), the Nyström rows and the statistic
 :class:`._batch_statistic.BatchStatistic`'s Notes. The attribute side (``P``, ``L`` and the
 null's pieces) depends only on the batch's attributes and outcomes, which are data: it is
 computed on the host from host rows, as before, and copied to the device. Attributes and
-outcomes passed as host arrays or CPU tensors make a training step with no wait on the device;
-passed as tensors on the device, they are copied to the host first, which waits for it.
+outcomes passed as host arrays or CPU tensors make a training step with no wait on the device
+(the torch adapter's FairCOCCO penalty leaves them on the host); passed as tensors on the
+device, they are copied to the host first, which waits for it.
 
 Pivots past the rank are masked: their landmark columns are zero and their block of ``S`` is
 the identity times ``εN``, which leaves ``T`` and its gradient unchanged. Everything is computed

@@ -6,13 +6,16 @@ than the statistic itself (every column crosses twice). Here every step of size 
 the device, and the small results that decide the shapes of what follows come to the host in
 one copy: the number of distinct values of every numeric column with its first values (which
 columns are factored over their levels, and the level values), the number of level
-combinations present, the rank of each incomplete Cholesky factor, and the keys and row counts
-of the level groups (the segments of the per-group Grams). To need no earlier copy, the device
-applies the host's rule for discrete columns itself, and fits each continuous factor on the
-variable with its discrete columns zeroed, which leaves the factor of the other columns as it
-is. Data that the host would treat otherwise take the host route instead: a variable with more
-than :data:`._lowrank.MAX_COMBINATIONS` level combinations present (the host drops levels
-column by column), or more than :data:`_GROUP_SLOTS` level groups.
+combinations present, the rank of each incomplete Cholesky factor, the keys and row counts of
+the level groups (the segments of the per-group Grams), and whether every column is finite (the
+inputs' check for NaN, deferred to this copy). A score makes no other read: it is chosen
+between 0 and the ratio on the device (:meth:`._terms.Terms.score`), and returned as a tensor.
+To need no earlier copy, the device applies the host's rule for discrete columns itself, and
+fits each continuous factor on the variable with its discrete columns zeroed, which leaves the
+factor of the other columns as it is. Data that the host would treat otherwise take the host
+route instead: a variable with more than :data:`._lowrank.MAX_COMBINATIONS` level combinations
+present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS` level
+groups.
 
 The results are those of the host route:
 the same canonical row order (:mod:`._torch_order`), the same median bandwidths
@@ -86,6 +89,7 @@ def device_terms(problem: Problem) -> Terms | None:
     }
     roles = roles_of(options.notion, **inputs)
     if problem.method() == "exact":
+        problem.check_finite()
         if problem.sensitive.is_constant():
             return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
         return ExactFit(
@@ -118,7 +122,13 @@ def _lowrank_terms(
     # the one copy: every small result the host needs, bit for bit in one int64 array
     parts = [p for m in maps.values() for p in m.small_results()]
     parts += [group[-1:] + 1, group_keys, group_sizes]
-    host = iter(_one_copy(parts))
+    finite = problem.finite
+    if finite is not None:
+        parts.append(finite.flags.to(torch.int64))
+    host = _one_copy(parts)
+    if finite is not None:
+        problem.check_finite(host.pop())
+    host = iter(host)
     for m in maps.values():
         m.read_small_results(host)
     groups, present, sizes = int(next(host)[0]), next(host), next(host)

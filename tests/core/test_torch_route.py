@@ -6,6 +6,8 @@ route."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from array_api_compat import is_torch_array
@@ -251,3 +253,80 @@ def test_the_report_of_tensors_is_the_numpy_report(device_calls):
     columns = ["score", "statistic"]
     assert np.allclose(got[columns].to_numpy(float), expected[columns].to_numpy(float), rtol=1e-12)
     assert device_calls == [True] * 4  # jointly and for each of the three attributes
+
+
+#: Tensor methods that copy a value from the tensor's device to the host (waiting for it), with
+#: ``.to`` a CPU device; on the CPU tensors of these tests they stand for an accelerator's reads
+DEVICE_READS = ("cpu", "to", "item", "tolist", "__bool__", "__float__", "__int__", "__index__")
+
+
+@pytest.fixture
+def device_reads(monkeypatch):
+    """Counts the calls of :data:`DEVICE_READS` (``.numpy()`` and ``__array__`` need a CPU
+    tensor, so on an accelerator they follow one of these)."""
+    reads = []
+
+    def counted(name):
+        method = getattr(torch.Tensor, name)
+
+        def read(*args, **kwargs):
+            targets = [*args[1:], *kwargs.values()]
+            if name != "to" or any(str(t) == "cpu" for t in targets):
+                reads.append(name)
+            return method(*args, **kwargs)
+
+        return read
+
+    for name in DEVICE_READS:
+        monkeypatch.setattr(torch.Tensor, name, counted(name))
+    return reads
+
+
+@pytest.mark.parametrize("kind", ["continuous", "mixed"])
+@pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
+def test_a_score_reads_the_device_once(kind, notion, device_reads, device_calls):
+    pred, a, y = data(kind, 900, 15)
+    tensors = [torch.tensor(v) for v in (pred, a, y)]
+    score = faircocco_score(tensors[0], tensors[1], y_true=tensors[2], notion=notion)
+    assert device_reads == ["cpu"]  # the route's one copy of its small results
+    assert isinstance(score, torch.Tensor) and device_calls == [True]
+
+
+@pytest.mark.parametrize(
+    ("argument", "column", "method"),
+    [
+        ("y_pred", "y_pred", "lowrank"),
+        ("sensitive_features", "sensitive_features[2]", "lowrank"),
+        ("y_true", "y_true", "lowrank"),
+        ("sensitive_features", "sensitive_features[0]", "exact"),
+    ],
+)
+def test_nan_is_refused_by_column_on_the_device_route(argument, column, method):
+    pred, a, y = data("mixed", 600, 16)
+    values = {"y_pred": pred, "sensitive_features": a, "y_true": y}
+    bad = values[argument].copy()
+    if bad.ndim == 2:
+        bad[7, int(column[-2])] = np.nan
+    else:
+        bad[7] = np.inf
+    values[argument] = bad
+    tensors = {name: torch.tensor(v) for name, v in values.items()}
+    with pytest.raises(ValueError, match=rf"{argument} column '{re.escape(column)}' contains NaN"):
+        faircocco_score(
+            tensors["y_pred"], tensors["sensitive_features"], y_true=tensors["y_true"],
+            notion="eo", method=method,
+        )  # fmt: skip
+
+
+def test_nan_beside_nominal_attributes_is_refused_by_the_host_route(device_calls):
+    pred, a, y = data("binary", 400, 17)
+    pred[3] = np.nan
+    with pytest.raises(ValueError, match="y_pred column 'y_pred' contains NaN"):
+        faircocco_score(torch.tensor(pred), np.where(a > 0, "f", "m"), y_true=torch.tensor(y))
+    assert device_calls == [False]
+
+
+def test_constant_predictions_score_zero_on_the_device_route():
+    _, a, y = data("mixed", 500, 18)
+    got = faircocco_score(torch.full((500,), 0.3), torch.tensor(a), y_true=torch.tensor(y))
+    assert got.item() == 0.0

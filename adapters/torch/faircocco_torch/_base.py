@@ -88,6 +88,10 @@ class FairnessPenalty(nn.Module):
     #: whether :meth:`statistic` itself rejects NaN and infinite attributes and outcomes, so
     #: that the shared validation skips that check (it runs on every training batch)
     rejects_non_finite: ClassVar[bool] = False
+    #: whether :meth:`statistic` reads the attributes and outcomes on the host, so that they
+    #: stay where the caller gives them (host arrays on the host) instead of moving to the
+    #: predictions' device: on an accelerator, a move there and a read back would wait for it
+    reads_attributes_on_host: ClassVar[bool] = False
 
     def __init__(
         self, notion: str = "eo", lam: float = 1.0, *, schema: SensitiveSchema | None = None
@@ -239,7 +243,8 @@ class FairnessPenalty(nn.Module):
         n = int(pred.shape[0])
         if n < 2:
             raise ValueError(f"{name}: a batch needs at least 2 rows; got {n}.")
-        s = _as_tensor(sensitive, "sensitive", pred)
+        keep = self.reads_attributes_on_host
+        s = _as_tensor(sensitive, "sensitive", pred, keep_device=keep)
         if s.ndim == 1:
             s = s[:, None]
         if s.ndim != 2:
@@ -258,7 +263,7 @@ class FairnessPenalty(nn.Module):
                     f"{name}: y_true is required for notion={self.notion!r}; pass the true "
                     "outcomes of the batch."
                 )
-            truth = _as_tensor(y_true, "y_true", pred)
+            truth = _as_tensor(y_true, "y_true", pred, keep_device=keep)
             if truth.ndim not in (1, 2) or int(truth.shape[0]) != n:
                 raise ValueError(
                     f"{name}: y_true must have shape (n,) or (n, k) with n={n} rows like y_pred; "
@@ -297,10 +302,14 @@ class FairnessPenalty(nn.Module):
         return batch
 
 
-def _as_tensor(value: Any, argument: str, like: torch.Tensor) -> torch.Tensor:
-    """A tensor on ``like``'s device; numpy arrays of numbers or booleans are converted."""
+def _as_tensor(
+    value: Any, argument: str, like: torch.Tensor, *, keep_device: bool = False
+) -> torch.Tensor:
+    """A tensor on ``like``'s device; numpy arrays of numbers or booleans are converted. With
+    ``keep_device``, a tensor stays on its device and an array becomes a CPU tensor."""
+    device = None if keep_device else like.device
     if isinstance(value, torch.Tensor):
-        return value if value.device == like.device else value.to(like.device)
+        return value if device is None or value.device == device else value.to(device)
     array = np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(
@@ -308,8 +317,8 @@ def _as_tensor(value: Any, argument: str, like: torch.Tensor) -> torch.Tensor:
             f"{array.dtype}. Encode string or categorical columns with SensitiveEncoder."
         )
     if array.dtype.kind == "f":
-        return torch.as_tensor(array, dtype=like.dtype, device=like.device)
-    return torch.as_tensor(array, device=like.device)
+        return torch.as_tensor(array, dtype=like.dtype, device=device)
+    return torch.as_tensor(array, device=device)
 
 
 def onehot_outcome(truth: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

@@ -132,6 +132,8 @@ class FairCOCCOPenalty(FairnessPenalty):
     )
     #: the core names the argument and column with NaN or infinite values
     rejects_non_finite: ClassVar[bool] = True
+    #: the attribute side is computed on the host, whatever the predictions' device
+    reads_attributes_on_host: ClassVar[bool] = True
 
     def __init__(
         self,
