@@ -16,6 +16,7 @@ import numpy as np
 
 from ._backend import eye_like, namespace, solve_psd, trace_of_product
 from ._kernels import KernelInput, kernel_matrix, to_host
+from ._strata import permutation_strata
 from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
 
 #: Most rows the exact estimator accepts. It holds several ``N × N`` float64 matrices (0.75 GiB
@@ -47,7 +48,6 @@ class ExactFit:
         u: KernelInput,
         e: KernelInput,
         c: KernelInput | None,
-        strata: np.ndarray,
         ridge: Ridge,
         like: Any,
     ) -> None:
@@ -62,9 +62,7 @@ class ExactFit:
             u_side = r_u @ projector
             e_side = r_e @ projector
             m = projector @ u_side
-        self._m, self._r_e, self._ridge = m, r_e, ridge
-        #: stratum of each row, within which permutations shuffle attribute rows
-        self.strata = strata
+        self._m, self._r_e, self._ridge, self._given = m, r_e, ridge, c
         self.terms = Terms(
             statistic=trace_of_product(m, r_e),
             rank=u.n,
@@ -76,6 +74,12 @@ class ExactFit:
             ),
             compute_null_statistic=self._null_statistic,
         )
+
+    @cached_property
+    def strata(self) -> np.ndarray:
+        """Stratum of each row, within which permutations shuffle attribute rows (found on the
+        host on first use: only the permutation null needs them)."""
+        return permutation_strata(self._given, self.terms.n)
 
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
         """The statistic with the attribute rows permuted by each row of ``permutations``."""

@@ -42,7 +42,7 @@ from ._local_null import LocalPermutationFit
 from ._lowrank import MAX_COMBINATIONS, GroupedMoments
 from ._options import Options
 from ._row_order import canonical_order, in_order
-from ._strata import Strata, is_discrete
+from ._strata import is_discrete, permutation_strata
 from ._terms import ConstantAttributesFit, RefittableRoute, Role, Route
 
 #: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
@@ -235,7 +235,6 @@ class Problem:
                 roles[Role.MEASURED],
                 roles[Role.ATTRIBUTES],
                 roles.get(Role.GIVEN),
-                strata_of(roles),
                 self.options.ridge,
                 self.like,
             )
@@ -307,9 +306,7 @@ def roles_of(
 
 def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:
     """Stratum of each row for the permutation null (one stratum without conditioning)."""
-    if Role.GIVEN not in roles:
-        return np.zeros(roles[Role.MEASURED].n, dtype=np.int64)
-    return Strata(roles[Role.GIVEN]).assign(roles[Role.GIVEN])
+    return permutation_strata(roles.get(Role.GIVEN), roles[Role.MEASURED].n)
 
 
 def report_columns(

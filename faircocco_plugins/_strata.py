@@ -138,3 +138,11 @@ def members_of(strata: np.ndarray) -> list[np.ndarray]:
     order = np.argsort(strata, kind="stable")
     bounds = np.flatnonzero(np.diff(strata[order])) + 1
     return np.split(order, bounds)
+
+
+def permutation_strata(given: KernelInput | None, n: int) -> np.ndarray:
+    """Stratum of each of ``n`` rows for the permutation null of the in-memory estimators: the
+    :class:`Strata` of the conditioning variable ``given``, one stratum without it (DP)."""
+    if given is None:
+        return np.zeros(n, dtype=np.int64)
+    return Strata(given).assign(given)

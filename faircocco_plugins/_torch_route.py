@@ -24,8 +24,9 @@ the same canonical row order (:mod:`._torch_order`), the same median bandwidths
 (:func:`._lowrank.mixed_moments`); only the order of floating-point sums differs. Variables with
 nominal columns (host codes) take the host route. The permutation null is the host route's,
 computed on first use (a score without chance adjustment never needs it). The exact estimator
-(at most :data:`._exact.MAX_EXACT_ROWS` rows) takes the device's row order and bandwidths too;
-its strata, which only its null uses, are found on the host.
+(at most :data:`._exact.MAX_EXACT_ROWS` rows) takes the device's row order and bandwidths too,
+and one copy (whether the attributes are constant, and the check for NaN); its strata, which
+only its null uses, are found on the host on first use.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from ._lowrank import (
     mixed_moments,
     pivot_tolerance,
 )
-from ._problem import Problem, roles_of, strata_of
+from ._problem import Problem, roles_of
 from ._terms import ConstantAttributesFit, Role, Terms
 from ._torch_bandwidth import scaled
 from ._torch_cholesky import incomplete_cholesky
@@ -89,14 +90,14 @@ def device_terms(problem: Problem) -> Terms | None:
     }
     roles = roles_of(options.notion, **inputs)
     if problem.method() == "exact":
-        problem.check_finite()
-        if problem.sensitive.is_constant():
+        attributes = problem.sensitive.numeric
+        constant = torch.all(attributes.amax(dim=0) == attributes.amin(dim=0))
+        if _checked_copy(problem, [constant.to(torch.int64)[None]])[0][0]:
             return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
         return ExactFit(
             roles[Role.MEASURED],
             roles[Role.ATTRIBUTES],
             roles.get(Role.GIVEN),
-            strata_of(roles),
             options.ridge,
             problem.like,
         ).terms
@@ -122,13 +123,7 @@ def _lowrank_terms(
     # the one copy: every small result the host needs, bit for bit in one int64 array
     parts = [p for m in maps.values() for p in m.small_results()]
     parts += [group[-1:] + 1, group_keys, group_sizes]
-    finite = problem.finite
-    if finite is not None:
-        parts.append(finite.flags.to(torch.int64))
-    host = _one_copy(parts)
-    if finite is not None:
-        problem.check_finite(host.pop())
-    host = iter(host)
+    host = iter(_checked_copy(problem, parts))
     for m in maps.values():
         m.read_small_results(host)
     groups, present, sizes = int(next(host)[0]), next(host), next(host)
@@ -177,6 +172,16 @@ def _lowrank_terms(
 def bits(values: torch.Tensor) -> torch.Tensor:
     """A float64 tensor's bits as int64, flat."""
     return values.reshape(-1).view(torch.int64)
+
+
+def _checked_copy(problem: Problem, parts: list[torch.Tensor]) -> list[np.ndarray]:
+    """``parts`` on the host (:func:`_one_copy`), with the inputs' deferred check for NaN
+    (:meth:`._problem.Problem.check_finite`) riding on the same copy and made first."""
+    finite = problem.finite
+    host = _one_copy(parts if finite is None else [*parts, finite.flags.to(torch.int64)])
+    if finite is not None:
+        problem.check_finite(host.pop())
+    return host
 
 
 def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:

@@ -142,9 +142,12 @@ def test_a_fixed_bandwidth_and_a_rank_cap_are_honoured():
     assert got.item() == pytest.approx(expected, rel=2e-12)
 
 
-def test_constant_attributes_score_zero_on_the_device_route():
+@pytest.mark.parametrize("method", ["lowrank", "exact"])
+def test_constant_attributes_score_zero_on_the_device_route(method):
     pred, _, y = data("binary", 500, 8)
-    got = faircocco_score(torch.tensor(pred), torch.ones(500), y_true=torch.tensor(y), notion="eo")
+    got = faircocco_score(
+        torch.tensor(pred), torch.ones(500), y_true=torch.tensor(y), notion="eo", method=method
+    )
     assert got.item() == 0.0
 
 
@@ -282,12 +285,13 @@ def device_reads(monkeypatch):
     return reads
 
 
-@pytest.mark.parametrize("kind", ["continuous", "mixed"])
+@pytest.mark.parametrize(("kind", "method"), [("continuous", "lowrank"), ("mixed", "lowrank"),
+                                              ("mixed", "exact")])  # fmt: skip
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
-def test_a_score_reads_the_device_once(kind, notion, device_reads, device_calls):
-    pred, a, y = data(kind, 900, 15)
+def test_a_score_reads_the_device_once(kind, method, notion, device_reads, device_calls):
+    pred, a, y = data(kind, 300, 15)
     tensors = [torch.tensor(v) for v in (pred, a, y)]
-    score = faircocco_score(tensors[0], tensors[1], y_true=tensors[2], notion=notion)
+    score = faircocco_score(tensors[0], tensors[1], y_true=tensors[2], notion=notion, method=method)
     assert device_reads == ["cpu"]  # the route's one copy of its small results
     assert isinstance(score, torch.Tensor) and device_calls == [True]
 
