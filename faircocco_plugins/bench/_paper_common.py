@@ -267,8 +267,9 @@ def page_head(
     """The title of a page and the facts that say where its numbers come from.
 
     The command that wrote the page, the revision of the code that wrote it and of the runs,
-    the machine that wrote it, and the study's time: the sum of its runs' fit and predict
-    seconds, and the span of their finish times.
+    the machine that wrote it, the torch builds the runs used (a ``+cpu`` build trains on the
+    CPU only), and the study's time: the sum of its runs' fit and predict seconds, and the span
+    of their finish times.
     """
     runs = export.drop_duplicates("run_id")
     seconds = float(
@@ -282,13 +283,16 @@ def page_head(
         else "not recorded"
     )
     run_revisions = sorted({str(r) for r in runs["git_revision"].dropna()})
+    versions = [json.loads(text) for text in runs["versions"].dropna()]
+    torch_builds = sorted({str(v["torch"]) for v in versions if "torch" in v})
     lines = [f".. _{label}:", ""] if label else []
     lines += [title, "=" * len(title), ""]
     lines += [
         f"* Made by ``{command}``",
         f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
         + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
-        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs",
+        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
+        + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
         f"* Study: {len(runs)} runs, {format_duration(seconds)} of fitting and predicting "
         f"(sum over runs), finished {span}",
         "",
