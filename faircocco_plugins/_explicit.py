@@ -17,6 +17,7 @@ import numpy as np
 
 from ._backend import as_like, namespace
 from ._kernels import KernelInput, to_host
+from ._kronecker_rows import KroneckerRows
 from ._lowrank import (
     FeatureMap,
     LowRankFit,
@@ -153,9 +154,9 @@ class ExplicitRows:
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}
 
-    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray:
-        """Host feature rows (``B × n × w``) of each of ``inputs``, each under a feature map of
-        ``role``'s kind fitted on itself (see :func:`._lowrank.refitted_features`)."""
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows:
+        """Host feature rows of each of ``inputs``, kept as their factors, each under a feature
+        map of ``role``'s kind fitted on itself (see :func:`._lowrank.refitted_features`)."""
         return refitted_features(self._feature_map(role), inputs)
 
     def _feature_map(self, role: str) -> FeatureMap:

@@ -39,6 +39,7 @@ from ._backend import (
 )
 from ._exact import MAX_EXACT_ROWS
 from ._kernels import KernelInput, gaussian, to_host
+from ._kronecker_rows import KroneckerRows
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
 from ._terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace
@@ -377,9 +378,9 @@ def row_kronecker(level_rows: Any, factor: Any) -> Any:
     return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))
 
 
-def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) -> np.ndarray:
-    """Host feature rows ``W[g_i] ⊗ φ_i`` of each of ``inputs`` (``B × n × w``), each under a
-    feature map of ``feature_map``'s kind fitted on itself.
+def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) -> KroneckerRows:
+    """Host feature rows ``W[g_i] ⊗ φ_i`` of each of ``inputs``, kept as their factors, each
+    under a feature map of ``feature_map``'s kind fitted on itself.
 
     The inputs must hold the same level combinations, as the rows of one input permuted within
     its combinations do (the permutation null's): one level factor then serves them all, and
@@ -398,10 +399,8 @@ def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) ->
     else:
         factor = np.ones((len(hosts), hosts[0].n, 1))
     if feature_map.levels.is_trivial:
-        return factor  # no discrete column: the level factor is 1
-    level_rows = feature_map.level_factor()[np.stack(codes)]
-    batch, n = factor.shape[:2]
-    return (level_rows[..., :, None] * factor[..., None, :]).reshape(batch, n, -1)
+        return KroneckerRows(factor)  # no discrete column: the level factor is 1
+    return KroneckerRows(factor, np.stack(codes), feature_map.level_factor())
 
 
 class StratumMoments(NamedTuple):
@@ -421,7 +420,7 @@ class MomentSource(Protocol):
 
     def host_features(self) -> dict[str, np.ndarray]: ...
 
-    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray: ...
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows: ...
 
 
 def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
@@ -552,7 +551,7 @@ class GroupedMoments:
         roles = _in_memory(self._in_memory)
         return {role: self.explicit_features(role, k) for role, k in roles.items()}
 
-    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> np.ndarray:
+    def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows:
         """Host feature rows (``B × n × w``) of each of ``inputs``, each under a feature map of
         ``role``'s kind fitted on itself (see :func:`refitted_features`)."""
         fitted = self.maps[role]
@@ -705,8 +704,10 @@ class LowRankFit:
         """The statistic with the attribute rows permuted by each row of ``permutations``
         (``B × N``), from explicit feature rows: the feature maps stay, so only ``C_ue`` and
         ``C_ce`` change (``C_ee`` and its factorisation do not)."""
-        rows = self._centred_features[E][permutations]
-        return self._attribute_row_statistics(rows, self._host_solvers[E])
+        features = self._centred_features
+        rows = features[E][permutations]
+        cross: dict[str, np.ndarray] = {x: features[x].T @ rows for x in (U, C) if x in features}
+        return self._attribute_row_statistics(cross, self._host_solvers[E])
 
     def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
         """The statistic with the extended attributes replaced by each of ``inputs`` (the same
@@ -715,33 +716,32 @@ class LowRankFit:
         Each input gets a feature map fitted on itself, as the observed attributes did, so that
         this is the statistic of the replaced data; ``C_ue``, ``C_ce`` and ``C_ee`` change.
         """
-        return self._attribute_row_statistics(self._source.refitted_features(E, inputs), None)
+        features = self._centred_features
+        rows = self._source.refitted_features(E, inputs)
+        cross, grams = rows.moments({x: features[x] for x in (U, C) if x in features})
+        return self._attribute_row_statistics(cross, grams + self._shifts[E] * np.eye(rows.width))
 
     def _attribute_row_statistics(
-        self, rows: np.ndarray, attribute_solver: PsdSolver | None
+        self, cross: dict[str, np.ndarray], attribute_side: PsdSolver | np.ndarray
     ) -> np.ndarray:
-        """:func:`_statistic` for each of a stack of attribute feature rows (``B × N × w``),
-        the other variables' factors and factorisations fixed.
+        """:func:`_statistic` for each of a stack of attribute feature rows, from their cross
+        products with the other variables' centred rows (``cross[x]``: ``B × r_x × w``), the
+        other variables' factors and factorisations fixed.
 
         The batched form of the same trace: ``A_u`` and ``(C_cc + εN I)⁻¹`` are applied to all
-        members in one solve, and so is ``A_e`` when ``attribute_solver`` (permuted rows share
-        ``C_ee``); otherwise each member's centred ``C_ee`` is factorised. The other variables'
-        rows are centred, so their cross-Grams with ``rows`` need no centring.
+        members in one solve, and so is ``A_e`` when ``attribute_side`` is a solver (permuted
+        rows share ``C_ee``); otherwise it holds each member's centred ``C_ee + εN I``
+        (``B × w × w``). The other variables' rows are centred, so their cross-Grams with the
+        attribute rows need no centring.
         """
-        features = self._centred_features
-        q = features[U].T @ rows
-        if C in features:
-            q = q - self._host_grams[(U, C)] @ _solve_stacked(
-                self._host_solvers[C], features[C].T @ rows
-            )
+        q = cross[U]
+        if C in cross:
+            q = q - self._host_grams[(U, C)] @ _solve_stacked(self._host_solvers[C], cross[C])
         q_transposed = q.transpose(0, 2, 1)
-        if attribute_solver is not None:
-            a_e_qt = _solve_stacked(attribute_solver, q_transposed)
+        if isinstance(attribute_side, PsdSolver):
+            a_e_qt = _solve_stacked(attribute_side, q_transposed)
         else:
-            n, width = rows.shape[1:]
-            means = np.mean(rows, axis=1)
-            gram = rows.transpose(0, 2, 1) @ rows - n * (means[:, :, None] * means[:, None, :])
-            a_e_qt = np.linalg.solve(gram + self._shifts[E] * np.eye(width), q_transposed)
+            a_e_qt = np.linalg.solve(attribute_side, q_transposed)
         return np.einsum("bij,bji->b", _solve_stacked(self._host_solvers[U], q), a_e_qt)
 
     @cached_property
