@@ -21,8 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._strata import members_of
-
 
 @dataclass(frozen=True)
 class KroneckerRows:
@@ -83,13 +81,17 @@ class KroneckerRows:
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """:meth:`moments` of input ``b``, from the moments of ``φ`` in each level group."""
         assert self.codes is not None and self.level_factor is not None
-        factor, codes = self.factor[b], self.codes[b]
-        n = factor.shape[0]
-        groups = members_of(codes)
-        present = codes[[rows[0] for rows in groups]]
-        w = self.level_factor[present]  # the level rows of the groups present
-        sums = np.stack([np.sum(factor[rows], axis=0) for rows in groups])
-        group_grams = np.stack([factor[rows].T @ factor[rows] for rows in groups])
+        codes = self.codes[b]
+        n = codes.shape[0]
+        # the rows sorted by group once, so that each group's rows are a slice
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = codes[order]
+        starts = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]]))
+        slices = [slice(a, z) for a, z in zip(starts, [*starts[1:], n], strict=True)]
+        factor = self.factor[b][order]
+        w = self.level_factor[sorted_codes[starts]]  # the level rows of the groups present
+        sums = np.stack([np.sum(factor[rows], axis=0) for rows in slices])
+        group_grams = np.stack([factor[rows].T @ factor[rows] for rows in slices])
         width = self.width
         # Σ_g W_g W_gᵀ ⊗ G_g, in the (level, factor) order of the written-out rows
         gram = np.einsum("gl,gm,grs->lrms", w, w, group_grams, optimize=True)
@@ -97,6 +99,7 @@ class KroneckerRows:
         gram = gram.reshape(width, width) - n * np.outer(mean, mean)
         cross = {}
         for x, rows_x in others.items():
-            group_cross = np.stack([rows_x[rows].T @ factor[rows] for rows in groups])
+            sorted_x = rows_x[order]
+            group_cross = np.stack([sorted_x[rows].T @ factor[rows] for rows in slices])
             cross[x] = np.einsum("gl,gar->alr", w, group_cross).reshape(rows_x.shape[1], width)
         return cross, gram
