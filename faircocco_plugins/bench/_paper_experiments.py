@@ -35,9 +35,9 @@ from ._runner import (
     Loader,
     Part,
     RegistryLoader,
-    _dataset,
-    _predict,
-    _prepared,
+    cached_dataset,
+    predict_part,
+    prepared_parts,
     single_threaded,
 )
 
@@ -210,7 +210,7 @@ class TrainedNetwork:
 
     def scores_of(self, part: Part) -> np.ndarray:
         """What the FairCOCCO score judges: the positive class's probability, or the value."""
-        y_pred, proba = _predict(self.model, part, self.task, False)
+        y_pred, proba = predict_part(self.model, part, self.task, False)
         return (proba[:, -1] if proba is not None else y_pred).astype(np.float64)
 
     def metrics(self, sensitive: pd.DataFrame, notion: str, seed: int) -> dict[str, float]:
@@ -260,9 +260,9 @@ def train_network(
     TrainedNetwork
     """
     spec = available_methods()[method]
-    data = _dataset(loader, dataset, seed)
+    data = cached_dataset(loader, dataset, seed)
     # cached: consecutive networks of one dataset and seed share their parts
-    parts = _prepared(loader, dataset, seed, settings.max_train_rows, None)
+    parts = prepared_parts(loader, dataset, seed, settings.max_train_rows, None)
     train = parts[0]
     names = list(train[2].columns if attributes is None else attributes)
     unknown = [name for name in names if name not in train[2].columns]
@@ -286,7 +286,7 @@ def train_network(
             **params,
         )
         model.fit(train[0], train[1], sensitive_features=protected)
-        prediction, proba = _predict(model, parts[2], data.task, False)
+        prediction, proba = predict_part(model, parts[2], data.task, False)
     return TrainedNetwork(data.task, parts, model, prediction, proba, training)
 
 
@@ -470,7 +470,7 @@ def attributes_experiment(
     )
     weights = _weights(lambdas)
     for dataset, names in attribute_sets.items():
-        columns = _dataset(loader, dataset, settings.seeds[0]).sensitive.columns
+        columns = cached_dataset(loader, dataset, settings.seeds[0]).sensitive.columns
         unknown = [name for name in names if name not in columns]
         if unknown:
             raise ValueError(

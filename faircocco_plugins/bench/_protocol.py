@@ -32,7 +32,7 @@ import pandas as pd
 from ..plugins import MethodSpec
 from ._metrics import degenerate_runs
 from ._progress import format_duration
-from ._runner import Loader, RegistryLoader, _profile
+from ._runner import Loader, RegistryLoader, dataset_profile
 from ._study import Cell, StudyConfig, plan_study, select_methods
 
 #: The network's parameters chosen in the tuning stage.
@@ -251,6 +251,6 @@ def plan_cells(
     chosen = select_methods(methods, config.methods)
     if loader is None:
         loader = RegistryLoader.for_datasets(config.datasets, config.data_dir)
-    profiles = {name: _profile(loader, name, config.seeds[0]) for name in config.datasets}
+    profiles = {name: dataset_profile(loader, name, config.seeds[0]) for name in config.datasets}
     cells, _ = plan_study(config, chosen, profiles)
     return cells

@@ -151,10 +151,10 @@ def execute_cell(
     stage = _LOAD_STAGE
     try:
         with single_threaded():
-            data = _dataset(loader, cell.dataset, cell.seed)
+            data = cached_dataset(loader, cell.dataset, cell.seed)
             stage = "prepare"
             caps = (cell.settings.get("max_train_rows"), cell.settings.get("max_eval_rows"))
-            train, validation, test = _prepared(loader, cell.dataset, cell.seed, *caps)
+            train, validation, test = prepared_parts(loader, cell.dataset, cell.seed, *caps)
             measured.update(
                 n_train=len(train[1]), n_validation=len(validation[1]), n_test=len(test[1])
             )
@@ -179,7 +179,8 @@ def execute_cell(
                 started = time.perf_counter()
                 at_prediction = spec.capabilities.attributes_at_prediction
                 outputs = [
-                    _predict(model, part, data.task, at_prediction) for part in (validation, test)
+                    predict_part(model, part, data.task, at_prediction)
+                    for part in (validation, test)
                 ]
                 measured["predict_seconds"] = time.perf_counter() - started
             measured["peak_memory_mib"] = memory.peak_mib
@@ -208,12 +209,13 @@ Part = tuple[pd.DataFrame, pd.Series, pd.DataFrame]
 
 
 @functools.lru_cache(maxsize=1)
-def _prepared(
+def prepared_parts(
     loader: Loader, name: str, seed: int, cap: int | None, eval_cap: int | None = None
 ) -> tuple[Part, Part, Part]:
+    """A dataset's train, validation and test parts for a seed, with the study's row caps."""
     # consecutive cells share their dataset and seed; preparing the parts of a large dataset
     # takes seconds (KDD census: about 2 s), longer than fitting a small network on them
-    return _parts(_dataset(loader, name, seed), seed, cap, eval_cap)
+    return _parts(cached_dataset(loader, name, seed), seed, cap, eval_cap)
 
 
 def _parts(
@@ -258,9 +260,11 @@ def _subsample(part: Any, seed: int, cap: int | None) -> Any:
     )
 
 
-def _predict(
+def predict_part(
     model: Any, part: Part, task: str, with_attributes: bool
 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """A fitted model's predictions on a part, and its probabilities for a classifier that
+    gives them (else None)."""
     X, _, sensitive = part
     extra = {"sensitive_features": sensitive} if with_attributes else {}
     y_pred = np.asarray(model.predict(X, **extra))
@@ -271,7 +275,8 @@ def _predict(
 
 
 @functools.lru_cache(maxsize=_CACHED_DATASETS)
-def _dataset(loader: Loader, name: str, seed: int) -> Any:
+def cached_dataset(loader: Loader, name: str, seed: int) -> Any:
+    """``loader(name, seed)``, kept for the next cells of the same dataset and seed."""
     return loader(name, seed)
 
 
@@ -513,7 +518,9 @@ def run_study(
         chosen = select_methods(methods, config.methods)
         if loader is None:
             loader = RegistryLoader.for_datasets(config.datasets, config.data_dir)
-        profiles = {name: _profile(loader, name, config.seeds[0]) for name in config.datasets}
+        profiles = {
+            name: dataset_profile(loader, name, config.seeds[0]) for name in config.datasets
+        }
         cells, not_applicable = plan_study(config, chosen, profiles)
         recorded = results.completed(config.name)
         results.add_many(r for r in not_applicable if r.run_id not in recorded)
@@ -743,7 +750,7 @@ def _lost(cell: Cell, error: BaseException, revision: str | None) -> RunRecord:
     )
 
 
-def _profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
+def dataset_profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
     """A dataset's profile: from the registry without reading files when it can, else loaded."""
     if isinstance(loader, RegistryLoader):
         from ..datasets import get_source, list_datasets
@@ -754,7 +761,7 @@ def _profile(loader: Loader, name: str, seed: int) -> DatasetProfile:
             attributes = tuple(source.attributes.items())
             return DatasetProfile(name, source.task, attributes, outcome)
     # loading reports a missing file clearly (or downloads it) before any cell starts
-    return DatasetProfile.of(_dataset(loader, name, seed))
+    return DatasetProfile.of(cached_dataset(loader, name, seed))
 
 
 def _data_sources(loader: Loader, names: Iterable[str]) -> dict[str, dict[str, str | None]]:
