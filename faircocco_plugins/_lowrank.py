@@ -552,8 +552,8 @@ class GroupedMoments:
         return {role: self.explicit_features(role, k) for role, k in roles.items()}
 
     def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows:
-        """Host feature rows (``B × n × w``) of each of ``inputs``, each under a feature map of
-        ``role``'s kind fitted on itself (see :func:`refitted_features`)."""
+        """Host feature rows of each of ``inputs``, kept as their factors, each under a feature
+        map of ``role``'s kind fitted on itself (see :func:`refitted_features`)."""
         fitted = self.maps[role]
         return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), inputs)
 
