@@ -57,10 +57,13 @@ class Variable:
         """Whether every column holds a single value."""
         if self.codes is not None and np.any(self.codes != self.codes[:1]):
             return False
-        if self.numeric is None:
-            return True
+        return self.numeric is None or bool(self.numeric_is_constant())
+
+    def numeric_is_constant(self) -> Any:
+        """Whether every numeric column holds a single value, as a 0-d array where the columns
+        are (not read: on an accelerator the device route reads it with its other results)."""
         xp = namespace(self.numeric)
-        return bool(xp.all(xp.max(self.numeric, axis=0) == xp.min(self.numeric, axis=0)))
+        return xp.all(xp.max(self.numeric, axis=0) == xp.min(self.numeric, axis=0))
 
     def select(self, name: str) -> Variable:
         """The variable restricted to the single column ``name``."""

@@ -90,8 +90,7 @@ def device_terms(problem: Problem) -> Terms | None:
     }
     roles = roles_of(options.notion, **inputs)
     if problem.method() == "exact":
-        attributes = problem.sensitive.numeric
-        constant = torch.all(attributes.amax(dim=0) == attributes.amin(dim=0))
+        constant = problem.sensitive.numeric_is_constant()
         if _checked_copy(problem, [constant.to(torch.int64)[None]])[0][0]:
             return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
         return ExactFit(
