@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from ._metrics import degenerate_runs, r_squared
-from ._store import EVALUATED_PARTS, RUN_COLUMNS, ResultsStore, RunRecord
+from ._store import ADDED_RUN_COLUMNS, EVALUATED_PARTS, RUN_COLUMNS, ResultsStore, RunRecord
 
 #: Columns that name a run and its setting, first in the export.
 KEY_COLUMNS: tuple[str, ...] = (
@@ -96,7 +96,8 @@ def export_runs(
     ...     "notion": ["eo"], "seed": [0], "params": [{"lam": 2.0, "learning_rate": 0.01}],
     ...     "settings": [{}], "status": ["ok"], "reason": [""], "n_train": [600],
     ...     "n_validation": [200], "n_test": [200], "fit_seconds": [1.0],
-    ...     "predict_seconds": [0.1], "peak_memory_mib": [90.0], "versions": [{}],
+    ...     "predict_seconds": [0.1], "evaluate_seconds": [0.2], "peak_memory_mib": [90.0],
+    ...     "versions": [{}],
     ...     "git_revision": [None], "finished_at": ["2026-01-01T00:00:00+00:00"],
     ...     "validation.accuracy": [0.7], "validation.faircocco_eo": [0.05],
     ...     "test.accuracy": [0.72], "test.faircocco_eo": [0.04],
@@ -220,10 +221,16 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
     pandas.DataFrame
     """
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    missing = [name for name in (*KEY_COLUMNS, *_STORE_FIELDS) if name not in frame.columns]
+    missing = [
+        name
+        for name in (*KEY_COLUMNS, *_STORE_FIELDS)
+        if name not in frame.columns and name not in ADDED_RUN_COLUMNS
+    ]
     if missing:
         raise ValueError(f"{path} is not a study export: it lacks the columns {missing}.")
-    return frame
+    # an export written before a column existed did not measure it
+    added = [name for name in ADDED_RUN_COLUMNS if name not in frame.columns]
+    return frame.reindex(columns=[*frame.columns, *added])
 
 
 def import_export(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[int, int]:
@@ -283,6 +290,7 @@ def records_of(frame: pd.DataFrame) -> list[RunRecord]:
                 n_test=_optional_int(first["n_test"]),
                 fit_seconds=_optional_float(first["fit_seconds"]),
                 predict_seconds=_optional_float(first["predict_seconds"]),
+                evaluate_seconds=_optional_float(first["evaluate_seconds"]),
                 peak_memory_mib=_optional_float(first["peak_memory_mib"]),
                 versions=json.loads(first["versions"]),
                 git_revision=None if pd.isna(first["git_revision"]) else str(first["git_revision"]),

@@ -76,9 +76,9 @@ def runs_of_export(frame: pd.DataFrame) -> pd.DataFrame:
     ...     "notion": ["eo"], "seed": [0], "params": [{"lr": 0.01}], "settings": [{}],
     ...     "status": ["ok"], "reason": [""], "n_train": [600], "n_validation": [200],
     ...     "n_test": [200], "fit_seconds": [1.0], "predict_seconds": [0.1],
-    ...     "peak_memory_mib": [90.0], "versions": [{}], "git_revision": [None],
-    ...     "finished_at": ["2026-01-01T00:00:00+00:00"], "validation.accuracy": [0.7],
-    ...     "test.accuracy": [0.72],
+    ...     "evaluate_seconds": [0.2], "peak_memory_mib": [90.0], "versions": [{}],
+    ...     "git_revision": [None], "finished_at": ["2026-01-01T00:00:00+00:00"],
+    ...     "validation.accuracy": [0.7], "test.accuracy": [0.72],
     ... })
     >>> wide = runs_of_export(export_runs(runs))
     >>> wide[["params", "validation.accuracy", "test.accuracy"]].values.tolist()

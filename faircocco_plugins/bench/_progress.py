@@ -75,8 +75,11 @@ class PlainProgress(Progress):
     def finished(self, cell: Cell, record: RunRecord) -> None:
         self._count += 1
         width = len(str(self._total))
-        seconds = record.fit_seconds
-        cost = f" fit {seconds:.1f} s" if seconds is not None else ""
+        cost = "".join(
+            f" {stage} {seconds:.1f} s"
+            for stage, seconds in (("fit", record.fit_seconds), ("eval", record.evaluate_seconds))
+            if seconds is not None
+        )
         detail = f": {record.reason}" if record.status == "failed" else ""
         self._print(
             f"[{self._count:>{width}}/{self._total}] {record.status:<6} {cell.label}{cost}"

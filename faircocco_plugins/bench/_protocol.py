@@ -135,6 +135,9 @@ class Estimate:
         Expected seconds of the remaining cells with measured peers, on one worker.
     unmeasured : int
         Remaining cells with no measured peer (their time is not in ``seconds``).
+    unevaluated : int
+        Remaining cells with a measured peer whose dataset and notion have no measured
+        evaluation (their fitting is in ``seconds``, their evaluation is not).
     """
 
     cells: int
@@ -142,6 +145,7 @@ class Estimate:
     remaining: int
     seconds: float
     unmeasured: int
+    unevaluated: int
 
     def describe(self, jobs: int = 1) -> str:
         """One line for the user, with the time spread over ``jobs`` workers."""
@@ -151,16 +155,21 @@ class Estimate:
         )
         if self.unmeasured:
             line += f", plus {self.unmeasured} cells whose method has no measured run yet"
+        if self.unevaluated:
+            line += f", plus the evaluation of {self.unevaluated} cells, not measured yet"
         return line
 
 
 def estimate(cells: list[Cell], runs: pd.DataFrame, done: Mapping[str, str]) -> Estimate:
     """The expected time of the cells not yet done, from the store's measured runs.
 
-    A cell's time is the median time (fit and prediction) of the successful runs of the same
-    dataset and method, scaled by epochs where the two differ; a method not yet measured on a
-    dataset takes its time on other datasets times the ratio of the network's times, and
-    failing that the cell counts as unmeasured.
+    A cell's time is its training time plus its evaluation time. The training time (fit and
+    prediction) is the median of the successful runs of the same dataset and method, scaled by
+    epochs where the two differ; a method not yet measured on a dataset takes its time on
+    other datasets times the ratio of the network's times, and failing that the cell counts as
+    unmeasured. The evaluation time is the median of the successful runs of the same dataset
+    and notion, whatever their method: computing the metrics does not depend on the model, and
+    a CAL report or a continuous outcome's null costs more than a DP score.
 
     Parameters
     ----------
@@ -175,26 +184,49 @@ def estimate(cells: list[Cell], runs: pd.DataFrame, done: Mapping[str, str]) -> 
     -------
     Estimate
     """
-    times = _cell_times(runs)
+    training, evaluation = _training_times(runs), _evaluation_times(runs)
     remaining = [cell for cell in cells if cell.run_id not in done]
-    seconds, unmeasured = 0.0, 0
+    seconds, unmeasured, unevaluated = 0.0, 0, 0
     for cell in remaining:
-        value = _expected(times, cell.dataset, cell.method) * _epochs(cell.settings)
+        value = _expected(training, cell.dataset, cell.method) * _epochs(cell.settings)
         if math.isnan(value):
             unmeasured += 1
+            continue
+        scoring = evaluation.get((cell.dataset, cell.notion), math.nan)
+        if math.isnan(scoring):
+            unevaluated += 1
         else:
-            seconds += value
-    return Estimate(len(cells), len(cells) - len(remaining), len(remaining), seconds, unmeasured)
+            value += scoring
+        seconds += value
+    done_count = len(cells) - len(remaining)
+    return Estimate(len(cells), done_count, len(remaining), seconds, unmeasured, unevaluated)
 
 
-def _cell_times(runs: pd.DataFrame) -> pd.Series:
-    """Median seconds per epoch of successful runs, by dataset and method."""
-    if runs.empty:
+def _successful(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs[runs["status"] == "ok"] if not runs.empty else runs
+
+
+def _training_times(runs: pd.DataFrame) -> pd.Series:
+    """Median seconds per epoch of fitting and predicting, by dataset and method."""
+    ok = _successful(runs)
+    if ok.empty:
         return pd.Series(dtype=float)
-    ok = runs[runs["status"] == "ok"]
     seconds = ok["fit_seconds"].fillna(0.0) + ok["predict_seconds"].fillna(0.0)
     per_epoch = seconds / [_epochs(s) for s in ok["settings"]]
     return per_epoch.groupby([ok["dataset"], ok["method"]]).median()
+
+
+def _evaluation_times(runs: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """Median seconds of evaluating a run's two parts, by dataset and notion."""
+    ok = _successful(runs)
+    if ok.empty:
+        return {}
+    measured = ok.dropna(subset=["evaluate_seconds"])
+    medians = measured.groupby(["dataset", "notion"], as_index=False)["evaluate_seconds"].median()
+    return {
+        (str(row.dataset), str(row.notion)): float(row.evaluate_seconds)
+        for row in medians.itertuples(index=False)
+    }
 
 
 def _expected(times: pd.Series, dataset: str, method: str) -> float:

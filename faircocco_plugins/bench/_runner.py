@@ -185,6 +185,7 @@ def execute_cell(
                 measured["predict_seconds"] = time.perf_counter() - started
             measured["peak_memory_mib"] = memory.peak_mib
             stage = "evaluate"
+            started = time.perf_counter()
             metrics: dict[str, float] = {}
             for part_name, part, (y_pred, proba) in zip(
                 ("validation", "test"), (validation, test), outputs, strict=True
@@ -199,6 +200,7 @@ def execute_cell(
                     random_state=cell.seed,
                 )
                 metrics.update({f"{part_name}.{k}": v for k, v in values.items()})
+            measured["evaluate_seconds"] = time.perf_counter() - started
     except Exception as error:
         reason = f"{stage}: {type(error).__name__}: {' '.join(str(error).split())}"
         return RunRecord(status="failed", reason=reason, **identity, **measured)

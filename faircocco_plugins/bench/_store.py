@@ -38,6 +38,7 @@ RUN_COLUMNS: tuple[str, ...] = (
     "n_test",
     "fit_seconds",
     "predict_seconds",
+    "evaluate_seconds",
     "peak_memory_mib",
     "versions",
     "git_revision",
@@ -73,6 +74,7 @@ CREATE TABLE IF NOT EXISTS runs (
     n_test INTEGER,
     fit_seconds REAL,
     predict_seconds REAL,
+    evaluate_seconds REAL,
     peak_memory_mib REAL,
     versions TEXT NOT NULL,
     git_revision TEXT,
@@ -94,11 +96,15 @@ CREATE TABLE IF NOT EXISTS claims (
     stored_at REAL
 );
 """
-#: The tables and columns a results store has (``claims`` came later and is created on write).
+#: Columns of ``runs`` that came after its first version, with their types: a store made
+#: before gains them on its first write, and reads them as missing (NULL) until then.
+ADDED_RUN_COLUMNS: dict[str, str] = {"evaluate_seconds": "REAL"}
+#: The tables and columns every results store has (``claims`` came later and is created on
+#: write).
 _TABLES: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
     "studies": ("id", "study", "started_at", "config", "versions", "git_revision"),
-    "runs": (*RUN_COLUMNS, "metrics"),
+    "runs": (*(name for name in RUN_COLUMNS if name not in ADDED_RUN_COLUMNS), "metrics"),
 }
 #: Outcomes of :meth:`ResultsStore.claim`.
 CLAIMED, DONE, TAKEN = "claimed", "done", "taken"
@@ -125,8 +131,9 @@ class RunRecord:
         Why the cell is not applicable, or the error (one line); empty when ``"ok"``.
     n_train, n_validation, n_test : int or None
         Rows used to fit and to evaluate.
-    fit_seconds, predict_seconds, peak_memory_mib : float or None
-        Cost of the run (see the harness guide for how memory is measured).
+    fit_seconds, predict_seconds, evaluate_seconds, peak_memory_mib : float or None
+        Cost of the run: fitting, predicting the two evaluated parts, computing their metrics,
+        and the peak memory (see the harness guide for how memory is measured).
     versions : dict
         Versions of the libraries that ran the cell.
     git_revision : str or None
@@ -162,6 +169,7 @@ class RunRecord:
     n_test: int | None = None
     fit_seconds: float | None = None
     predict_seconds: float | None = None
+    evaluate_seconds: float | None = None
     peak_memory_mib: float | None = None
     versions: dict[str, str] = field(default_factory=dict)
     git_revision: str | None = None
@@ -540,7 +548,9 @@ class ResultsStore:
         --------
         See :class:`ResultsStore`.
         """
-        query = f"SELECT {', '.join(RUN_COLUMNS)}, metrics FROM runs"
+        present = _run_columns(self._db)
+        selected = [name if name in present else f"NULL AS {name}" for name in RUN_COLUMNS]
+        query = f"SELECT {', '.join(selected)}, metrics FROM runs"
         arguments: tuple[str, ...] = ()
         if study is not None:
             query, arguments = query + " WHERE study = ?", (study,)
@@ -555,7 +565,7 @@ class ResultsStore:
             frame[name] = pd.Series(values, dtype=object)
         for name in ("seed", "n_train", "n_validation", "n_test"):
             frame[name] = frame[name].astype("Int64")
-        for name in ("fit_seconds", "predict_seconds", "peak_memory_mib"):
+        for name in ("fit_seconds", "predict_seconds", "evaluate_seconds", "peak_memory_mib"):
             frame[name] = frame[name].astype(float)
         metrics = [self._metrics(row[-1], key) for row, key in zip(rows, keys, strict=True)]
         names = sorted({key for values in metrics for key in values}, key=_metric_order)
@@ -713,10 +723,27 @@ def _open_for_writing(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(_CLAIMS)  # stores made before claims existed
+        _add_missing_run_columns(connection)
     except sqlite3.DatabaseError as error:
         connection.close()
         raise ValueError(_unwritable(path, error)) from None
     return connection
+
+
+def _add_missing_run_columns(connection: sqlite3.Connection) -> None:
+    """Give a store made by an earlier version the columns of ``runs`` it lacks."""
+    for name, kind in ADDED_RUN_COLUMNS.items():
+        if name in _run_columns(connection):
+            continue
+        try:
+            connection.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+        except sqlite3.OperationalError as error:
+            if "duplicate column" not in str(error):  # another driver added it first
+                raise
+
+
+def _run_columns(connection: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in connection.execute("PRAGMA table_info(runs)")}
 
 
 def _unwritable(path: Path, error: BaseException) -> str:

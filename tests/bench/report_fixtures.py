@@ -168,6 +168,7 @@ def _add_group(
                 n_test=30,
                 fit_seconds=0.1,
                 predict_seconds=0.01,
+                evaluate_seconds=0.02,
                 versions={"python": "3.11.test"},
                 git_revision="0123abc",
                 metrics=metrics,

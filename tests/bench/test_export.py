@@ -93,6 +93,26 @@ def test_import_of_the_export_restores_the_store_exactly(tmp_path: Path) -> None
     assert import_export(out, tmp_path / "fresh.sqlite") == (0, count)
 
 
+def test_an_export_from_before_evaluation_times_imports_without_them(tmp_path: Path) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv.gz"
+    write_export(fixture.path, out)
+    older = tmp_path / "older.csv.gz"
+    pd.read_csv(out).drop(columns="evaluate_seconds").to_csv(older, index=False)
+    assert read_export(older)["evaluate_seconds"].isna().all()
+    import_export(older, tmp_path / "fresh.sqlite")
+    with ResultsStore(fixture.path) as store, ResultsStore(tmp_path / "fresh.sqlite") as fresh:
+        expected, restored = store.runs(), fresh.runs()
+    assert restored["evaluate_seconds"].isna().all()
+    assert expected["evaluate_seconds"].notna().any()
+    pd.testing.assert_frame_equal(
+        restored.drop(columns="evaluate_seconds"),
+        expected.drop(columns="evaluate_seconds"),
+        check_exact=False,
+        rtol=1e-9,
+    )
+
+
 def test_the_same_store_gives_the_same_bytes(tmp_path: Path) -> None:
     fixture = build_fixture_store(tmp_path / "store.sqlite")
     first, second = tmp_path / "a" / "runs.csv.gz", tmp_path / "b" / "runs.csv.gz"

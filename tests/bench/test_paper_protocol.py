@@ -149,19 +149,27 @@ def test_regression_notions_must_be_among_the_notions() -> None:
         StudyConfig(datasets=("a",), notions=("dp",), regression_notions=("eo",))
 
 
-def _cell(run_id: str, dataset: str, method: str, epochs: int | None = 10) -> Cell:
+def _cell(
+    run_id: str, dataset: str, method: str, epochs: int | None = 10, notion: str = "dp"
+) -> Cell:
     settings = {} if epochs is None else {"epochs": epochs}
-    return Cell(run_id, "s", dataset, method, "dp", 0, {}, settings)
+    return Cell(run_id, "s", dataset, method, notion, 0, {}, settings)
 
 
-def _measured(rows: list[tuple[str, str, float, int | None]]) -> pd.DataFrame:
+def _measured(
+    rows: list[tuple[str, str, float, int | None]],
+    notion: str = "dp",
+    evaluate_seconds: list[float] | None = None,
+) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "dataset": [r[0] for r in rows],
             "method": [r[1] for r in rows],
+            "notion": [notion] * len(rows),
             "status": ["ok"] * len(rows),
             "fit_seconds": [r[2] for r in rows],
             "predict_seconds": [0.0] * len(rows),
+            "evaluate_seconds": evaluate_seconds or [math.nan] * len(rows),
             "settings": [{} if r[3] is None else {"epochs": r[3]} for r in rows],
         }
     )
@@ -188,6 +196,26 @@ def test_estimate_scales_measured_times_by_epochs_and_by_the_networks_ratio() ->
     assert (result.cells, result.done, result.remaining, result.unmeasured) == (5, 1, 4, 1)
     assert result.seconds == pytest.approx(60 + 120 + 7)
     assert "4 to run" in result.describe(jobs=2) and "1m34s" in result.describe(jobs=2)
+
+
+def test_estimate_adds_the_median_evaluation_time_of_the_cells_dataset_and_notion() -> None:
+    training = [("adult", "nn", 10.0, 10), ("adult", "pen", 20.0, 10), ("adult", "nn", 10.0, 10)]
+    runs = pd.concat(
+        [
+            _measured(training, "dp", evaluate_seconds=[1.0, 3.0, 8.0]),  # median 3, any method
+            _measured(training[:1], "cal", evaluate_seconds=[30.0]),
+        ],
+        ignore_index=True,
+    )
+    cells = [
+        _cell("a", "adult", "pen", notion="dp"),  # 20 + 3
+        _cell("b", "adult", "nn", notion="cal"),  # 10 + 30
+        _cell("c", "adult", "nn", notion="eo"),  # 10, evaluation never measured
+    ]
+    result = estimate(cells, runs, {})
+    assert result.seconds == pytest.approx(23 + 40 + 10)
+    assert (result.unmeasured, result.unevaluated) == (0, 1)
+    assert "plus the evaluation of 1 cells, not measured yet" in result.describe()
 
 
 def test_estimate_of_an_empty_store_counts_every_cell_as_unmeasured() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -78,7 +79,8 @@ def test_every_cell_is_recorded_with_its_status(
         assert ok[f"{part}.deo[region]"].notna().all()
     # the same N for every method of a split: 60/20/20 of 150 rows
     assert set(ok["n_validation"]) == {30} and set(ok["n_test"]) == {30}
-    assert (ok["fit_seconds"] >= 0).all() and (ok["predict_seconds"] >= 0).all()
+    for stage in ("fit", "predict", "evaluate"):
+        assert (ok[f"{stage}_seconds"] > 0).all(), stage
     assert ok["versions"].map(lambda v: "numpy" in v and "python" in v).all()
 
 
@@ -360,6 +362,9 @@ def test_local_processes_give_the_same_runs(
     lines = log.read_text().splitlines()
     assert lines[0] == "running 24 cells in 2 local worker processes"
     assert lines[-1].startswith("[24/24] ")
+    finished = [line for line in lines if "] ok " in line]
+    assert len(finished) == 16
+    assert all(re.search(r" fit \d+\.\d s eval \d+\.\d s \(ETA ", line) for line in finished)
 
 
 def test_torch_cells_are_deterministic(tmp_path: Path) -> None:

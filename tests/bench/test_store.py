@@ -36,6 +36,7 @@ def _record(run_id: str, **changes: Any) -> RunRecord:
         "n_test": 200,
         "fit_seconds": 1.5,
         "predict_seconds": 0.01,
+        "evaluate_seconds": 0.2,
         "peak_memory_mib": 12.0,
         "versions": {"numpy": "2.0"},
         "git_revision": "abc",
@@ -326,6 +327,27 @@ def test_a_store_missing_a_column_names_the_table_and_column(tmp_path: Path) -> 
         r"columns \['metrics'\]",
     ):
         ResultsStore(path, read_only=True)
+
+
+def test_a_store_from_before_evaluation_times_reads_them_as_missing_until_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add(_record("r1"))
+    connection = sqlite3.connect(path)
+    connection.execute("ALTER TABLE runs DROP COLUMN evaluate_seconds")
+    connection.commit()
+    connection.close()
+    with ResultsStore(path, read_only=True) as store:
+        older = store.runs()
+    assert list(older.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
+    assert math.isnan(older.loc[0, "evaluate_seconds"]) and older.loc[0, "fit_seconds"] == 1.5
+    with ResultsStore(path) as store:  # writing adds the column
+        store.add(_record("r2", seed=1))
+        frame = store.runs()
+    assert math.isnan(frame.loc[0, "evaluate_seconds"])
+    assert frame.loc[1, "evaluate_seconds"] == 0.2
 
 
 @pytest.mark.parametrize(
