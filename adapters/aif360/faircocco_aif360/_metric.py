@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import Metric
 
 import faircocco_plugins
@@ -34,6 +35,10 @@ class FairCOCCOMetric(Metric):
         What is measured: the scores (the probability of the favourable label, for a
         classifier that sets them; AIF360 sets them to the favourable-label indicator
         otherwise) or the predicted labels.
+
+    Unlike AIF360's own metrics, its methods are not memoized: AIF360's memo tables keep every
+    metric object, and its datasets, for the life of the process, and would hand the same
+    report ``DataFrame`` back to each call, changes and all.
 
     Examples
     --------
@@ -83,6 +88,7 @@ class FairCOCCOMetric(Metric):
         y_true = outcome(self.dataset, self.task) if notion != "dp" else None
         return np.asarray(values, dtype=np.float64), protected(self.dataset), y_true
 
+    @dont_decorate
     def faircocco_score(self, notion: str = "eo", **options: Any) -> float:
         """The FairCOCCO score of the predictions against all protected attributes jointly.
 
@@ -105,6 +111,7 @@ class FairCOCCOMetric(Metric):
             )
         )
 
+    @dont_decorate
     def faircocco_report(self, notion: str = "eo", **options: Any) -> pd.DataFrame:
         """The joint score and each protected attribute's own, raw and chance-adjusted
         (:func:`faircocco_plugins.faircocco_report`)."""
@@ -113,6 +120,7 @@ class FairCOCCOMetric(Metric):
             y_pred, sensitive, y_true=y_true, notion=notion, **options
         )
 
+    @dont_decorate
     def independence_test(
         self, notion: str = "eo", **options: Any
     ) -> faircocco_plugins.IndependenceTestResult:

@@ -23,6 +23,9 @@ expects. Choices the harness needs and AIF360 leaves to its user:
 * **Scores.** ``predict_proba`` is offered only where the method's scores carry its decisions:
   ``EqOddsPostprocessing`` and ``RejectOptionClassification`` change labels and leave the base
   model's scores, so scoring those would measure the unmitigated model.
+* **Memory.** AIF360 memoizes its metrics' methods in tables it never empties, so every metric
+  a post-processor makes while it fits would stay in memory (see ``_memo``); the entries a fit
+  or a prediction adds are dropped when it returns.
 
 * **AdversarialDebiasing** runs on TensorFlow's version-1 API (the ``adversarial`` extra installs
   ``tensorflow-cpu``), in a graph and session of its own per fit, with its per-epoch printing
@@ -43,6 +46,8 @@ import numpy as np
 import pandas as pd
 
 from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind
+
+from ._memo import metric_memos_released
 
 _LABEL = "__label__"
 
@@ -99,7 +104,8 @@ class AIF360Method:
             self.mean_, self.axes_ = _principal_axes(np.asarray(X, dtype=np.float64))
         data = self._dataset(X, sensitive_features, y)
         try:
-            self._fit_model(X, y, data)
+            with metric_memos_released():
+                self._fit_model(X, y, data)
         except Exception as error:
             # AIF360's own errors rarely say that a group was too small for the method
             raise ValueError(
@@ -135,7 +141,12 @@ class AIF360Method:
     def _predicted(self, X: pd.DataFrame, sensitive_features: Any) -> Any:
         """AIF360's output dataset for ``X`` (in- and post-processing)."""
         data = self._dataset(X, self._attributes(X, sensitive_features))
-        with _interpreter_on_path(), _seeded_global_rng(self.random_state), _quiet():
+        with (
+            metric_memos_released(),
+            _interpreter_on_path(),
+            _seeded_global_rng(self.random_state),
+            _quiet(),
+        ):
             if self.kind == "inprocessing":
                 return self.model_.predict(data)
             return self.model_.predict(self._base_predictions(X, data))

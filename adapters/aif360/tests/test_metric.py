@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -38,6 +41,19 @@ def test_score_report_and_test_equal_the_cores(binary_dataset, classified):
     assert result.pvalue == expected_test.pvalue
     assert np.array_equal(result.statistic, expected_test.statistic)
     assert np.array_equal(result.null_distribution, expected_test.null_distribution)
+
+
+def test_each_call_computes_afresh_and_a_dropped_metric_is_freed(binary_dataset, classified):
+    metric = FairCOCCOMetric(binary_dataset, classified)
+    report = metric.faircocco_report(notion="dp")
+    expected = report.copy()
+    report.iloc[0, 0] = -1.0  # a caller's change to one answer is not the next answer
+    pd.testing.assert_frame_equal(metric.faircocco_report(notion="dp"), expected)
+    metric.faircocco_score(notion="eo", adjusted=True)
+    alive = weakref.ref(metric)
+    del metric
+    gc.collect()
+    assert alive() is None
 
 
 def test_labels_are_measured_as_the_favourable_indicator(binary_dataset, classified):

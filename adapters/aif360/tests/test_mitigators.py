@@ -3,6 +3,7 @@ predicts and declares what it supports, alone and inside a real study."""
 
 from __future__ import annotations
 
+import gc
 from importlib.metadata import entry_points
 
 import numpy as np
@@ -195,6 +196,33 @@ def test_an_aif360_failure_names_the_groups_it_had():
         _model(SPECS["aif360_prejudice_remover"]).fit(X, y, sensitive_features=A)
     assert "sex=f" in str(info.value) and "(positive 1.00)" in str(info.value)
     assert "wrote no model" in str(info.value)
+
+
+def _live_aif360_metrics() -> int:
+    from aif360.metrics import Metric
+
+    gc.collect()
+    return sum(isinstance(thing, Metric) for thing in gc.get_objects())
+
+
+@pytest.mark.parametrize(
+    "name", ["aif360_reject_option", "aif360_eq_odds", "aif360_calibrated_eq_odds"]
+)
+def test_no_aif360_metric_outlives_a_post_processors_fit_or_prediction(name):
+    from aif360.metrics import ClassificationMetric
+
+    X, y, A = task(n=200)
+    spec = SPECS[name]
+    before = _live_aif360_metrics()
+    for notion in spec.capabilities.notions:
+        model = spec.factory(task="classification", notion=notion, random_state=0)
+        model.fit(X, y, sensitive_features=A)
+        model.predict(X, sensitive_features=A)
+    assert _live_aif360_metrics() == before
+    # the count sees what AIF360 keeps: a metric used outside a fit stays in its memo tables
+    truth = model._dataset(X, A, y)
+    ClassificationMetric(truth, truth).accuracy()
+    assert _live_aif360_metrics() == before + 1
 
 
 def test_adversarial_debiasing_fits_twice_in_one_process_and_scores_its_labels():
