@@ -261,6 +261,30 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     return PairedDifference(mean, mean - half, mean + half, n)
 
 
+#: A pause between consecutive finishes longer than this separates two sittings of a study:
+#: within a sitting of the ``paper-cpu`` study, finishes were never 17 minutes apart.
+SITTING_PAUSE_SECONDS = 1200.0
+
+
+def wall_seconds(finished: pd.Series) -> float:
+    """The wall time of a study that ran in sittings, from its runs' finish times: the span from
+    the first finish to the last, less the pauses longer than :data:`SITTING_PAUSE_SECONDS`.
+
+    It leaves out the start of each sitting (up to its first finish), so it is a little short.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._paper_common import wall_seconds
+    >>> times = pd.to_datetime(["2026-01-01 10:00", "2026-01-01 10:05", "2026-01-01 12:00",
+    ...                         "2026-01-01 12:10"])
+    >>> wall_seconds(pd.Series(times)) / 60  # 5 minutes, a pause of 115, then 10 minutes
+    15.0
+    """
+    steps = pd.Series(finished).sort_values().diff().dt.total_seconds().dropna()
+    return float(steps[steps <= SITTING_PAUSE_SECONDS].sum())
+
+
 def page_head(
     title: str, command: str, export: pd.DataFrame, *, label: str | None = None
 ) -> list[str]:
@@ -268,8 +292,8 @@ def page_head(
 
     The command that wrote the page, the revision of the code that wrote it and of the runs,
     the machine that wrote it, the torch builds the runs used (a ``+cpu`` build trains on the
-    CPU only), and the study's time: the sum of its runs' fit and predict seconds, and the span
-    of their finish times.
+    CPU only), and the study's time: its wall time (:func:`wall_seconds`), the sum of its runs'
+    fit and predict seconds, and the span of their finish times.
     """
     runs = export.drop_duplicates("run_id")
     seconds = float(
@@ -277,6 +301,7 @@ def page_head(
         + pd.to_numeric(runs["predict_seconds"]).fillna(0).sum()
     )
     finished = pd.to_datetime(runs["finished_at"], utc=True, errors="coerce").dropna()
+    wall = format_duration(wall_seconds(finished))
     span = (
         f"{finished.min():%Y-%m-%d %H:%M} to {finished.max():%Y-%m-%d %H:%M} UTC"
         if len(finished)
@@ -293,8 +318,9 @@ def page_head(
         + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
         f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
         + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
-        f"* Study: {len(runs)} runs, {format_duration(seconds)} of fitting and predicting "
-        f"(sum over runs), finished {span}",
+        f"* Study: {len(runs)} runs, {wall} of wall time in sittings (finish times less "
+        f"pauses over {SITTING_PAUSE_SECONDS // 60:g} minutes), {format_duration(seconds)} of "
+        f"fitting and predicting (sum over runs), finished {span}",
         "",
     ]
     return lines

@@ -115,7 +115,8 @@ def _record(dataset: str, method: str, setting: Any, seed: int, index: int) -> R
         predict_seconds=0.5,
         git_revision="0123abc",
         versions={"torch": "2.13.0+cpu"},
-        finished_at=f"2026-01-01T{index % 24:02d}:00:00+00:00",
+        # two sittings: a run a minute from midnight, then from 02:00
+        finished_at=f"2026-01-01T{index // 12 * 2:02d}:{index % 12:02d}:00+00:00",
         metrics=metrics,
     )
 
@@ -167,9 +168,10 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
         assert f"Made by ``faircocco pages {export} --paper {PAPER} --out {pages}``" in text
         assert f"Revision: ``{git_revision() or 'unknown'}``; the runs': ``0123abc``" in text
         assert "CPUs; the runs' torch: ``2.13.0+cpu``" in text
-        # 24 runs of 1.5 s each, finished from midnight to 23:00
-        assert "24 runs, 36.0s of fitting and predicting" in text
-        assert "2026-01-01 00:00 to 2026-01-01 23:00 UTC" in text
+        # 24 runs of 1.5 s each, finished a minute apart in two sittings of 12
+        assert "24 runs, 22m00s of wall time in sittings" in text
+        assert "36.0s of fitting and predicting" in text
+        assert "2026-01-01 00:00 to 2026-01-01 02:11 UTC" in text
     assert "   table-3-eo\n" in _body(pages / "index.rst")
     index = _body(pages / "index.rst")
     for name in ("paper_numbers.csv", "README.md", "claims.md"):
