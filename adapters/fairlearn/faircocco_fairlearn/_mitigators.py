@@ -435,9 +435,17 @@ def _check_task(task: str) -> None:
 
 
 def _columns(sensitive_features: Any) -> Any:
-    """Attributes as fairlearn groups them: one column, or a DataFrame of several."""
-    if isinstance(sensitive_features, pd.DataFrame) and sensitive_features.shape[1] == 1:
-        return sensitive_features.iloc[:, 0]
+    """Attributes as fairlearn groups them: one column, or a DataFrame of several.
+
+    Several columns go as Python objects: fairlearn validates them with scikit-learn's
+    ``check_array``, which casts a frame holding a boolean column to float, and fails on a
+    column of string categories beside it (Law School's ``male`` and ``race``). fairlearn joins
+    the columns' text into one group label either way, so the groups are the same.
+    """
+    if isinstance(sensitive_features, pd.DataFrame):
+        if sensitive_features.shape[1] == 1:
+            return sensitive_features.iloc[:, 0]
+        return sensitive_features.astype(object)
     return sensitive_features
 
 

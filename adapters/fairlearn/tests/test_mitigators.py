@@ -108,6 +108,27 @@ def test_each_method_fits_and_predicts_through_the_contract(name, small_budgets)
         assert np.allclose(proba.sum(axis=1), 1) and ((proba >= 0) & (proba <= 1)).all()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [n for n in NAMES if n.startswith(("fairlearn_expgrad", "fairlearn_grid"))]
+    + ["fairlearn_threshold"],
+)
+def test_a_boolean_attribute_beside_string_categories_is_grouped(name, small_budgets):
+    """Law School's attributes: scikit-learn's validation casts such a frame to float."""
+    X, y, A = task()
+    A = pd.DataFrame({"male": (A["sex"] == "m").to_numpy(), "race": A["race"].astype(str)})
+    A["race"] = A["race"].astype("category")
+    spec = {e.name: e for e in entry_points(group="faircocco_plugins.mitigators")}[name].load()
+    setting = spec.settings("quick")[0]
+    model = small_budgets(
+        spec.factory(task="classification", notion="eo", random_state=0, **setting)
+    )
+    model.fit(X, y, sensitive_features=A)
+    given = {"sensitive_features": A} if spec.capabilities.attributes_at_prediction else {}
+    labels = model.predict(X, **given)
+    assert labels.shape == (len(X),) and (labels == y).mean() > 0.6
+
+
 def test_exponentiated_gradients_probabilities_are_its_randomised_classifiers():
     X, y, A = task()
     model = _mitigators.expgrad(task="classification", notion="dp", random_state=0).fit(
