@@ -437,16 +437,19 @@ def _check_task(task: str) -> None:
 def _columns(sensitive_features: Any) -> Any:
     """Attributes as fairlearn groups them: one column, or a DataFrame of several.
 
-    Several columns go as Python objects: fairlearn validates them with scikit-learn's
-    ``check_array``, which casts a frame holding a boolean column to float, and fails on a
-    column of string categories beside it (Law School's ``male`` and ``race``). fairlearn joins
-    the columns' text into one group label either way, so the groups are the same.
+    Boolean columns of several go as Python objects: fairlearn validates the frame with
+    scikit-learn's ``check_array``, which casts a frame holding a boolean column (or a category
+    of booleans) to float and fails on a column of string categories beside it (Law School's
+    ``male`` and ``race``). Both are nominal to :class:`FairCOCCOMoment`, and fairlearn's groups
+    are the values' text either way; numeric columns stay numeric, as the moment's kernel
+    needs.
     """
-    if isinstance(sensitive_features, pd.DataFrame):
-        if sensitive_features.shape[1] == 1:
-            return sensitive_features.iloc[:, 0]
-        return sensitive_features.astype(object)
-    return sensitive_features
+    if not isinstance(sensitive_features, pd.DataFrame):
+        return sensitive_features
+    if sensitive_features.shape[1] == 1:
+        return sensitive_features.iloc[:, 0]
+    flags = sensitive_features.dtypes.map(pd.api.types.is_bool_dtype)
+    return sensitive_features.astype(dict.fromkeys(flags[flags].index, object))
 
 
 def _reduction_capabilities(

@@ -129,6 +129,19 @@ def test_a_boolean_attribute_beside_string_categories_is_grouped(name, small_bud
     assert labels.shape == (len(X),) and (labels == y).mean() > 0.6
 
 
+def test_only_boolean_attributes_change_on_their_way_to_fairlearn():
+    A = pd.DataFrame(
+        {"age": [20.5, 30.0], "male": [True, False], "race": pd.Categorical(["a", "b"])}
+    )
+    handed = _mitigators._columns(A)
+    assert handed.dtypes.astype(str).to_dict() == {
+        "age": "float64",  # the FairCOCCO moment's Gaussian kernel needs the numbers
+        "male": "object",
+        "race": "category",
+    }
+    pd.testing.assert_frame_equal(handed.astype(str), A.astype(str))
+
+
 def test_exponentiated_gradients_probabilities_are_its_randomised_classifiers():
     X, y, A = task()
     model = _mitigators.expgrad(task="classification", notion="dp", random_state=0).fit(
