@@ -261,6 +261,22 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     return PairedDifference(mean, mean - half, mean + half, n)
 
 
+def _run_counts(runs: pd.DataFrame) -> str:
+    """``N runs``, with the failed among them and the cells recorded as not applicable.
+
+    >>> import pandas as pd
+    >>> _run_counts(pd.DataFrame({"status": ["ok", "failed", "not_applicable", "ok"]}))
+    '3 runs (1 failed) besides 1 cells not applicable'
+    """
+    status = runs["status"]
+    text = f"{int((status != 'not_applicable').sum())} runs"
+    if (failed := int((status == "failed").sum())) > 0:
+        text += f" ({failed} failed)"
+    if (skipped := int((status == "not_applicable").sum())) > 0:
+        text += f" besides {skipped} cells not applicable"
+    return text
+
+
 #: A pause between consecutive finishes longer than this separates two sittings of a study:
 #: within a sitting of the ``paper-cpu`` study, finishes were never 17 minutes apart.
 SITTING_PAUSE_SECONDS = 1200.0
@@ -318,7 +334,7 @@ def page_head(
         + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
         f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
         + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
-        f"* Study: {len(runs)} runs, {wall} of wall time in sittings (finish times less "
+        f"* Study: {_run_counts(runs)}, {wall} of wall time in sittings (finish times less "
         f"pauses over {SITTING_PAUSE_SECONDS // 60:g} minutes), {format_duration(seconds)} of "
         f"fitting and predicting (sum over runs), finished {span}",
         "",
