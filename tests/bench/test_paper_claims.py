@@ -22,6 +22,7 @@ from faircocco_plugins.bench._paper_claims import (
     _convergence_claim,
     _pvalues_claim,
     _score_deo_pairs,
+    _trade_off_claim,
 )
 from faircocco_plugins.bench._paper_common import PairedDifference
 
@@ -137,3 +138,29 @@ def test_convergence_claim_holds_where_every_model_settles_by_512() -> None:
     assert _convergence_claim(settles).verdict == HOLDS
     late = rows("faircocco", [0.05, 0.02, 0.005])  # below 0.01 only from 1024
     assert _convergence_claim(pd.concat([settles, late])).verdict == PARTLY
+
+
+class _AttributeScores:
+    """Evidence of one dataset with one attribute: each method's adjusted EO score by seed."""
+
+    def __init__(self, **scores: list[float]) -> None:
+        self.scores = scores
+
+    def attributes(self, dataset: str, notion: str) -> list[str]:
+        return ["faircocco_eo_adjusted[sex]"]
+
+    def by_seed(self, dataset: str, notion: str, method: str, column: str) -> pd.Series:
+        return pd.Series(self.scores[method], dtype=float)
+
+
+def test_an_attribute_is_left_unprotected_only_where_faircocco_protects_it_better() -> None:
+    network = [0.10, 0.12, 0.11, 0.13, 0.10]
+    ours = [0.02, 0.03, 0.02, 0.04, 0.03]  # clearly below the network
+    same_as_network = [0.11, 0.10, 0.12, 0.12, 0.11]
+    scores = {"nn": network, "faircocco": ours, "farmi": ours}
+    left = _trade_off_claim(_AttributeScores(**scores, facl=same_as_network), ["d"])
+    assert (left.verdict, left.reason) == (HOLDS, "1 of 2 baseline–attribute pairs")
+    # a baseline whose interval touches 0 only by noise, at FairCOCCO's level, trades nothing
+    noisy = [0.02, 0.03, 0.02, 0.30, 0.03]
+    level = _trade_off_claim(_AttributeScores(**scores, facl=noisy), ["d"])
+    assert (level.verdict, level.reason) == (FAILS, "0 of 2 baseline–attribute pairs")
