@@ -732,8 +732,9 @@ def _open_for_writing(path: Path) -> sqlite3.Connection:
 
 def _add_missing_run_columns(connection: sqlite3.Connection) -> None:
     """Give a store made by an earlier version the columns of ``runs`` it lacks."""
+    present = _run_columns(connection)
     for name, kind in ADDED_RUN_COLUMNS.items():
-        if name in _run_columns(connection):
+        if name in present:
             continue
         try:
             connection.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")

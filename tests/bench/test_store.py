@@ -313,14 +313,20 @@ def test_a_new_store_in_a_read_only_folder_is_one_line(
     assert status == 2 and "cannot write the results store" in err and "Traceback" not in err
 
 
-def test_a_store_missing_a_column_names_the_table_and_column(tmp_path: Path) -> None:
+def _store_without(tmp_path: Path, column: str) -> Path:
+    """A store of one run whose ``runs`` table lacks ``column``."""
     path = tmp_path / "runs.sqlite"
     with ResultsStore(path) as store:
         store.add(_record("r1"))
     connection = sqlite3.connect(path)
-    connection.execute("ALTER TABLE runs DROP COLUMN metrics")
+    connection.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     connection.commit()
     connection.close()
+    return path
+
+
+def test_a_store_missing_a_column_names_the_table_and_column(tmp_path: Path) -> None:
+    path = _store_without(tmp_path, "metrics")
     with pytest.raises(
         ValueError,
         match=r"runs\.sqlite is a damaged results store: its table runs lacks the "
@@ -332,13 +338,7 @@ def test_a_store_missing_a_column_names_the_table_and_column(tmp_path: Path) -> 
 def test_a_store_from_before_evaluation_times_reads_them_as_missing_until_written(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "runs.sqlite"
-    with ResultsStore(path) as store:
-        store.add(_record("r1"))
-    connection = sqlite3.connect(path)
-    connection.execute("ALTER TABLE runs DROP COLUMN evaluate_seconds")
-    connection.commit()
-    connection.close()
+    path = _store_without(tmp_path, "evaluate_seconds")
     with ResultsStore(path, read_only=True) as store:
         older = store.runs()
     assert list(older.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
