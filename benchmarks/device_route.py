@@ -247,7 +247,7 @@ def precision_rows(devices: Sequence[str]) -> None:
                     value = batch_statistic(single, side, shift, statistic.options, torch.float32)
                     cells.append(f"{abs(float(value) - double) / abs(double):.1e}")
                 except torch.linalg.LinAlgError:
-                    cells.append("S not positive definite")
+                    cells.append("not positive definite")
             print(f"  {device:<5} eps={eps:<7g} plain: {cells[0]:<24} chance-adjusted: {cells[1]}")
     print()
 
