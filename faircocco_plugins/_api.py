@@ -103,7 +103,8 @@ def faircocco_score(
         True outcomes; required for ``notion="eo"`` and ``"cal"``, and checked whenever given.
         Pandas inputs pair their rows by index label (equal indexes as given, the same labels
         in another order aligned to the first pandas input, others refused); other inputs by
-        position. The user guide's "Inputs" section has the rules.
+        position, and are refused beside pandas inputs in different orders. The user guide's
+        "Inputs" section has the rules.
     notion : {"dp", "eo", "cal"}
         Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
     method : {"auto", "exact", "lowrank"}

@@ -7,7 +7,8 @@ get a delta kernel. Nothing is coerced silently: NaN, infinities, wrong shapes, 
 wrong types raise errors that name the argument and, where there is one, the column.
 
 Row-wise inputs pair by position, except pandas inputs, which :func:`align_by_index` pairs by
-label; numbers stored as text are read as labels, with a warning that says how to declare them.
+label (refusing inputs without an index beside pandas inputs in different orders); numbers
+stored as text are read as labels, with a warning that says how to declare them.
 """
 
 from __future__ import annotations
@@ -156,10 +157,11 @@ def to_variable(
 def align_by_index(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """Row-wise arguments with their pandas inputs paired by label.
 
-    Inputs that are not pandas objects pair by position. When two or more arguments are pandas
-    Series or DataFrames, each is compared with the first of them (in the order of
-    ``arguments``): equal indexes pair rows as given; the same unique labels in another order
-    are reordered to the first one's order; other labels, or repeated labels, raise.
+    When two or more arguments are pandas Series or DataFrames, each is compared with the first
+    of them (in the order of ``arguments``): equal indexes pair rows as given; the same unique
+    labels in another order are reordered to the first one's order; other labels, or repeated
+    labels, raise. Inputs that are not pandas objects (arrays, lists, tensors) pair by position,
+    which is ambiguous when the pandas inputs beside them were in different orders: that raises.
 
     Parameters
     ----------
@@ -176,18 +178,18 @@ def align_by_index(arguments: Mapping[str, Any]) -> dict[str, Any]:
     ------
     ValueError
         Two pandas inputs of the same length whose indexes hold different labels, or repeat a
-        label, and are not equal. (Inputs of different lengths are left to the length check.)
+        label, and are not equal (inputs of different lengths are left to the length check);
+        or an input without labels beside pandas inputs in different orders.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins._inputs import align_by_index
+    >>> from faircocco_plugins.plugins import align_by_index
     >>> pred = pd.Series([0.1, 0.9], index=["ann", "bob"])
     >>> group = pd.Series(["m", "f"], index=["bob", "ann"])
-    >>> align_by_index({"y_pred": pred, "sensitive_features": group})["sensitive_features"]
-    ann    f
-    bob    m
-    dtype: object
+    >>> aligned = align_by_index({"y_pred": pred, "sensitive_features": group})
+    >>> aligned["sensitive_features"].to_dict()
+    {'ann': 'f', 'bob': 'm'}
     """
     aligned = dict(arguments)
     framed = [(k, v) for k, v in arguments.items() if isinstance(v, pd.Series | pd.DataFrame)]
@@ -196,7 +198,29 @@ def align_by_index(arguments: Mapping[str, Any]) -> dict[str, Any]:
     first_argument, first = framed[0]
     for argument, value in framed[1:]:
         aligned[argument] = _aligned_to(first.index, first_argument, value, argument)
+    if any(aligned[argument] is not value for argument, value in framed[1:]):
+        _refuse_positional(arguments, [argument for argument, _ in framed])
     return aligned
+
+
+def _refuse_positional(arguments: Mapping[str, Any], framed: list[str]) -> None:
+    """Refuse inputs without labels beside pandas inputs (``framed``) that were reordered."""
+    positional = [k for k, v in arguments.items() if v is not None and k not in framed]
+    if not positional:
+        return
+    names, pandas_names = _listed(positional), _listed(framed)
+    is_, follows = ("is", "follows") if len(positional) == 1 else ("are", "follow")
+    raise ValueError(
+        f"{names} {is_} positional (no index) but the pandas inputs {pandas_names} are in "
+        f"different row orders, so which order {names} {follows} is ambiguous; call "
+        f".reset_index(drop=True) on {pandas_names} if all rows are in the order of {names}, "
+        f"or pass {names} as a pandas Series or DataFrame with the index of its rows."
+    )
+
+
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def _aligned_to(
@@ -228,6 +252,8 @@ def _aligned_to(
             f"{index_argument} and {argument} have pandas indexes with different labels "
             f"(e.g. {missing!r} is in the index of {index_argument} only); " + fix
         )
+    if np.array_equal(positions, np.arange(len(index))):
+        return value  # equal labels in the same order, in indexes of other types
     return value.iloc[positions]
 
 
