@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,6 +133,9 @@ def faircocco_score(
         Return the chance-adjusted score ``max(0, (score − null_mean) / (1 − null_mean))``, where
         ``null_mean`` is the expected score under permutations of the attribute rows. It removes
         the finite-sample floor of the raw score, so values at different N are comparable.
+        NaN, with a warning, where no permutation changes the score (2 rows; under EO and CAL,
+        levels of the conditioning variable of one row but at most one of two) or every one
+        gives a score of 1 (labels that tell every row apart): there is no chance level.
     data : DataFrame, Dask DataFrame or iterable of DataFrames, optional
         When given, ``y_pred``, ``sensitive_features`` (a list) and ``y_true`` are column names.
         An iterable of chunks (``pandas.read_csv(..., chunksize=...)``) is reduced in one pass
@@ -197,7 +200,8 @@ def faircocco_report(
         Index ``"joint"`` (all attributes together) then one row per attribute, labelled by
         its name (``sensitive_features['joint']`` for an attribute named ``"joint"``, so that
         no name hides the joint row); columns ``score``, ``adjusted``,
-        ``null_mean`` (expected score under permutations of the attribute rows), ``statistic``
+        ``null_mean`` (expected score under permutations of the attribute rows; with
+        ``adjusted``, NaN where there is no chance level, as for the score), ``statistic``
         (unnormalised ``I_F``), ``method``, ``rank`` (largest feature dimension, or N for the
         exact estimator) and ``n``.
 
@@ -404,6 +408,12 @@ def _terms(
     if isinstance(data, pd.DataFrame):
         selected = select_columns(data, columns)
         return _problem_terms(Problem.from_arguments(*selected, options), report)
+    if isinstance(data, Mapping):
+        # a mapping is iterable: its keys would be read as chunks
+        raise TypeError(
+            f"data is a {type(data).__name__}; pass pandas.DataFrame(data), a table with one "
+            "column per name."
+        )
     column_sets = report_columns(columns) if report else {JOINT_ROW: columns}
     if is_dask_dataframe(data):
         fits = fit_dask(data, column_sets, options)
