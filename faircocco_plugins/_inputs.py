@@ -14,8 +14,9 @@ stored as text are read as labels, with a warning that says how to declare them.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +97,8 @@ def to_variable(
     """
     if value is None:
         raise ValueError(f"{argument} is required.")
+    if isinstance(value, np.ndarray | list | tuple):
+        value = as_array(value, argument)
     if reference is None and not isinstance(value, np.ndarray) and is_array_api_obj(value):
         value = host_array(value)  # a tensor beside numpy predictions: computed with numpy
     if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
@@ -152,6 +155,63 @@ def to_variable(
         tuple(levels),
         tuple(str(name) for name in frame.columns),
     )
+
+
+def as_array(value: np.ndarray | list[Any] | tuple[Any, ...], argument: str) -> np.ndarray:
+    """``value`` as a numpy array, refusing what numpy would misread or fail on unnamed.
+
+    A masked array with masked entries raises (numpy would drop the mask and read the masked
+    values as data); one with nothing masked is its data. A list of rows of different lengths
+    raises, naming ``argument``, where numpy's message names none.
+
+    Parameters
+    ----------
+    value : numpy.ndarray, list or tuple
+        Values, or rows of values.
+    argument : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    TypeError
+        A masked array with masked entries.
+    ValueError
+        Rows of different lengths.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.plugins import as_array
+    >>> as_array([[1, 2], [3, 4]], "sensitive_features").shape
+    (2, 2)
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        masked = int(np.ma.count_masked(value))
+        if masked:
+            raise TypeError(
+                f"{argument} is a numpy masked array with {masked} masked entries, whose mask "
+                "would be ignored; fill them (.filled(value)) or drop the masked rows from "
+                "every input first."
+            )
+        return np.ma.getdata(value)
+    try:
+        return np.asarray(value)
+    except ValueError:
+        lengths = sorted({_row_length(row) for row in value})
+        if len(lengths) < 2:
+            raise
+        raise ValueError(
+            f"{argument} has rows of different lengths ({_listed([str(n) for n in lengths])} "
+            "values); give every row the same number of values, or pass a DataFrame."
+        ) from None
+
+
+def _row_length(row: Any) -> int:
+    """The number of values in one row of a list: 1 for a single value."""
+    return len(row) if isinstance(row, Sized) and not isinstance(row, str | bytes) else 1
 
 
 def align_by_index(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -325,7 +385,8 @@ def check_lengths(variables: list[Variable]) -> int:
 
 
 def is_nominal(column: pd.Series) -> bool:
-    """Whether a column gets the delta kernel: bool, categorical, string or object dtype.
+    """Whether a column gets the delta kernel: bool, categorical (pandas, or a pyarrow
+    dictionary), string or object dtype.
 
     Numeric columns, integers included, get a Gaussian kernel.
 
@@ -339,15 +400,60 @@ def is_nominal(column: pd.Series) -> bool:
     dtype = column.dtype
     return bool(
         pd.api.types.is_bool_dtype(dtype)
-        or isinstance(dtype, pd.CategoricalDtype)
+        or is_categorical(dtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_object_dtype(dtype)
     )
 
 
+def is_categorical(dtype: Any) -> bool:
+    """Whether ``dtype`` declares labels: a pandas categorical or a pyarrow dictionary."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa  # installed wherever an ArrowDtype exists
+
+        return bool(pa.types.is_dictionary(dtype.pyarrow_dtype))
+    return False
+
+
 def _nominal_codes(column: pd.Series, argument: str, label: str) -> tuple[np.ndarray, np.ndarray]:
-    """The int64 level codes of a nominal column and its sorted levels, after checking that
-    its values are present, hashable and of one kind."""
+    """The int64 level codes of a nominal column and its sorted levels, after
+    :func:`check_labels`."""
+    check_labels(column, argument, label)
+    column_codes, column_levels = pd.factorize(column, sort=True)
+    levels = np.asarray(column_levels)
+    if not is_categorical(column.dtype) and _are_numbers(levels):
+        _warn_numbers_as_labels(column, levels, argument, label)
+    return column_codes.astype(np.int64), levels
+
+
+def check_labels(column: pd.Series, argument: str, label: str) -> None:
+    """Check that a nominal column's values can be levels: present, hashable and of one kind.
+
+    Strings mixed with other values, or booleans mixed with numbers, would each become levels
+    of their own (``True`` the same level as ``1``): both are refused.
+
+    Parameters
+    ----------
+    column : pandas.Series
+        A column that :func:`is_nominal` accepts.
+    argument, label : str
+        The argument's and the column's names, for messages.
+
+    Raises
+    ------
+    ValueError
+        Missing values, or values of several kinds.
+    TypeError
+        Values that cannot be levels (lists, dicts, arrays).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.plugins import check_labels
+    >>> check_labels(pd.Series(["f", "m"]), "sensitive_features", "sex")
+    """
     if column.isna().any():
         raise ValueError(
             f"{argument} column {label!r} contains missing values; impute or drop those rows first."
@@ -355,11 +461,6 @@ def _nominal_codes(column: pd.Series, argument: str, label: str) -> tuple[np.nda
     kind = pd.api.types.infer_dtype(column, skipna=False)  # one pass over an object column
     _check_hashable(column, kind, argument, label)
     _check_one_kind(column, kind, argument, label)
-    column_codes, column_levels = pd.factorize(column, sort=True)
-    levels = np.asarray(column_levels)
-    if not isinstance(column.dtype, pd.CategoricalDtype) and _are_numbers(levels):
-        _warn_numbers_as_labels(column, levels, argument, label)
-    return column_codes.astype(np.int64), levels
 
 
 def _check_hashable(column: pd.Series, kind: str, argument: str, label: str) -> None:
@@ -409,12 +510,14 @@ def _warn_numbers_as_labels(
 
 def _check_one_kind(column: pd.Series, kind: str, argument: str, label: str) -> None:
     """An object column that mixes strings with numbers (``"unknown"`` among ages, or ``"f"``,
-    ``"m"`` and ``1``) would silently become one level per value: refuse it."""
+    ``"m"`` and ``1``) would silently become one level per value, and one that mixes booleans
+    with numbers too (where ``True`` and ``1`` would be one level): refuse them."""
     if kind not in ("mixed", "mixed-integer"):
         return
     is_text = column.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
     if is_text.all() or not is_text.any():
-        return  # e.g. bools beside numbers, or tuples: hashable levels of one kind
+        _check_no_booleans_among_numbers(column, argument, label)
+        return  # e.g. tuples: hashable levels of one kind
     text, other = column[is_text].unique(), column[~is_text].unique()
     raise ValueError(
         f"{argument} column {label!r} mixes strings ({len(text)} distinct, e.g. "
@@ -423,6 +526,22 @@ def _check_one_kind(column: pd.Series, kind: str, argument: str, label: str) -> 
         "would be a level of its own. Convert it to one type first: numbers with "
         "pd.to_numeric(column, errors='coerce') and the rows that become NaN dropped or "
         "imputed, or labels with column.astype(str)."
+    )
+
+
+def _check_no_booleans_among_numbers(column: pd.Series, argument: str, label: str) -> None:
+    is_bool = column.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy(dtype=bool)
+    if not is_bool.any():
+        return
+    is_number = column.map(lambda v: isinstance(v, numbers.Number)).to_numpy(dtype=bool)
+    numbers_among = column[is_number & ~is_bool].unique()
+    if not len(numbers_among):
+        return
+    raise ValueError(
+        f"{argument} column {label!r} mixes booleans with numbers (e.g. "
+        f"{[_plain(v) for v in numbers_among[:3]]}); as it is, each number would be a level of "
+        "its own and True the same level as 1. Convert it to one type first: .astype(float) "
+        "for numbers, or .astype(str) for labels."
     )
 
 

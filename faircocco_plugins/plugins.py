@@ -23,6 +23,9 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   that build kernels of their own (a baseline penalty, a reductions moment).
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
   whose functions take row-wise arguments of their own.
+* **The input checks** :func:`as_array` (a list or array, refusing masked entries and rows of
+  different lengths) and :func:`check_labels` (a nominal column's values), for adapters that
+  read inputs themselves, with the core's error messages.
 * **The warning** :class:`DegenerateModelWarning` that a method gives when its trained model
   predicts one class or one value; the harness judges such models itself and silences it.
 
@@ -46,7 +49,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from ._column_kinds import attribute_kind, kind_from_levels, outcome_kind
-from ._inputs import align_by_index
+from ._inputs import align_by_index, as_array, check_labels
 from ._kernels import median_distance
 from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 from ._params import Interval, check_params
@@ -74,8 +77,10 @@ __all__ = [
     "MethodSpec",
     "Mitigator",
     "align_by_index",
+    "as_array",
     "attribute_kind",
     "available_methods",
+    "check_labels",
     "check_params",
     "check_statistic_options",
     "kind_from_levels",
