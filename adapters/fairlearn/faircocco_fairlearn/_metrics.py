@@ -13,6 +13,7 @@ from faircocco_plugins import faircocco_report, faircocco_score
 from faircocco_plugins.plugins import (
     Interval,
     align_by_index,
+    as_array,
     check_params,
     check_statistic_options,
 )
@@ -56,9 +57,9 @@ def faircocco_sample_params(
     ``MetricFrame`` drops every pandas index and pairs its arguments by position. Give the
     same ``y_true`` (or ``y_pred``) as to the frame and the rows are put in its order first: by
     label when both are pandas objects with the same labels in another order (an error when
-    the labels differ or repeat), by position otherwise, with the lengths checked. Without
-    them, a table whose index is out of increasing order (shuffled or sorted, so probably not
-    in the outcomes' order) draws a warning.
+    the labels differ or repeat), with the lengths checked. An array gives no order: without a
+    pandas ``y_true`` or ``y_pred``, a table whose index is out of increasing order (shuffled
+    or sorted, so probably not in the outcomes' order) draws a warning.
 
     Parameters
     ----------
@@ -100,10 +101,13 @@ def faircocco_sample_params(
     """
     table = _nonempty(_frame(sensitive_features))
     outcomes = {"y_true": y_true, "y_pred": y_pred}
-    if y_true is None and y_pred is None:
-        _warn_if_out_of_order(table.index)
+    _check_lengths(table, outcomes, "give the attributes of the same rows, in the same order")
+    # MetricFrame pairs y_true and y_pred by position: only a pandas one orders the table
+    labelled = {k: v for k, v in outcomes.items() if isinstance(v, pd.Series | pd.DataFrame)}
+    if labelled:
+        table = align_by_index({**labelled, "sensitive_features": table})["sensitive_features"]
     else:
-        table = _paired(outcomes, table)
+        _warn_if_out_of_order(table.index)
     packed = np.empty(len(table), dtype=object)
     packed[:] = [_PackedRow(table, i) for i in range(len(table))]
     return {"sensitive_features": packed}
@@ -129,7 +133,8 @@ def faircocco_metric(
 
     Pandas inputs pair by label when they share their labels in another order: the rows take
     the order of the first of ``y_true``, ``y_pred`` and ``sensitive_features`` that is a
-    pandas object (see the core's documentation).
+    pandas object, and an array beside pandas inputs in different orders is refused (see the
+    core's documentation). Under DP, ``y_true`` is not used, and only its length is checked.
 
     Parameters
     ----------
@@ -164,8 +169,8 @@ def faircocco_metric(
     Raises
     ------
     ValueError or TypeError
-        For invalid options, attributes of a length other than ``y_pred``'s, or a column of
-        whole rows (dicts, tuples, records) where a packed table belongs.
+        For invalid options, attributes of a length other than ``y_pred``'s or ``y_true``'s,
+        or a column of whole rows (dicts, tuples, records) where a packed table belongs.
 
     Examples
     --------
@@ -182,12 +187,14 @@ def faircocco_metric(
     """
     check_statistic_options(notion=notion, **options)
     check_params({"min_rows": min_rows}, {"min_rows": Interval("integer", _FEWEST_ROWS)})
-    rows = align_by_index(
-        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _unpacked(sensitive_features)}
-    )
+    rows = _rows(y_true, y_pred, sensitive_features, notion)
     attributes = rows["sensitive_features"]
     table = _frame(attributes)
-    _check_length(table, y_pred)
+    _check_lengths(
+        table,
+        {"y_pred": y_pred, "y_true": y_true},
+        f"give the attributes of the same rows ({_HOW_TO_PACK})",
+    )
     reason = _unmeasurable(table, min_rows)
     if reason is not None:
         # the default filter shows each message once: once per group, not per bootstrap sample
@@ -197,7 +204,7 @@ def faircocco_metric(
         faircocco_score(
             rows["y_pred"],
             attributes,
-            y_true=None if notion == "dp" else rows["y_true"],
+            y_true=rows["y_true"],
             notion=notion,
             adjusted=adjusted,
             **options,
@@ -217,15 +224,25 @@ def faircocco_metric_report(
     -------
     pandas.DataFrame
     """
-    rows = align_by_index(
-        {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _unpacked(sensitive_features)}
-    )
+    rows = _rows(y_true, y_pred, sensitive_features, notion)
     return faircocco_report(
         rows["y_pred"],
         rows["sensitive_features"],
-        y_true=None if notion == "dp" else rows["y_true"],
+        y_true=rows["y_true"],
         notion=notion,
         **options,
+    )
+
+
+def _rows(y_true: Any, y_pred: Any, sensitive_features: Any, notion: str) -> dict[str, Any]:
+    """The metric's row-wise arguments, paired by the core's rule; under DP without ``y_true``,
+    which it does not use (and whose order must not decide the pairing)."""
+    return align_by_index(
+        {
+            "y_true": None if notion == "dp" else y_true,
+            "y_pred": y_pred,
+            "sensitive_features": _unpacked(sensitive_features),
+        }
     )
 
 
@@ -238,7 +255,7 @@ def _frame(sensitive_features: Any) -> pd.DataFrame:
     elif isinstance(sensitive_features, dict):
         table = pd.DataFrame(sensitive_features)
     else:
-        values = np.asarray(sensitive_features)
+        values = as_array(sensitive_features, "sensitive_features")
         _check_not_whole_rows(values)
         if values.ndim not in (1, 2):
             raise ValueError(f"sensitive_features must be 1-D or 2-D; got shape {values.shape}.")
@@ -270,27 +287,12 @@ def _check_not_whole_rows(values: np.ndarray) -> None:
         )
 
 
-def _check_length(table: pd.DataFrame, y_pred: Any) -> None:
-    n = len(y_pred) if hasattr(y_pred, "__len__") else None
-    if n is not None and n != len(table):
-        raise ValueError(
-            f"sensitive_features has {len(table)} rows and y_pred has {n}; give the attributes "
-            f"of the same rows ({_HOW_TO_PACK})."
-        )
-
-
-def _paired(outcomes: dict[str, Any], table: pd.DataFrame) -> pd.DataFrame:
-    """The attributes in the row order of the outcomes they will be paired with."""
+def _check_lengths(table: pd.DataFrame, outcomes: dict[str, Any], fix: str) -> None:
+    """Refuse outcomes (``None`` skipped) whose length is not the attributes'."""
     for name, values in outcomes.items():
-        if values is not None and len(values) != len(table):
-            raise ValueError(
-                f"sensitive_features has {len(table)} rows and {name} has {len(values)}; give "
-                f"the attributes of the rows of {name}, in its order."
-            )
-    aligned: pd.DataFrame = align_by_index({**outcomes, "sensitive_features": table})[
-        "sensitive_features"
-    ]
-    return aligned
+        n = len(values) if hasattr(values, "__len__") else None
+        if n is not None and n != len(table):
+            raise ValueError(f"sensitive_features has {len(table)} rows and {name} has {n}; {fix}.")
 
 
 def _warn_if_out_of_order(index: pd.Index) -> None:

@@ -170,16 +170,20 @@ def test_the_metric_pairs_pandas_rows_in_the_order_of_its_first_pandas_input(peo
     A, y, p = people["A"], people["y"], people["score"]
     expected = faircocco_metric(y, p, sensitive_features=A)
     order = shuffled(pd.Series(y)).index
-    # y_true leads: y_pred, an array, is in y_true's order; the table is put in it by label
+    # y_true leads: y_pred and the table are put in its order by label
     y_shuffled = pd.Series(y[order], index=order)
-    assert faircocco_metric(y_shuffled, p[order], sensitive_features=A) == pytest.approx(
+    p_shuffled = pd.Series(p[order], index=order)
+    assert faircocco_metric(y_shuffled, p_shuffled, sensitive_features=A) == pytest.approx(
         expected, rel=1e-9
     )
+    # an array beside them could follow either order
+    with pytest.raises(ValueError, match="y_pred is positional"):
+        faircocco_metric(y_shuffled, p[order], sensitive_features=A)
     packed = faircocco_sample_params(shuffled(A), y_true=pd.Series(y))["sensitive_features"]
     assert faircocco_metric(pd.Series(y), p, sensitive_features=packed) == pytest.approx(
         expected, rel=1e-9
     )
-    report = faircocco_metric_report(y_shuffled, p[order], sensitive_features=A)
+    report = faircocco_metric_report(y_shuffled, p_shuffled, sensitive_features=A)
     expected_report = faircocco_metric_report(y, p, sensitive_features=A)
     assert report["score"].to_numpy() == pytest.approx(expected_report["score"], rel=1e-9)
 
