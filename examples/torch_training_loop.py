@@ -45,7 +45,9 @@ def train(lam: float, loader: DataLoader, n_features: int) -> nn.Module:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(n_features, 40), nn.ReLU(), nn.Linear(40, 1), nn.Flatten(0))
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
-    penalty = FairCOCCOPenalty(notion="eo", lam=lam)
+    # the attribute and outcome kernels are fitted on the training data, not on a first batch
+    _, labels, sensitive = loader.dataset.tensors
+    penalty = FairCOCCOPenalty(notion="eo", lam=lam).fit(sensitive, labels)
     for epoch in range(15):
         for x, y, sensitive in loader:
             optimiser.zero_grad()

@@ -13,7 +13,7 @@ closed form: one autograd node per batch.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import cache
@@ -45,6 +45,7 @@ from ._lowrank import MAX_RANK, FeatureMap, incomplete_cholesky, pivot_tolerance
 from ._options import Options, statistic_default
 from ._output import as_output
 from ._problem import Problem, fit_scaling, roles_of
+from ._range_watch import RangeWatch
 from ._row_table import RowTable
 from ._strata import Strata
 from ._terms import Role
@@ -169,6 +170,7 @@ class BatchStatistic:
         self._wide_side: bool
         #: the table's size and its rows from :meth:`_expanded`, while they are current
         self._table_rows: tuple[int, tuple[np.ndarray, int]] | None = None
+        self._ranges: RangeWatch
 
     @property
     def is_fitted(self) -> bool:
@@ -252,6 +254,12 @@ class BatchStatistic:
         self._host_rows = HostRows(sensitive, truth)
         self._features = RowTable(self._feature_rows)
         self._table_rows = None
+        self._ranges = RangeWatch.of(
+            self._host_rows.numeric_columns(self._host_rows.rows(sensitive, truth)),
+            sensitive.n,
+            f"the {sensitive.n:,} rows that the kernels were fitted on",
+            "Fit the penalty on the training data first: penalty.fit(A_train, y_train).",
+        )
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
@@ -271,6 +279,7 @@ class BatchStatistic:
         if on_accelerator(y_pred):
             rows = self._device_batch(y_pred, sensitive_features, y_true)
             if rows is not None:
+                self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
                 return as_output(self._device_statistic(y_pred, rows), y_pred)
         # everything is computed on the host; only y_pred's gradient goes back to its framework
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
@@ -278,6 +287,7 @@ class BatchStatistic:
             batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
         x = y_pred if is_array_api_obj(y_pred) else pred
+        self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
@@ -549,6 +559,16 @@ class HostRows:
         if any(block.shape[0] != blocks[0].shape[0] for block in blocks):
             return None
         return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
+
+    def numeric_columns(self, rows: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+        """The numeric columns of host ``rows``, by name."""
+        start = 0
+        for template in self._templates:
+            if template is None:
+                continue
+            for j, name in enumerate(template.numeric_names):
+                yield name, rows[:, start + j]
+            start += len(template.numeric_names) + len(template.nominal_names)
 
     def sensitive_is_constant(self, rows: np.ndarray) -> bool:
         sensitive = rows[:, : self._sensitive_width]

@@ -200,3 +200,29 @@ def test_chance_adjusted_statistic_of_independent_predictions_averages_zero():
     assert abs(np.mean(adjusted)) < 3 * spread
     # the floor it removes is many standard errors above zero (measured: about 50)
     assert np.mean(raw) > 20 * spread
+
+
+def _ages_and_predictions(rng: np.random.Generator, ages: np.ndarray) -> tuple[np.ndarray, ...]:
+    sex = rng.integers(0, 2, ages.size).astype(float)
+    return np.column_stack([ages, sex]), 0.02 * ages + sex + rng.normal(size=ages.size)
+
+
+def test_a_batch_outside_the_range_of_a_narrow_first_batch_is_flagged():
+    """Kernels fitted on a first batch of ages 29.5-31 measure a batch of ages 18-80 with
+    pivots that say little about it: the penalty warns, naming the column and the fix."""
+    rng = np.random.default_rng(0)
+    statistic = BatchStatistic(notion="dp")
+    narrow, pred = _ages_and_predictions(rng, rng.uniform(29.5, 31, 64))
+    statistic(pred, narrow)
+    wide, pred = _ages_and_predictions(rng, rng.uniform(18, 80, 64))
+    with pytest.warns(UserWarning, match=r"values of 'sensitive_features\[0\]' lie outside"):
+        statistic(pred, wide)
+
+
+def test_a_penalty_fitted_on_the_training_data_does_not_warn_on_its_batches():
+    rng = np.random.default_rng(1)
+    training, _ = _ages_and_predictions(rng, rng.uniform(18, 80, 4000))
+    statistic = BatchStatistic(notion="dp").fit(training)
+    for rows in np.array_split(rng.permutation(4000), 60):
+        pred = 0.02 * training[rows, 0] + rng.normal(size=rows.size)
+        statistic(pred, training[rows])  # warnings are errors in this suite

@@ -116,7 +116,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     >>> logits = torch.randn(128, requires_grad=True)
     >>> sex = torch.randint(0, 2, (128, 1)).float()
     >>> y = torch.randint(0, 2, (128,)).float()
-    >>> penalty = FairCOCCOPenalty(notion="eo", lam=1.0)
+    >>> penalty = FairCOCCOPenalty(notion="eo", lam=1.0).fit(sex, y)  # on the training data
     >>> value = penalty(torch.sigmoid(logits), sex, y)
     >>> value.backward()
     >>> bool(torch.isfinite(logits.grad).all())
