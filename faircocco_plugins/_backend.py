@@ -8,7 +8,7 @@ imported only when a torch tensor arrives.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -183,6 +183,17 @@ def device_terms(problem: Any) -> Any:
 def on_accelerator(value: Any) -> bool:
     """Whether ``value`` is a torch tensor on a device other than the CPU."""
     return array_api_compat.is_torch_array(value) and value.device.type != "cpu"
+
+
+def refuse_meta_tensors(named: Mapping[str, Any]) -> None:
+    """Tensors on torch's 'meta' device carry a shape but no values: refuse the first by name,
+    before a read of its values fails deep inside the computation."""
+    for name, value in named.items():
+        if getattr(getattr(value, "device", None), "type", None) == "meta":
+            raise TypeError(
+                f"{name} is a tensor on the 'meta' device, which holds no values; materialise "
+                f"it on a device with data first (e.g. {name}.to('cpu'))."
+            )
 
 
 def device_batch_statistic(y_pred: Any, side: Any, shift: float, options: Any) -> Any:

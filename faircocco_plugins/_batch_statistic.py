@@ -30,6 +30,7 @@ from ._backend import (
     host_divide_by_lower,
     host_function,
     on_accelerator,
+    refuse_meta_tensors,
     take_rows,
 )
 from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
@@ -223,6 +224,7 @@ class BatchStatistic:
         """
         if self.options.notion == "eo" and y_true is None:
             raise ValueError("y_true is required for notion='eo'; pass the training outcomes.")
+        refuse_meta_tensors({"sensitive_features": sensitive_features, "y_true": y_true})
         sensitive = to_variable(host_array(sensitive_features), "sensitive_features", None)
         truth = (
             None if self.options.notion == "dp" else to_variable(host_array(y_true), "y_true", None)
@@ -276,6 +278,9 @@ class BatchStatistic:
         sensitive_features, y_true
             The batch's attributes and outcomes, as for :func:`faircocco_statistic`.
         """
+        refuse_meta_tensors(
+            {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
+        )
         if on_accelerator(y_pred):
             rows = self._device_batch(y_pred, sensitive_features, y_true)
             if rows is not None:

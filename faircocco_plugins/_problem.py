@@ -23,7 +23,7 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from ._backend import namespace
+from ._backend import namespace, refuse_meta_tensors
 from ._exact import MAX_EXACT_ROWS, ExactFit
 from ._explicit import explicit_fit, is_tracked
 from ._inputs import (
@@ -86,9 +86,9 @@ class Problem:
                 f"y_true is required for notion={options.notion!r} (it is the conditioning "
                 "variable); pass the true outcomes."
             )
-        rows = align_by_index(
-            {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
-        )
+        named = {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
+        refuse_meta_tensors(named)
+        rows = align_by_index(named)
         reference = computation_reference(y_pred)
         # a reference is a tensor (numpy arrays have none): a read may wait for its device
         deferred = defer_finite_check and reference is not None

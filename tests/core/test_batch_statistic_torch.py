@@ -194,3 +194,28 @@ def test_chance_adjusted_gradient_equals_central_differences(notion):
     ) / (2 * h)
     # measured agreement 1.2e-7 (DP) and 6e-9 (EO) relative
     assert float(gradient.numpy() @ direction) == pytest.approx(difference, rel=1e-6)
+
+
+@pytest.mark.parametrize("argument", ["y_pred", "sensitive_features", "y_true"])
+def test_meta_tensors_are_refused_by_name(argument):
+    """A tensor on the 'meta' device has a shape and no values."""
+    from faircocco_plugins import faircocco_score
+
+    data = {
+        "y_pred": torch.rand(64),
+        "sensitive_features": torch.randint(0, 2, (64, 1)).double(),
+        "y_true": torch.randint(0, 2, (64,)).double(),
+    }
+    data[argument] = data[argument].to("meta")
+    statistic = BatchStatistic(notion="eo")
+    for call in (
+        lambda: statistic(data["y_pred"], data["sensitive_features"], data["y_true"]),
+        lambda: faircocco_score(
+            data["y_pred"], data["sensitive_features"], y_true=data["y_true"], notion="eo"
+        ),
+    ):
+        with pytest.raises(TypeError, match=rf"^{argument} is a tensor on the 'meta' device"):
+            call()
+    if argument != "y_pred":
+        with pytest.raises(TypeError, match=rf"^{argument} is a tensor on the 'meta' device"):
+            statistic.fit(data["sensitive_features"], data["y_true"])

@@ -443,3 +443,10 @@ def test_the_result_lives_on_the_inputs_device(case: tuple[type, str], device: s
     value.backward()
     assert value.device.type == device
     assert pred.grad is not None and pred.grad.device.type == device
+
+
+def test_the_penalty_refuses_meta_tensors_by_name():
+    penalty = FairCOCCOPenalty(notion="dp")
+    sensitive = torch.randint(0, 2, (64, 1)).float()
+    with pytest.raises(TypeError, match=r"^y_pred is a tensor on the 'meta' device"):
+        penalty(torch.empty(64, device="meta"), sensitive)
