@@ -17,7 +17,7 @@ import numpy as np
 from ._backend import eye_like, namespace, solve_psd, trace_of_product
 from ._kernels import KernelInput, kernel_matrix, to_host
 from ._strata import permutation_strata
-from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace
+from ._terms import Ridge, StrataBlocks, Terms, expected_permuted_trace, permutable
 
 #: Most rows the exact estimator accepts. It holds several ``N × N`` float64 matrices (0.75 GiB
 #: each at 10,000 rows) and its time grows as N³ (minutes at 10,000 rows; see the performance
@@ -106,11 +106,15 @@ class ExactFit:
         return to_host(self._r_e)
 
     def _null_statistic(self) -> float:
-        """Expected statistic when attribute rows are permuted within strata."""
+        """Expected statistic when attribute rows are permuted within strata (NaN when they
+        are too few to permute)."""
+        counts = np.bincount(self.strata)
+        if not permutable(counts):
+            return float("nan")
         return expected_permuted_trace(
             _strata_blocks(self._host_m, self.strata),
             _strata_blocks(self._host_r_e, self.strata),
-            np.bincount(self.strata),
+            counts,
         )
 
 

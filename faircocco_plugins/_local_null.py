@@ -25,7 +25,7 @@ import numpy as np
 
 from ._kernels import KernelInput
 from ._strata import local_strata, members_of, permutation_batches
-from ._terms import RefittableRoute
+from ._terms import RefittableRoute, permutable
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
 #: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
@@ -65,6 +65,8 @@ class LocalPermutationFit:
         return self._fit.attribute_statistics([self._attributes(p) for p in permutations])
 
     def _null_statistic(self) -> float:
+        if not permutable(np.bincount(self.strata)):
+            return float("nan")
         rng = np.random.default_rng(self._seed)
         members = members_of(self.strata)
         batches = permutation_batches(members, rng, NULL_PERMUTATIONS)

@@ -42,7 +42,7 @@ from ._kernels import KernelInput, gaussian, to_host
 from ._kronecker_rows import KroneckerRows
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
-from ._terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace
+from ._terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace, permutable
 
 #: the roles as the formulas name them: R_u, R_e and R_c (see :class:`._terms.Role`)
 U, E, C = Role.MEASURED, Role.ATTRIBUTES, Role.GIVEN
@@ -760,7 +760,8 @@ class LowRankFit:
         }
 
     def _null_statistic(self) -> float:
-        """Expected statistic when attribute rows are permuted within strata."""
+        """Expected statistic when attribute rows are permuted within strata (NaN when they are
+        too few to permute)."""
         means = {role: to_host(m) for role, m in self._means.items()}
         solvers = self._host_solvers
         conditional = C in solvers
@@ -790,6 +791,8 @@ class LowRankFit:
             e_sums.append(sums[E])
             e_diag.append(np.trace(solvers[E].solve(centred[(E, E)])))
             counts.append(n_s)
+        if not permutable(np.asarray(counts)):
+            return float("nan")
         psi_all, e_all = np.stack(u_sums), np.stack(e_sums)
         m = StrataBlocks(psi_all @ solvers[U].solve(psi_all.T), np.asarray(u_diag))
         b = StrataBlocks(e_all @ solvers[E].solve(e_all.T), np.asarray(e_diag))

@@ -9,10 +9,15 @@ with ``R_c`` the conditioning variable. With ``M = P R_u P``:
 * score ``I / (||R_u P||_F ||R_e P||_F)`` (the Cauchy-Schwarz bound of appendix A.2);
 * null expectation of ``I`` when the rows of the attribute variable are permuted within strata of
   the conditioning variable (one stratum for DP), from per-stratum block sums of ``M`` and ``R_e``.
+
+Two degenerate cases have defined values: a factor of the denominator that is 0 (a constant
+variable) makes the score 0, and a chance level that permutations cannot give (too few rows, or a
+null mean of 1) makes the null mean and the adjusted score NaN, with a warning.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -124,7 +129,7 @@ class Terms:
         statistic = self.statistic
         denominator = self.norm_u * self.norm_e
         if getattr(statistic, "requires_grad", False):
-            if as_numpy_scalar(denominator) <= _TINY * max(1.0, abs(as_numpy_scalar(statistic))):
+            if self._constant_on_host():
                 return statistic * 0.0
             return statistic / denominator
         xp = namespace(statistic, denominator)
@@ -132,21 +137,34 @@ class Terms:
         return xp.where(constant, statistic * 0.0, statistic / xp.where(constant, 1.0, denominator))
 
     def null_mean(self) -> float:
-        """The null statistic over the score's denominator, in [0, 1] (NaN when unknown)."""
-        denominator = as_numpy_scalar(self.norm_u * self.norm_e)
-        if denominator <= _TINY:
+        """The null statistic over the score's denominator, in [0, 1]: 0 when either variable is
+        constant, NaN when unknown or undefined (a null mean of 1 makes the adjusted score
+        0/0)."""
+        return self._null_mean
+
+    @cached_property
+    def _null_mean(self) -> float:
+        if self._constant_on_host():
             return 0.0
-        return float(np.clip(self.null_statistic / denominator, 0.0, 1.0))
+        denominator = as_numpy_scalar(self.norm_u * self.norm_e)
+        null = float(np.clip(self.null_statistic / denominator, 0.0, 1.0))
+        if 1.0 - null > _UNDEFINED_CHANCE or np.isnan(null):
+            return null
+        _warn_null_mean_of_one(self.n)
+        return float("nan")
+
+    def _constant_on_host(self) -> bool:
+        """Whether a factor of the denominator is 0 up to rounding (a constant variable)."""
+        statistic = abs(as_numpy_scalar(self.statistic))
+        return as_numpy_scalar(self.norm_u * self.norm_e) <= _TINY * max(1.0, statistic)
 
     def adjusted(self, score: Any) -> Any:
         """The chance-adjusted ``score`` (a 0-d array or tensor, which keeps its gradient).
 
-        ``(score − null) / (1 − null)`` clipped to [0, 1]; 0 when the null mean is 1, NaN when
-        it is unknown.
+        ``(score − null) / (1 − null)`` clipped to [0, 1]; NaN when the null mean is unknown or
+        undefined (:meth:`null_mean`).
         """
         null = self.null_mean()
-        if null >= 1.0:
-            return score * 0.0
         return namespace(score).clip((score - null) / (1.0 - null), min=0.0, max=1.0)
 
 
@@ -188,6 +206,53 @@ class RefittableRoute(Route, Protocol):
 #: Below this the denominator is treated as 0: a constant variable has centred Gram 0, so its
 #: operator is 0 up to rounding.
 _TINY = 1e-12
+
+#: A null mean within this of 1 makes the chance level undefined: the adjusted score would be a
+#: ratio of rounding errors (it gave 0 or 1 at random for 2 rows).
+_UNDEFINED_CHANCE = 1e-9
+
+#: Permutations within strata must move at least this many rows beyond one per stratum for a
+#: chance level (:func:`permutable`).
+_PERMUTABLE_ROWS = 2
+
+
+def _warn_null_mean_of_one(n: int) -> None:
+    warnings.warn(
+        f"The chance level of the score is undefined at these {n} rows: every permutation of "
+        "the attribute rows gives a perfectly dependent score (null_mean 1, so the adjusted "
+        "score is 0/0), as when both variables tell every row apart; null_mean and adjusted "
+        "are NaN. Score more rows, or variables with repeated values.",
+        UserWarning,
+        stacklevel=2,
+    )
+
+
+def permutable(counts: np.ndarray) -> bool:
+    """Whether permutations within strata of ``counts`` rows give a chance level; warns if not.
+
+    They act on the ``N − S`` dimensions of contrasts within the ``S`` strata (``N − 1`` for
+    one stratum, as in the null of a centred matrix). With one dimension there is one pair of
+    rows to swap, which only flips that contrast's sign: under DP at 2 rows every permutation
+    gives the same operators, and under EO or CAL with exact conditioning the same statistic.
+    """
+    n, strata = int(np.sum(counts)), int(np.count_nonzero(counts))
+    if n - strata >= _PERMUTABLE_ROWS:
+        return True
+    if strata == 1:
+        where, fix = f"{n} rows", "at least 3 rows"
+    else:
+        where = (
+            f"{n} rows within {strata} levels of the conditioning variable (y_true under EO, "
+            "y_pred under CAL)"
+        )
+        fix = "at least 2 more rows than levels"
+    warnings.warn(
+        f"Too few rows for a chance level: permutations of {where} swap at most one pair of "
+        f"rows, which leaves the score unchanged; null_mean and adjusted are NaN. Score {fix}.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return False
 
 
 def expected_permuted_trace(m: StrataBlocks, b: StrataBlocks, counts: np.ndarray) -> float:

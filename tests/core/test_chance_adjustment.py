@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from reference import gaussian_kernel, r_matrix
 from threadpoolctl import threadpool_limits
@@ -207,3 +208,82 @@ def test_adjusted_score_is_one_when_the_score_is_one():
     assert faircocco_score(
         3.0 * attribute - 1.0, attribute, method="exact", adjusted=True
     ) == pytest.approx(1.0, abs=1e-6)
+
+
+TOO_FEW = "Too few rows for a chance level"
+
+
+def assert_no_chance_level(y_pred, attributes, match=TOO_FEW, **options):
+    """The adjusted score and the report's adjusted scores and null means are NaN, with the
+    warning ``match``; the raw scores stay finite."""
+    with pytest.warns(UserWarning, match=match):
+        adjusted = faircocco_score(y_pred, attributes, adjusted=True, **options)
+    assert np.isnan(adjusted)
+    with pytest.warns(UserWarning, match=match):
+        report = faircocco_report(y_pred, attributes, **options)
+    assert report["adjusted"].isna().all()
+    assert report["null_mean"].isna().all()
+    assert np.isfinite(report["score"]).all()
+    assert np.isfinite(faircocco_score(y_pred, attributes, **options))
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+def test_two_rows_have_no_chance_level(method):
+    """At 2 rows every centred operator is a multiple of one matrix: every permutation gives
+    score 1, the null mean is 1, and the adjusted score would be 0/0 (it gave 1.0 or 0.0)."""
+    assert_no_chance_level([0.3, 0.9], [1.0, 2.0], method=method)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("notion", ["eo", "cal"])
+@pytest.mark.parametrize(
+    "given",
+    [[0.0, 1.0, 2.0, 3.0], [0.0, 0.0, 1.0, 2.0], [0.5, 0.5]],
+    ids=["one-row-levels", "one-pair", "two-rows"],
+)
+def test_levels_that_leave_at_most_one_pair_to_swap_have_no_chance_level(method, notion, given):
+    """Under EO and CAL the rows are permuted within levels of the conditioning variable (the
+    outcome, or the predictions): with every level of one row but at most one of two, no
+    permutation changes the score."""
+    other = [0.3, 0.9, 0.5, 0.7][: len(given)]
+    attribute = [1.0, 2.0, 3.0, 4.0][: len(given)]
+    y_pred, y_true = (other, given) if notion == "eo" else (given, other)
+    assert_no_chance_level(y_pred, attribute, y_true=y_true, notion=notion, method=method)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("notion", ["eo", "cal"])
+def test_two_pairs_of_rows_within_levels_have_a_chance_level(method, notion):
+    given, other = [0.0, 0.0, 1.0, 1.0], [0.3, 0.9, 0.5, 0.7]
+    y_pred, y_true = (other, given) if notion == "eo" else (given, other)
+    options = {"y_true": y_true, "notion": notion, "method": method}
+    report = faircocco_report(y_pred, [1.0, 2.0, 4.0, 3.0], **options)
+    assert np.isfinite(report["adjusted"]).all()
+    assert np.isfinite(report["null_mean"]).all()
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+def test_labels_that_tell_every_row_apart_have_no_chance_level(method):
+    """Delta kernels on labels that differ in every row are invariant under every permutation:
+    the null mean is 1 at any N, and the adjusted score 0/0 (it gave 0.0)."""
+    y_pred = pd.Categorical([f"p{i}" for i in range(5)])
+    attribute = pd.Categorical([f"a{i}" for i in range(5)])
+    assert_no_chance_level(
+        y_pred, attribute, match="chance level of the score is undefined", method=method
+    )
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize(
+    ("y_pred", "attribute"),
+    [([0.3, 0.9, 0.5], [1.0, 2.0, 3.0]), ([0.5, 0.5], [1.0, 2.0]), ([0.3, 0.9], [1.0, 1.0])],
+    ids=["three-rows", "constant-predictions", "constant-attribute"],
+)
+def test_three_rows_and_constant_variables_keep_a_defined_adjusted_score(method, y_pred, attribute):
+    """3 rows have a chance level; a constant variable scores 0, and so adjusts to 0, at any N."""
+    report = faircocco_report(y_pred, attribute, method=method)
+    assert np.isfinite(report["adjusted"]).all()
+    assert np.isfinite(report["null_mean"]).all()
+    if len(y_pred) == 2:
+        assert (report["adjusted"] == 0.0).all()
+        assert faircocco_score(y_pred, attribute, adjusted=True, method=method) == 0.0

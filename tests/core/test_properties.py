@@ -11,6 +11,7 @@ one report row per attribute whatever its name.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -112,10 +113,13 @@ def mixed_sample(n, seed, continuous_outcome=False):
 def answers(y_pred, attributes, y_true, **options):
     """Every public answer on the rows, by kind: ``scores`` (the score, the report's scores and
     the permutation test's observed score), ``statistics`` (the report's and the test's at each
-    width) and ``chance`` (the adjusted score and the report's adjusted scores and null means)."""
-    report = faircocco_report(y_pred, attributes, y_true=y_true, **options)
+    width) and ``chance`` (the adjusted score and the report's adjusted scores and null means,
+    NaN in either order when an outcome of few rows per level leaves no chance level)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Too few rows for a chance level", UserWarning)
+        report = faircocco_report(y_pred, attributes, y_true=y_true, **options)
+        adjusted = faircocco_score(y_pred, attributes, y_true=y_true, adjusted=True, **options)
     test = independence_test(y_pred, attributes, y_true=y_true, n_permutations=1, **options)
-    adjusted = faircocco_score(y_pred, attributes, y_true=y_true, adjusted=True, **options)
     return {
         "scores": np.array(
             [
