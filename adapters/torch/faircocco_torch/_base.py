@@ -6,11 +6,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-import numpy as np
 import torch
 from torch import nn
 
-from faircocco_plugins.plugins import Interval, check_params
+from faircocco_plugins.plugins import Interval, as_array, check_params
 
 from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
 from ._encoding import SensitiveSchema
@@ -310,7 +309,7 @@ def _as_tensor(
     device = None if keep_device else like.device
     if isinstance(value, torch.Tensor):
         return value if device is None or value.device == device else value.to(device)
-    array = np.asarray(value)
+    array = as_array(value, argument)
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"{argument} must be a tensor or an array of numbers or booleans; got dtype "

@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 
 from faircocco_plugins import is_nominal
-from faircocco_plugins.plugins import kind_from_levels
+from faircocco_plugins.plugins import as_array, check_labels, kind_from_levels
 
 
 @dataclass(frozen=True)
@@ -94,11 +94,11 @@ class SensitiveEncoder:
     * a nominal column with two levels becomes one 0/1 column (1 for the second level in sorted
       order), with more levels one 0/1 column per level (one-hot), with one level a column of 0.
 
-    Columns are nominal when they are bool, categorical, string or object, or named in
-    ``nominal``. Integer columns are numbers, as in the core package: list integer-coded groups
-    in ``nominal``. Under FairCOCCO's product kernel each 0/1 column gets a Gaussian kernel of
-    bandwidth 1, so a one-hot block is a Gaussian on the one-hot vector, a characteristic kernel
-    on the levels.
+    Columns are nominal when they are bool, categorical (pandas, or a pyarrow dictionary),
+    string or object, or named in ``nominal``. Integer columns are numbers, as in the core
+    package: list integer-coded groups in ``nominal``. Under FairCOCCO's product kernel each 0/1
+    column gets a Gaussian kernel of bandwidth 1, so a one-hot block is a Gaussian on the
+    one-hot vector, a characteristic kernel on the levels.
 
     Parameters
     ----------
@@ -159,9 +159,11 @@ class SensitiveEncoder:
         Raises
         ------
         ValueError
-            For missing or infinite values, or an empty table.
+            For missing or infinite values, a nominal column that mixes strings or booleans
+            with numbers, rows of different lengths, or an empty table.
         TypeError
-            For a column of an unsupported dtype (dates, complex numbers).
+            For a column of an unsupported dtype (dates, complex numbers), or a numpy masked
+            array with masked entries.
         """
         frame = _as_frame(sensitive_features)
         if frame.shape[0] == 0:
@@ -172,7 +174,7 @@ class SensitiveEncoder:
             series = frame[name]
             label = str(name)
             if label in forced or is_nominal(series):
-                _check_no_missing(series, label)
+                check_labels(series, "sensitive_features", label)
                 levels = tuple(pd.unique(series))
                 try:
                     levels = tuple(sorted(levels))
@@ -239,7 +241,7 @@ class SensitiveEncoder:
         for column, name in zip(self._columns, frame.columns, strict=True):
             series = frame[name]
             if column.nominal:
-                _check_no_missing(series, column.name)
+                check_labels(series, "sensitive_features", column.name)
                 blocks.append(_encode_levels(series, column))
             else:
                 values = _numeric_values(series, column.name)
@@ -307,7 +309,7 @@ def _as_frame(value: Any) -> pd.DataFrame:
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu().numpy()
     if isinstance(value, np.ndarray | list | tuple):
-        array = np.asarray(value)
+        array = as_array(value, "sensitive_features")
         if array.ndim == 1:
             array = array[:, None]
         if array.ndim != 2:
@@ -324,14 +326,6 @@ def _as_frame(value: Any) -> pd.DataFrame:
         "sensitive_features must be a pandas DataFrame or Series, a numpy array, a list or a "
         f"torch tensor; got {type(value).__name__}."
     )
-
-
-def _check_no_missing(column: pd.Series, label: str) -> None:
-    if column.isna().any():
-        raise ValueError(
-            f"sensitive_features column {label!r} contains missing values; impute or drop "
-            "those rows first."
-        )
 
 
 def _numeric_values(column: pd.Series, label: str) -> np.ndarray:
