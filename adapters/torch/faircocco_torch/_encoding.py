@@ -297,7 +297,21 @@ class SensitiveEncoder:
             frame = frame.copy()
             frame.columns = names
             return frame[expected]
+        if not (_generated(names) or _generated(expected)):
+            # both sides are named: pairing such columns by position would be a guess
+            raise ValueError(
+                f"sensitive_features has columns {names} but the encoder was fitted on "
+                f"{expected}; pass the columns it was fitted on (in any order), or an array "
+                "to pair them by position."
+            )
         return frame
+
+
+def _generated(names: list[str]) -> bool:
+    """Whether column names are those :func:`_as_frame` gives an array's columns."""
+    return names == ["sensitive_features"] or names == [
+        f"sensitive_features[{j}]" for j in range(len(names))
+    ]
 
 
 def _as_frame(value: Any) -> pd.DataFrame:

@@ -104,3 +104,13 @@ def test_arrays_series_and_tensors() -> None:
 def test_single_level_is_legal(table: pd.DataFrame) -> None:
     encoded = SensitiveEncoder().fit_transform(pd.DataFrame({"sex": ["f", "f", "f"]}))
     assert encoded.tolist() == [[0.0], [0.0], [0.0]]
+
+
+def test_columns_of_other_names_are_refused_not_paired_by_position() -> None:
+    table = pd.DataFrame({"age": [20.0, 30, 40, 50], "income": [1.0, 3, 2, 5]})
+    encoder = SensitiveEncoder().fit(table)
+    renamed = table.rename(columns={"age": "years"})
+    with pytest.raises(ValueError, match=r"has columns \['years', 'income'\] but the encoder"):
+        encoder.transform(renamed)
+    # an array has no names: its columns are taken in the fitted order
+    assert torch.equal(encoder.transform(table.to_numpy()), encoder.transform(table))
