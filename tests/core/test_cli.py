@@ -471,6 +471,17 @@ def test_unknown_format_and_eo_without_target(capsys, tmp_path, csv_file):
     assert "--target" in err
 
 
+def test_datasets_refuses_a_data_dir_that_does_not_exist(capsys, tmp_path):
+    missing = tmp_path / "nowhere"
+    code, out, err = run_cli(capsys, "datasets", "--data-dir", missing)
+    assert code == 2 and out == ""
+    assert f"--data-dir {missing} does not exist" in one_line_error(err)
+    (tmp_path / "a_file").write_text("")
+    code, _, err = run_cli(capsys, "datasets", "--data-dir", tmp_path / "a_file")
+    assert code == 2
+    assert "is not a directory" in one_line_error(err)
+
+
 # --- demo --------------------------------------------------------------------------
 
 
