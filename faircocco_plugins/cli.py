@@ -13,6 +13,7 @@ Argument parsing and printing only; the work is done by the public API.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import time
@@ -36,6 +37,9 @@ DEFAULT_CHUNK_ROWS = 10**6
 #: A smaller ``--chunksize`` is read this many rows at a time: so few rows take little memory,
 #: and the cost of each chunk would otherwise dominate (16 rows/s in chunks of 5).
 MIN_READ_ROWS = 10_000
+
+#: The end of a CSV file read at a time when looking for its last line.
+TAIL_BYTES = 2**16
 
 #: Exit status when standard output is closed early, as shells report a process ended by SIGPIPE.
 BROKEN_PIPE = 141
@@ -231,7 +235,9 @@ def _score(args: argparse.Namespace) -> int:
         score_parser.error(f"--notion {args.notion} needs --target COL (the true outcome)")
     path: str = args.file
     columns = [args.pred, *args.sensitive, *([] if args.target is None else [args.target])]
-    _check_columns(path, _columns_of(path), args)
+    names = _columns_of(path)
+    _check_columns(path, names, args)
+    _check_last_row(path, len(names))
     options: dict[str, Any] = {
         "notion": args.notion,
         "method": args.method,
@@ -439,6 +445,46 @@ def _check_columns(path: str, available: list[str], args: argparse.Namespace) ->
                 f"{option} names column {name!r}, which {path} does not have; "
                 f"its columns are {available}"
             )
+
+
+def _check_last_row(path: str, fields: int) -> None:
+    """Refuse a plain CSV file cut off in its last row: a last line with no line end and fewer
+    fields than the header, whose missing fields pandas would read as empty. (A cut gzip
+    stream fails its own check; a cut within the last field cannot be told from a value.)
+    Other files pass."""
+    if not path.lower().endswith(".csv"):
+        return
+    with _reading(path), open(path, "rb") as file:
+        line = _unended_last_line(file)
+        # an odd number of quotes: the line starts inside a quoted field, or pandas refuses it
+        if line is None or line.count(b'"') % 2:
+            return
+        found = len(next(csv.reader([line.decode("utf-8", "replace")])))
+        if found >= fields:
+            return
+        file.seek(0)
+        number = sum(block.count(b"\n") for block in iter(lambda: file.read(2**20), b"")) + 1
+    raise CommandError(
+        f"{path} ends in the middle of a row: line {number:,} has {found} of the header's "
+        f"{fields} fields and no line end, as a truncated copy leaves it; complete or remove "
+        "that line"
+    )
+
+
+def _unended_last_line(file: Any) -> bytes | None:
+    """The last line of a binary file, or ``None`` when the file ends with a line end."""
+    end = file.seek(0, os.SEEK_END)
+    size = TAIL_BYTES
+    while True:
+        start = max(0, end - size)
+        file.seek(start)
+        tail = file.read()
+        if tail[-1:] in (b"", b"\n", b"\r"):
+            return None
+        cut = max(tail.rfind(b"\n"), tail.rfind(b"\r"))
+        if cut >= 0 or start == 0:
+            return bytes(tail[cut + 1 :])
+        size *= 2
 
 
 def _read_table(path: str, columns: list[str]) -> pd.DataFrame:

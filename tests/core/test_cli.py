@@ -471,6 +471,38 @@ def test_unknown_format_and_eo_without_target(capsys, tmp_path, csv_file):
     assert "--target" in err
 
 
+@pytest.mark.parametrize("chunksize", [None, "100"])
+@pytest.mark.parametrize("kept", [1, 3])
+def test_a_csv_cut_in_its_last_row_is_refused(capsys, tmp_path, people, chunksize, kept):
+    """The last row keeps ``kept`` of its fields (the last one possibly cut short) and has no
+    line end, as a copy stopped mid-row leaves it: with three, the columns scored are whole."""
+    text = people[["y_pred", "sex", "age", "region", "y_true"]].to_csv(index=False)
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    cut = len(text) - len(last) - 1 + len(",".join(last.split(",")[:kept]))
+    path = tmp_path / "cut.csv"
+    path.write_text(text[: cut - 1])
+    options = [] if chunksize is None else ["--chunksize", chunksize]
+    code, out, err = run_cli(
+        capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex", *options
+    )
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    fields = len(people.columns)
+    assert (
+        f"{path} ends in the middle of a row: line 601 has {kept} of the header's {fields}" in line
+    )
+
+
+def test_a_csv_without_a_last_line_end_is_read(capsys, tmp_path, csv_file, people):
+    path = tmp_path / "unended.csv"
+    path.write_text(people.to_csv(index=False).rstrip("\n"))
+    arguments = ["--pred", "y_pred", "--sensitive", "sex,age"]
+    _, expected, _ = run_cli(capsys, "score", csv_file, *arguments)
+    code, out, err = run_cli(capsys, "score", path, *arguments)
+    assert code == 0, err
+    assert report_rows(out) == report_rows(expected)
+
+
 def test_datasets_refuses_a_data_dir_that_does_not_exist(capsys, tmp_path):
     missing = tmp_path / "nowhere"
     code, out, err = run_cli(capsys, "datasets", "--data-dir", missing)
