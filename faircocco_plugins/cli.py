@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
@@ -176,6 +177,14 @@ def _parser() -> argparse.ArgumentParser:
         help="stream the file in chunks of ROWS rows through the low-rank estimator",
     )
     score.add_argument(
+        "--missing-values",
+        type=_markers,
+        metavar="TEXT[,TEXT...]",
+        help="the field values of a CSV file read as missing, comma-separated, in place of "
+        "pandas' list (NA, N/A, NULL, nan and others); an empty field is always missing. "
+        "--missing-values '' reads every other field as a value, such as a region code NA",
+    )
+    score.add_argument(
         "--seed",
         type=_seed,
         metavar="N",
@@ -197,6 +206,10 @@ def _column_list(text: str) -> list[str]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of columns")
     return names
+
+
+def _markers(text: str) -> list[str]:
+    return [marker for marker in text.split(",") if marker]
 
 
 def _integer(text: str) -> int:
@@ -234,6 +247,10 @@ def _score(args: argparse.Namespace) -> int:
     if args.notion != "dp" and args.target is None:
         score_parser.error(f"--notion {args.notion} needs --target COL (the true outcome)")
     path: str = args.file
+    if args.missing_values is not None and _format(path) != "csv":
+        score_parser.error(
+            f"--missing-values is for CSV files; {path} stores its missing values as nulls"
+        )
     columns = [args.pred, *args.sensitive, *([] if args.target is None else [args.target])]
     names = _columns_of(path)
     _check_columns(path, names, args)
@@ -256,7 +273,7 @@ def _score(args: argparse.Namespace) -> int:
     if chunksize is not None:
         return _score_stream(path, columns, chunksize, args, options)
 
-    table = _read_table(path, columns)
+    table = _read_table(path, columns, args.missing_values)
     if args.permutations is not None and args.method == "exact":
         _check_exact_permutations(args.permutations, len(table))
     y_true = None if args.target is None else table[args.target]
@@ -334,7 +351,7 @@ def _score_stream(
     options: dict[str, Any],
 ) -> int:
     read_rows = None if chunksize is None else max(chunksize, MIN_READ_ROWS)
-    counter = _Counter(_read_chunks(path, columns, read_rows))
+    counter = _Counter(_read_chunks(path, columns, read_rows, args.missing_values))
     start = time.perf_counter()
     report = faircocco_report(
         args.pred, args.sensitive, y_true=args.target, data=counter, **options
@@ -487,25 +504,27 @@ def _unended_last_line(file: Any) -> bytes | None:
         size *= 2
 
 
-def _read_table(path: str, columns: list[str]) -> pd.DataFrame:
+def _read_table(path: str, columns: list[str], markers: list[str] | None) -> pd.DataFrame:
     if _format(path) == "csv":
-        return pd.concat(_read_chunks(path, columns, DEFAULT_CHUNK_ROWS), ignore_index=True)
+        chunks = _read_chunks(path, columns, DEFAULT_CHUNK_ROWS, markers)
+        return pd.concat(chunks, ignore_index=True)
     with _reading(path):
         unique = list(dict.fromkeys(columns))
         return _parquet().read_table(path, columns=unique).to_pandas()
 
 
-def _read_chunks(path: str, columns: list[str], chunksize: int | None) -> Iterator[pd.DataFrame]:
+def _read_chunks(
+    path: str, columns: list[str], chunksize: int | None, markers: list[str] | None
+) -> Iterator[pd.DataFrame]:
     """Chunks of the file: ``chunksize`` rows each, or Parquet row groups when it is ``None``."""
     unique = list(dict.fromkeys(columns))
     with _reading(path):
         if _format(path) == "csv":
-            # every column is parsed: with usecols pandas accepts rows with extra fields;
-            # index_col=False keeps a first row with an extra field from becoming an index
-            chunks = chunksize or DEFAULT_CHUNK_ROWS
-            with pd.read_csv(path, chunksize=chunks, index_col=False) as reader:
-                for chunk in reader:
-                    yield chunk[unique]
+            rows = 0
+            for chunk in _csv_chunks(path, unique, chunksize or DEFAULT_CHUNK_ROWS, markers):
+                _refuse_missing(chunk, path, rows, markers)
+                rows += len(chunk)
+                yield chunk
             return
         parquet_file = _parquet().ParquetFile(path)
         if chunksize is None:
@@ -514,6 +533,45 @@ def _read_chunks(path: str, columns: list[str], chunksize: int | None) -> Iterat
             return
         for batch in parquet_file.iter_batches(batch_size=chunksize, columns=unique):
             yield batch.to_pandas()
+
+
+def _csv_chunks(
+    path: str, columns: list[str], chunksize: int, markers: list[str] | None, **options: Any
+) -> Iterator[pd.DataFrame]:
+    """The ``columns`` of chunks of a CSV file, read with ``markers`` as missing values."""
+    if markers is not None:
+        options.update(keep_default_na=False, na_values=["", *markers])
+    # without usecols every column is parsed, so that a row with extra fields is refused;
+    # index_col=False keeps a first row with an extra field from becoming an index
+    with pd.read_csv(path, chunksize=chunksize, index_col=False, **options) as reader:
+        for chunk in reader:
+            yield chunk[columns]
+
+
+def _refuse_missing(
+    frame: pd.DataFrame, path: str, rows_before: int, markers: list[str] | None
+) -> None:
+    """Refuse a missing value of a CSV file by its row and column, with what reads as one."""
+    gaps = np.argwhere(frame.isna().to_numpy())
+    if not len(gaps):
+        return
+    row, column = gaps[0]
+    if markers is None:
+        read_as = "an empty field or a marker pandas reads as missing (NA, N/A, NULL, nan, ...)"
+        advice = (
+            "if that is a value (a region code NA), pass --missing-values '' to read only empty "
+            "fields as missing, or --missing-values with the markers that do mean missing; "
+            "otherwise fill in or drop the row"
+        )
+    else:
+        read_as = (
+            f"an empty field or one of --missing-values {markers}" if markers else "an empty field"
+        )
+        advice = "fill in or drop the row"
+    raise CommandError(
+        f"row {rows_before + row + 1:,} of {path} has no value in column "
+        f"{frame.columns[column]!r}: it holds {read_as}; {advice}"
+    )
 
 
 def _parquet() -> Any:

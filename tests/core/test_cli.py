@@ -346,6 +346,69 @@ def test_permutations_with_chunksize_is_a_usage_error(capsys, csv_file):
     assert "error: --permutations" in err and "--chunksize" in err
 
 
+def regions(n: int) -> pd.DataFrame:
+    """Synthetic people with a region code among EU, NA (North America) and AS."""
+    frame = make_synthetic(n, random_state=9)
+    frame["region"] = np.random.default_rng(10).choice(["EU", "NA", "AS"], n)
+    return frame
+
+
+@pytest.mark.parametrize("chunksize", [None, "100"])
+def test_missing_values_keeps_a_region_code_na(capsys, monkeypatch, tmp_path, chunksize):
+    monkeypatch.setattr(cli, "MIN_READ_ROWS", 1)
+    people = regions(600)
+    path = tmp_path / "regions.csv"
+    people.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "sex,region"]
+    arguments += [] if chunksize is None else ["--chunksize", chunksize]
+    code, _, err = run_cli(capsys, *arguments)
+    assert code == 2
+    first = int(np.flatnonzero(people["region"] == "NA")[0]) + 1
+    line = one_line_error(err)
+    assert f"row {first} of {path} has no value in column 'region'" in line
+    assert "--missing-values ''" in line
+    code, out, err = run_cli(capsys, *arguments, "--missing-values", "")
+    assert code == 0, err
+    expected = faircocco_report(people["y_pred"], people[["sex", "region"]])
+    assert joint_score(out) == pytest.approx(expected.loc["joint", "score"], abs=5e-5)
+    assert report_rows(out, ["sex", "region"])["region"][-1] == "600"
+
+
+def test_missing_values_names_the_markers_of_a_missing_field(capsys, tmp_path):
+    people = regions(600)
+    people["age"] = people["age"].astype(object)
+    people.loc[41, "age"] = "?"
+    people.loc[52, "region"] = ""
+    path = tmp_path / "marked.csv"
+    people.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "age,region"]
+    code, _, err = run_cli(capsys, *arguments, "--missing-values", "?")
+    assert code == 2
+    line = one_line_error(err)
+    assert f"row 42 of {path} has no value in column 'age'" in line and "['?']" in line
+    # an empty field is always missing
+    people.loc[41, "age"] = 30
+    people.to_csv(path, index=False)
+    code, _, err = run_cli(capsys, *arguments, "--missing-values", "?")
+    assert f"row 53 of {path} has no value in column 'region'" in one_line_error(err)
+
+
+def test_missing_values_is_for_csv_files(capsys, parquet_file):
+    code, _, err = run_cli(
+        capsys,
+        "score",
+        parquet_file,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--missing-values",
+        "",
+    )
+    assert code == 2
+    assert "--missing-values" in err and "CSV" in err
+
+
 # --- score, errors ---------------------------------------------------------------------------
 
 
@@ -389,12 +452,12 @@ def test_missing_file_is_one_clean_line(capsys, tmp_path):
 def test_library_errors_are_one_clean_line(capsys, tmp_path, people):
     path = tmp_path / "gaps.csv"
     gaps = people.copy()
-    gaps.loc[7, "age"] = np.nan
+    gaps.loc[7, "age"] = np.inf
     gaps.to_csv(path, index=False)
     code, _, err = run_cli(capsys, "score", path, "--pred", "y_pred", "--sensitive", "sex,age")
     assert code == 2
     line = one_line_error(err)
-    assert "'age'" in line and "NaN" in line
+    assert "'age'" in line and "infinite" in line
 
 
 @pytest.fixture
