@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ._backend import to_host
+from ._inputs import is_nominal
 from ._kernels import Scaling
 from ._lowrank import GroupedMoments, LowRankFit
 from ._options import Options
@@ -92,13 +94,37 @@ def selected_frames(
     chunks: Iterable[Any], column_sets: Mapping[str, tuple[str, list[str], str | None]]
 ) -> Iterator[pd.DataFrame]:
     """The columns of ``column_sets`` of each chunk, after checking that it is a DataFrame that
-    has them; empty chunks are skipped."""
+    has them, each column with values of one kind throughout; empty chunks are skipped."""
+    kinds: dict[str, str] = {}
     for chunk in chunks:
         if not isinstance(chunk, pd.DataFrame):
             raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
         names = [name for columns in column_sets.values() for name in check_columns(chunk, columns)]
         if len(chunk):
-            yield chunk[list(dict.fromkeys(names))]
+            frame = chunk[list(dict.fromkeys(names))]
+            _check_kinds_kept(frame, kinds)
+            yield frame
+
+
+def _check_kinds_kept(frame: pd.DataFrame, kinds: dict[str, str]) -> None:
+    """Refuse a chunk whose column holds another kind of value than in earlier chunks, as
+    ``pd.read_csv(chunksize=...)`` gives when it guesses each chunk's types apart: 7 and "7"
+    would be two levels. ``kinds`` holds the kind of each column seen so far."""
+    for name in frame.columns:
+        column = frame[name]
+        if column.isna().all():
+            continue  # read as numbers whatever the column holds; the NaN check names it
+        if pd.api.types.is_bool_dtype(column.dtype):
+            kind = "booleans"
+        else:
+            kind = "labels" if is_nominal(column) else "numbers"
+        seen = kinds.setdefault(name, kind)
+        if kind != seen:
+            raise ValueError(
+                f"column {name!r} holds {seen} in earlier chunks and {kind} in a later one, so "
+                "one value (7 and '7') would be two levels; give it one type in every chunk, "
+                f"e.g. pd.read_csv(..., dtype={{{name!r}: str}}) for labels."
+            )
 
 
 def row_blocks(frames: Iterable[pd.DataFrame], size: int) -> Iterator[pd.DataFrame]:
@@ -130,7 +156,22 @@ def row_blocks(frames: Iterable[pd.DataFrame], size: int) -> Iterator[pd.DataFra
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if len(frames) == 1:
+        return frames[0]
+    joined = pd.concat(frames, ignore_index=True)
+    for name in joined.columns:
+        parts = [frame[name] for frame in frames]
+        if isinstance(joined[name].dtype, pd.CategoricalDtype) or not all(
+            isinstance(part.dtype, pd.CategoricalDtype) for part in parts
+        ):
+            continue
+        # pandas joins categoricals of different categories as plain values: digits alone
+        # would then read as numbers stored as text
+        try:
+            joined[name] = union_categoricals(parts, sort_categories=True)
+        except TypeError:  # categories of different types, or ordered ones
+            continue
+    return joined
 
 
 @dataclass

@@ -19,7 +19,7 @@ import sys
 import time
 import warnings
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -505,12 +505,20 @@ def _unended_last_line(file: Any) -> bytes | None:
 
 
 def _read_table(path: str, columns: list[str], markers: list[str] | None) -> pd.DataFrame:
-    if _format(path) == "csv":
-        chunks = _read_chunks(path, columns, DEFAULT_CHUNK_ROWS, markers)
-        return pd.concat(chunks, ignore_index=True)
+    unique = list(dict.fromkeys(columns))
+    if _format(path) == "parquet":
+        with _reading(path):
+            return _parquet().read_table(path, columns=unique).to_pandas()
     with _reading(path):
-        unique = list(dict.fromkeys(columns))
-        return _parquet().read_table(path, columns=unique).to_pandas()
+        chunks = list(_csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers))
+        types = _ColumnTypes(chunks, unique)
+        if types.disagree():  # read again, with one type per column
+            chunks.clear()
+            typed = types.of_file()
+            chunks = list(_csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers, dtype=typed))
+    table = pd.concat(chunks, ignore_index=True)
+    _refuse_missing(table, path, 0, markers)
+    return table
 
 
 def _read_chunks(
@@ -520,11 +528,17 @@ def _read_chunks(
     unique = list(dict.fromkeys(columns))
     with _reading(path):
         if _format(path) == "csv":
+            # a first pass over the named columns alone gives each column one type
+            named = _csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers, usecols=unique)
+            types = _ColumnTypes(named, unique).of_file()
+            # as labels, a chunk of digits alone is not taken for numbers stored as text
+            labels = {name: "category" for name, dtype in types.items() if dtype is str}
             rows = 0
-            for chunk in _csv_chunks(path, unique, chunksize or DEFAULT_CHUNK_ROWS, markers):
+            chunks = chunksize or DEFAULT_CHUNK_ROWS
+            for chunk in _csv_chunks(path, unique, chunks, markers, dtype=types):
                 _refuse_missing(chunk, path, rows, markers)
                 rows += len(chunk)
-                yield chunk
+                yield chunk.astype(labels)
             return
         parquet_file = _parquet().ParquetFile(path)
         if chunksize is None:
@@ -542,10 +556,52 @@ def _csv_chunks(
     if markers is not None:
         options.update(keep_default_na=False, na_values=["", *markers])
     # without usecols every column is parsed, so that a row with extra fields is refused;
-    # index_col=False keeps a first row with an extra field from becoming an index
-    with pd.read_csv(path, chunksize=chunksize, index_col=False, **options) as reader:
+    # index_col=False keeps a first row with an extra field from becoming an index;
+    # low_memory=False gives a chunk's column one type, not one per piece of the chunk
+    with pd.read_csv(
+        path, chunksize=chunksize, index_col=False, low_memory=False, **options
+    ) as reader:
         for chunk in reader:
             yield chunk[columns]
+
+
+class _ColumnTypes:
+    """The types pandas gave the columns of a CSV file's chunks, guessing each chunk's apart,
+    and from them each column's type in the whole file, as a read of the whole file at once
+    gives it: numbers where every chunk holds numbers, else labels, the text as written (so
+    that 7 and "7" are not two levels).
+
+    Chunks where a column holds only missing values say nothing of its type.
+    """
+
+    def __init__(self, chunks: Iterable[pd.DataFrame], columns: list[str]) -> None:
+        self.seen: dict[str, set[Any]] = {name: set() for name in columns}
+        self.gaps: set[str] = set()
+        for chunk in chunks:
+            for name in columns:
+                present = chunk[name].notna()
+                if not present.all():
+                    self.gaps.add(name)
+                if present.any():
+                    self.seen[name].add(chunk[name].dtype)
+
+    def disagree(self) -> bool:
+        return any(len(dtypes) > 1 for dtypes in self.seen.values())
+
+    def of_file(self) -> dict[str, Any]:
+        """The type to read each column with, for every chunk to give it the same."""
+        types = {}
+        for name, dtypes in self.seen.items():
+            kinds = {dtype.kind for dtype in dtypes}
+            if len(dtypes) == 1 and kinds <= set("iufb"):
+                # integers or booleans with gaps are left to pandas: the gaps are refused
+                if name not in self.gaps or kinds == {"f"}:
+                    types[name] = next(iter(dtypes))
+            elif kinds and kinds <= set("iuf"):
+                types[name] = "float64"
+            elif kinds:
+                types[name] = str
+        return types
 
 
 def _refuse_missing(

@@ -316,3 +316,26 @@ def test_row_blocks_keep_the_rows_in_order_in_blocks_of_two_or_more(sizes):
             assert any(
                 np.shares_memory(frame["row"].to_numpy(), b["row"].to_numpy()) for b in blocks
             )
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "kinds"),
+    [
+        ([7, 3] * 125, ["7", "A3"] * 125, "numbers in earlier chunks and labels"),
+        (["7", "A3"] * 125, [7, 3] * 125, "labels in earlier chunks and numbers"),
+        ([True, False] * 125, ["True", "maybe"] * 125, "booleans in earlier chunks and labels"),
+    ],
+)
+def test_a_column_typed_apart_by_its_chunks_is_refused(chunk, first, later, kinds):
+    """pd.read_csv(chunksize=...) guesses each chunk's types apart: a zip code 7 read as a
+    number in one chunk and as text in another would be two levels."""
+    chunks = [chunk.assign(zip=first), chunk.assign(zip=later)]
+    with pytest.raises(ValueError, match=f"column 'zip' holds {kinds} in a later one.*dtype="):
+        faircocco_score("y_pred", ["sex", "zip"], data=chunks)
+
+
+def test_integers_and_decimals_in_different_chunks_are_one_column_of_numbers(chunk):
+    halves = [chunk.assign(band=chunk["band"]), chunk.assign(band=chunk["band"] + 0.5)]
+    joined = pd.concat(halves, ignore_index=True)
+    expected = faircocco_score("y_pred", ["band"], data=[joined.astype({"band": float})])
+    assert faircocco_score("y_pred", ["band"], data=halves) == pytest.approx(expected, rel=1e-12)
