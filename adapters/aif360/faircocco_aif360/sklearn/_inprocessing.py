@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from faircocco_plugins.plugins import statistic_default
+from faircocco_plugins.plugins import align_by_index, statistic_default
 
 from .._network import NETWORK_DEFAULTS, PenalisedNetwork
 
@@ -92,8 +92,13 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any, sample_weight: Any = None) -> FairCOCCOInprocessing:
         """Train on ``X``'s features and labels ``y``, penalising the dependence on the
-        protected attributes in ``X``'s index; ``sample_weight`` resamples the rows."""
+        protected attributes in ``X``'s index; ``sample_weight`` resamples the rows.
+
+        A pandas ``y`` or ``sample_weight`` pairs with ``X``'s rows by index label, as the
+        core's score pairs pandas inputs: give it ``X``'s index."""
         self.prot_attr_ = _index_levels(X, self.prot_attr)
+        rows = align_by_index({"X": X, "y": y, "sample_weight": sample_weight})
+        y, sample_weight = rows["y"], rows["sample_weight"]
         sensitive = X.index.to_frame(index=False)[self.prot_attr_]
         columns = [c for c in X.columns if not (self.drop_prot_attr and c in self.prot_attr_)]
         if not columns:
@@ -108,7 +113,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
             X[columns].to_numpy(dtype=np.float64),
             np.asarray(y),
             sensitive,
-            sample_weight,
+            None if sample_weight is None else np.asarray(sample_weight),
         )
         self.classes_ = self.model_.classes_
         return self
