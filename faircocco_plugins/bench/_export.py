@@ -17,6 +17,7 @@ equals the exported store's.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -179,6 +180,7 @@ def write_export(
     *,
     study: str | None = None,
     sweep_params: Mapping[str, str | None] | None = None,
+    force: bool = False,
 ) -> int:
     """Write the export of a store (or of one study in it) to a CSV file.
 
@@ -187,26 +189,62 @@ def write_export(
     store : str or path-like
         The results store.
     out : str or path-like
-        The export; gzipped when its name ends in ``.gz``. An existing file is replaced.
+        The export; gzipped when its name ends in ``.gz``. An earlier export there is replaced;
+        the store itself never is.
     study : str, optional
         Export this study only.
     sweep_params : mapping of str to str or None, optional
         As for :func:`export_runs`.
+    force : bool, default False
+        Replace an existing file at ``out`` that is not an export.
 
     Returns
     -------
     int
         The number of runs exported.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` is the store, or an existing file that is not an export (without ``force``).
     """
+    path = Path(out)
+    _check_writable(Path(store), path, force)
     with ResultsStore(store, read_only=True) as opened:
         runs = opened.runs(study)
     frame = export_runs(runs, sweep_params=sweep_params)
-    path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     # a fixed gzip mtime: the same runs give the same bytes, so an unchanged export is no diff
     compression = {"method": "gzip", "mtime": 0} if path.name.endswith(".gz") else None
     frame.to_csv(path, index=False, compression=compression, float_format="%.10g")
     return len(runs)
+
+
+def _check_writable(store: Path, out: Path, force: bool) -> None:
+    """Refuse to write an export over the store, or over a file that is not an export."""
+    if not out.exists():
+        return
+    if store.exists() and out.samefile(store):
+        raise ValueError(
+            f"the export's file {out} is the results store being exported, which writing the "
+            "export would destroy; name another file, such as runs.csv.gz."
+        )
+    if not force and not _is_export(out):
+        raise ValueError(
+            f"the export's file {out} exists and is not a study export, which writing the export "
+            "would destroy; name another file, or pass --force (force=True) to replace it."
+        )
+
+
+def _is_export(path: Path) -> bool:
+    """Whether ``path`` begins with an export's header (an earlier export, to be replaced)."""
+    opener: Any = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", newline="") as file:
+            header = file.readline()
+    except (OSError, EOFError, UnicodeDecodeError):
+        return False
+    return header.startswith(",".join(KEY_COLUMNS) + ",")
 
 
 def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:

@@ -36,11 +36,17 @@ def register(commands: Any) -> None:
         description="Write every run of a results store (or of one study) to a CSV file, "
         "gzipped when its name ends in .gz: one row per run and evaluated part, with the "
         "dataset, notion, method, seed, strength, learning rate, batch size, the metrics and "
-        "the store's own fields, so that 'faircocco import' can restore the runs exactly.",
+        "the store's own fields, so that 'faircocco import' can restore the runs exactly. "
+        "An earlier export at FILE is replaced; another file only with --force.",
     )
     export.add_argument("store", metavar="STORE", help="the SQLite results store")
     export.add_argument("--out", required=True, metavar="FILE", help="the export (.csv or .csv.gz)")
     export.add_argument("--study", metavar="NAME", help="export this study only")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing FILE that is not an earlier export (never the store itself)",
+    )
     export.set_defaults(run=_export)
 
     restore = commands.add_parser(
@@ -61,7 +67,9 @@ def _export(args: argparse.Namespace) -> int:
 
     # a broken adapter should not stop the export: its methods get an empty strength
     sweeps = {name: spec.sweep_param for name, spec in available_methods(on_error="warn").items()}
-    count = write_export(args.store, args.out, study=args.study, sweep_params=sweeps)
+    count = write_export(
+        args.store, args.out, study=args.study, sweep_params=sweeps, force=args.force
+    )
     print(f"{count} runs exported to {args.out}")
     return 0
 

@@ -136,3 +136,33 @@ def test_export_and_import_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{count} runs exported" in capsys.readouterr().out
     assert main(["import", str(out), "--store", str(tmp_path / "new.sqlite")]) == 0
     assert f"{count} runs added" in capsys.readouterr().out
+
+
+def test_export_never_writes_over_the_store_it_exports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    before = fixture.path.read_bytes()
+    for force in ([], ["--force"]):
+        assert main(["export", str(fixture.path), "--out", str(fixture.path), *force]) == 2
+        err = capsys.readouterr().err
+        assert f"{fixture.path} is the results store being exported" in err
+        assert fixture.path.read_bytes() == before
+
+
+def test_export_replaces_an_earlier_export_and_another_file_only_when_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    notes = tmp_path / "notes.csv"
+    notes.write_text("my own notes\n")
+    assert main(["export", str(fixture.path), "--out", str(notes)]) == 2
+    assert "notes.csv exists and is not a study export" in capsys.readouterr().err
+    assert notes.read_text() == "my own notes\n"
+    assert main(["export", str(fixture.path), "--out", str(notes), "--force"]) == 0
+    assert read_export(notes)["run_id"].nunique() == len(fixture.records)
+    # an earlier export, plain or gzipped, is replaced without --force
+    out = tmp_path / "runs.csv.gz"
+    for _ in range(2):
+        assert main(["export", str(fixture.path), "--out", str(out)]) == 0
+        assert main(["export", str(fixture.path), "--out", str(notes)]) == 0
