@@ -68,6 +68,7 @@ class ExactFit:
             rank=u.n,
             method="exact",
             n=u.n,
+            norm_bound=ridge.norm_bound(u.n),
             compute_norms=lambda: (
                 xp.sqrt(xp.sum(u_side * u_side)),
                 xp.sqrt(xp.sum(e_side * e_side)),

@@ -676,6 +676,7 @@ class LowRankFit:
             rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
             method="lowrank",
             n=n,
+            norm_bound=ridge.norm_bound(n),
             compute_norms=lambda: (
                 _norm(centred, solvers, U),
                 _norm(centred, solvers, E),
