@@ -21,14 +21,26 @@ import gzip
 import json
 import math
 import os
+import warnings
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ._metrics import degenerate_runs, r_squared
-from ._store import ADDED_RUN_COLUMNS, EVALUATED_PARTS, RUN_COLUMNS, ResultsStore, RunRecord
+from .._vocabulary import NOTIONS
+from ._metrics import degenerate_runs, metric_range, r_squared
+from ._store import (
+    ADDED_RUN_COLUMNS,
+    EVALUATED_PARTS,
+    RUN_COLUMNS,
+    STATUSES,
+    ResultsStore,
+    RunRecord,
+)
+from ._study import cell_differences, run_id
 
 #: Columns that name a run and its setting, first in the export.
 KEY_COLUMNS: tuple[str, ...] = (
@@ -257,8 +269,26 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read as CSV (missing, truncated, damaged), or lacks the
+        export's columns: one line naming the file.
     """
-    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    try:
+        with warnings.catch_warnings():
+            # a row with more fields than the header would lose data in silence
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, keep_default_na=False, na_values=[""], index_col=False)
+    except FileNotFoundError:
+        raise ValueError(f"the export {path} does not exist.") from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, Warning) as error:
+        message = " ".join(str(error).split()) or type(error).__name__
+        raise ValueError(
+            f"{path} cannot be read as a study export, as it is truncated or damaged "
+            f"({message}); export the study again from its store."
+        ) from None
     missing = [
         name
         for name in (*KEY_COLUMNS, *_STORE_FIELDS)
@@ -274,6 +304,10 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
 def import_export(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[int, int]:
     """Add the runs of an export to a store, skipping those it holds already.
 
+    Every row is checked first (:func:`check_export`), and so is the store: it holds one study
+    configuration, as for :func:`run_study`, so an export of another study, or of the same
+    study with other settings, is refused. Nothing is written when a check fails.
+
     Parameters
     ----------
     path : str or path-like
@@ -285,58 +319,260 @@ def import_export(path: str | os.PathLike[str], store: str | os.PathLike[str]) -
     -------
     added, skipped : int
         Runs written, and runs the store already held.
+
+    Raises
+    ------
+    ValueError
+        One line naming the export (and its row and column) or the store, and what differs.
     """
-    records = records_of(read_export(path))
+    frame = read_export(path)
+    check_export(frame, path)
+    records = records_of(frame)
     with ResultsStore(store) as opened:
+        _check_one_study(opened, records, path)
         held = opened.completed()
         new = [record for record in records if record.run_id not in held]
         opened.add_many(new)
     return len(new), len(records) - len(new)
 
 
-def records_of(frame: pd.DataFrame) -> list[RunRecord]:
-    """The store records of an export's rows (one record per ``run_id``)."""
-    metric_columns = [
+#: Store fields every row has.
+_REQUIRED: tuple[str, ...] = (
+    "run_id",
+    "study",
+    "dataset",
+    "method",
+    "notion",
+    "seed",
+    "part",
+    "params",
+    "settings",
+    "status",
+    "versions",
+    "finished_at",
+)
+#: Numeric store fields: counts of rows, and costs.
+_COUNTS: tuple[str, ...] = ("n_rows", "n_train", "n_validation", "n_test")
+_COSTS: tuple[str, ...] = ("fit_seconds", "predict_seconds", "evaluate_seconds", "peak_memory_mib")
+#: Columns the export derives from the others, for its readers; an import does not read them.
+_DERIVED: tuple[str, ...] = (
+    "strength",
+    "learning_rate",
+    "batch_size",
+    "r2",
+    "faircocco",
+    "faircocco_adjusted",
+    "degenerate",
+)
+
+
+def check_export(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Refuse an export with a row the store could not hold as it is.
+
+    Each row must have its store fields; a known part, notion and status; a seed that is a
+    non-negative integer; counts and costs that are non-negative; each metric empty (not
+    measured, or undefined) or a number in its range (:data:`METRIC_RANGES`); parameters,
+    settings and versions that are JSON objects; and the ``run_id`` its study, dataset, method,
+    notion, seed, parameters and settings give (:func:`run_id`), so that an edited row is not
+    taken for a cell it is not. The rows of one run agree on its store fields, one per part.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The export, as :func:`read_export` returns it.
+    path : str or path-like
+        The export's file, named in the error.
+
+    Raises
+    ------
+    ValueError
+        One line naming the file, the row (counted from 1 after the header) and the column.
+    """
+    unknown = [
         name
         for name in frame.columns
-        if name not in (*KEY_COLUMNS, *_STORE_FIELDS)
-        and name not in ("strength", "faircocco", "faircocco_adjusted", "degenerate", "r2")
+        if name not in (*KEY_COLUMNS, *_STORE_FIELDS, *_DERIVED) and metric_range(name) is None
     ]
-    records = []
-    for run_id, rows in frame.groupby("run_id", sort=False):
-        first = rows.iloc[0]
-        metrics: dict[str, float] = {}
-        for _, row in rows.iterrows():
-            for name in metric_columns:
-                value = row[name]
-                if not pd.isna(value):
-                    metrics[f"{row['part']}.{name}"] = float(value)
-        records.append(
-            RunRecord(
-                run_id=str(run_id),
-                study=str(first["study"]),
-                dataset=str(first["dataset"]),
-                method=str(first["method"]),
-                notion=str(first["notion"]),
-                seed=int(first["seed"]),
-                params=json.loads(first["params"]),
-                settings=json.loads(first["settings"]),
-                status=str(first["status"]),
-                reason="" if pd.isna(first["reason"]) else str(first["reason"]),
-                n_train=_optional_int(first["n_train"]),
-                n_validation=_optional_int(first["n_validation"]),
-                n_test=_optional_int(first["n_test"]),
-                fit_seconds=_optional_float(first["fit_seconds"]),
-                predict_seconds=_optional_float(first["predict_seconds"]),
-                evaluate_seconds=_optional_float(first["evaluate_seconds"]),
-                peak_memory_mib=_optional_float(first["peak_memory_mib"]),
-                versions=json.loads(first["versions"]),
-                git_revision=None if pd.isna(first["git_revision"]) else str(first["git_revision"]),
-                finished_at=str(first["finished_at"]),
-                metrics=metrics,
-            )
+    if unknown:
+        raise ValueError(
+            f"{path} is not a valid study export: the columns {unknown} are not metrics of a "
+            "run; export the study again from its store with this version."
         )
-    return records
+    for name in _REQUIRED:
+        _refuse_first(path, frame, name, frame[name].isna(), "is empty")
+    _check_choice(path, frame, "part", EVALUATED_PARTS)
+    _check_choice(path, frame, "notion", NOTIONS)
+    _check_choice(path, frame, "status", STATUSES)
+    seeds = _numbers(path, frame, "seed")
+    bad = ~((seeds >= 0) & (seeds == seeds.round()))
+    _refuse_first(path, frame, "seed", bad, "is not a valid seed (a non-negative integer)")
+    for name in (*_COUNTS, *_COSTS):
+        values = _numbers(path, frame, name)
+        _refuse_first(path, frame, name, values < 0, "is negative")
+        if name in _COUNTS:
+            fractional = values.notna() & (values != values.round())
+            _refuse_first(path, frame, name, fractional, "is not a whole number")
+    for name in frame.columns:
+        bounds = metric_range(name)
+        if bounds is not None:
+            values = _numbers(path, frame, name)
+            outside = values.notna() & ~values.between(*bounds) | np.isinf(values)
+            low, high = bounds
+            _refuse_first(path, frame, name, outside, f"is outside [{low:g}, {high:g}]")
+    _check_run_ids(path, frame)
+
+
+def _check_choice(path: Any, frame: pd.DataFrame, name: str, allowed: tuple[str, ...]) -> None:
+    _refuse_first(
+        path, frame, name, ~frame[name].isin(allowed), f"is not one of {', '.join(allowed)}"
+    )
+
+
+def _numbers(path: Any, frame: pd.DataFrame, name: str) -> pd.Series:
+    """A column as floats (NaN where empty); a cell that is not a number is refused."""
+    column = frame[name]
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        return column.astype(float)
+    values = pd.to_numeric(column, errors="coerce")
+    # "nan" reads as NaN, an undefined value, as an empty cell does
+    spelled_nan = column.astype(str).str.strip().str.lower() == "nan"
+    _refuse_first(
+        path, frame, name, column.notna() & values.isna() & ~spelled_nan, "is not a number"
+    )
+    return values.astype(float)
+
+
+def _refuse_first(path: Any, frame: pd.DataFrame, name: str, bad: pd.Series, problem: str) -> None:
+    """Refuse the first row where ``bad`` holds, naming the file, the row, the column and
+    the cell."""
+    if not bad.any():
+        return
+    position = int(np.flatnonzero(bad.to_numpy(dtype=bool))[0])
+    value = frame[name].iloc[position]
+    if isinstance(value, np.generic):
+        value = value.item()
+    shown = "" if pd.isna(value) else f"{value!r} "
+    _refuse(path, position, name, f"{shown}{problem}")
+
+
+def _refuse(path: Any, position: int, name: str, problem: str) -> None:
+    raise ValueError(
+        f"{path} is not a valid study export: row {position + 1}, column {name}: {problem}; "
+        "export the study again from its store, or correct that row."
+    )
+
+
+def _check_run_ids(path: Any, frame: pd.DataFrame) -> None:
+    """Each row's JSON objects parse, its ``run_id`` is the hash of its identity, and the rows
+    of one run agree and have one part each."""
+    objects: dict[str, list[Any]] = {name: [] for name in _JSON_FIELDS}
+    for name, values in objects.items():
+        for position, text in enumerate(frame[name]):
+            try:
+                value = json.loads(text)
+            except (TypeError, ValueError) as error:
+                _refuse(path, position, name, f"is not valid JSON ({error})")
+            if not isinstance(value, dict):
+                _refuse(path, position, name, f"holds a JSON {type(value).__name__}, not an object")
+            values.append(value)
+    columns = [frame[name] for name in ("run_id", "study", "dataset", "method", "notion", "seed")]
+    for position, (key, study, dataset, method, notion, seed) in enumerate(
+        zip(*columns, strict=True)
+    ):
+        expected = run_id(
+            study=str(study),
+            dataset=str(dataset),
+            method=str(method),
+            notion=str(notion),
+            seed=int(seed),
+            params=objects["params"][position],
+            settings=objects["settings"][position],
+        )
+        if key != expected:
+            _refuse(
+                path,
+                position,
+                "run_id",
+                f"{key!r} is not the id of the row's study, dataset, method, notion, seed, "
+                f"params and settings (they give {expected!r}), so the row was edited and "
+                "would stand for a cell it is not",
+            )
+    repeated = frame.duplicated(["run_id", "part"])
+    _refuse_first(path, frame, "part", repeated, "comes twice for this run_id")
+    fields = [name for name in _STORE_FIELDS if name != "run_id"]
+    first = frame.groupby("run_id", sort=False)[fields].transform("first")
+    for name in fields:
+        differs = ~((frame[name] == first[name]) | (frame[name].isna() & first[name].isna()))
+        _refuse_first(path, frame, name, differs, "differs from the run's first row")
+
+
+def _check_one_study(store: ResultsStore, records: list[RunRecord], path: Any) -> None:
+    """Refuse runs of another study, or of another configuration, than the store's."""
+    studies, held = store.studies(), store.study_settings()
+    names = set(held["study"]) | set(studies["study"])
+    differences = []
+    others = sorted({record.study for record in records} - names)
+    if names and others:
+        differences.append(f"study: {sorted(names)} in the store, {others} in the export")
+    settings = {(study, method): value for study, method, value in held.itertuples(index=False)}
+    configs = studies.groupby("study")["config"].agg(list).to_dict()
+    for record in records:
+        before = settings.get((record.study, record.method), record.settings)
+        if before != record.settings:
+            differences.append(
+                f"settings of {record.method}: {before} in the store, {record.settings} in the "
+                "export"
+            )
+        for config in configs.get(record.study, []):
+            differences += cell_differences(config, record)
+    if differences:
+        shown = list(dict.fromkeys(differences))
+        listed = "; ".join(shown[:3]) + ("; ..." if len(shown) > 3 else "")
+        raise ValueError(
+            f"{store.path} holds a study of another configuration ({listed}), and a store holds "
+            "one study configuration, so that its report describes every run in it: import "
+            f"{path} into a new store (faircocco import EXPORT --store PATH), or move "
+            f"{store.path} away to start over."
+        )
+
+
+def records_of(frame: pd.DataFrame) -> list[RunRecord]:
+    """The store records of an export's rows (one record per ``run_id``)."""
+    metric_columns = [name for name in frame.columns if metric_range(name) is not None]
+    values = frame[metric_columns].to_numpy(dtype=float)
+    parts = frame["part"].to_numpy()
+    metrics: dict[str, dict[str, float]] = {}
+    for key, part, row in zip(frame["run_id"], parts, values, strict=True):
+        measured = metrics.setdefault(str(key), {})
+        for index in np.flatnonzero(~np.isnan(row)):
+            measured[f"{part}.{metric_columns[index]}"] = float(row[index])
+    firsts = frame.drop_duplicates("run_id")[list(RUN_COLUMNS)].to_dict("records")
+    return [
+        RunRecord(
+            run_id=str(first["run_id"]),
+            study=str(first["study"]),
+            dataset=str(first["dataset"]),
+            method=str(first["method"]),
+            notion=str(first["notion"]),
+            seed=int(first["seed"]),
+            params=json.loads(first["params"]),
+            settings=json.loads(first["settings"]),
+            status=str(first["status"]),
+            reason="" if pd.isna(first["reason"]) else str(first["reason"]),
+            n_train=_optional_int(first["n_train"]),
+            n_validation=_optional_int(first["n_validation"]),
+            n_test=_optional_int(first["n_test"]),
+            fit_seconds=_optional_float(first["fit_seconds"]),
+            predict_seconds=_optional_float(first["predict_seconds"]),
+            evaluate_seconds=_optional_float(first["evaluate_seconds"]),
+            peak_memory_mib=_optional_float(first["peak_memory_mib"]),
+            versions=json.loads(first["versions"]),
+            git_revision=None if pd.isna(first["git_revision"]) else str(first["git_revision"]),
+            finished_at=str(first["finished_at"]),
+            metrics=metrics[str(first["run_id"])],
+        )
+        for first in firsts
+    ]
 
 
 def _optional_int(value: Any) -> int | None:

@@ -54,7 +54,9 @@ def register(commands: Any) -> None:
         help="add the runs of an export to a results store, to resume its study",
         description="Add the runs of a file written by 'faircocco export' to a results store "
         "(created when missing), skipping runs it holds already. Running the same study on "
-        "that store then computes only the cells that are missing.",
+        "that store then computes only the cells that are missing. Every row is checked first "
+        "(its run id against its parameters, its metrics against their ranges, its part and "
+        "seed), and so is the store: one of another study or configuration is refused.",
     )
     restore.add_argument("export", metavar="EXPORT", help="a file written by 'faircocco export'")
     restore.add_argument("--store", required=True, metavar="STORE", help="the results store")

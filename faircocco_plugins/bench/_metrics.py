@@ -71,6 +71,30 @@ SPREAD_THRESHOLD = 1e-3
 #: it predicts no better than the part's mean outcome, so its low fairness scores are the
 #: fairness of predicting nothing, not a trade-off it achieved.
 R2_THRESHOLD = 0.01
+#: The values each metric of a run can take when it is defined (shares, rates, scores and gaps
+#: in [0, 1]; errors and variances non-negative); a per-attribute metric (``deo[sex]``) has
+#: its base metric's range.
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    **dict.fromkeys(CLASSIFICATION_METRICS, (0.0, 1.0)),
+    **dict.fromkeys(REGRESSION_METRICS, (0.0, math.inf)),
+    **{f"faircocco_{n}{s}": (0.0, 1.0) for n in NOTIONS for s in ("", "_adjusted")},
+    "deo": (0.0, 1.0),
+    "di": (0.0, 1.0),
+}
+
+
+def metric_range(name: str) -> tuple[float, float] | None:
+    """The values a metric of a run can take (:data:`METRIC_RANGES`), or None for a name that
+    is not one.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench._metrics import metric_range
+    >>> metric_range("deo[sex]"), metric_range("mse"), metric_range("training.accuracy")
+    ((0.0, 1.0), (0.0, inf), None)
+    """
+    base = name.partition("[")[0] if name.endswith("]") else name
+    return METRIC_RANGES.get(base)
 
 
 def metric_names(

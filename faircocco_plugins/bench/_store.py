@@ -475,6 +475,29 @@ class ResultsStore:
             query, arguments = query + " WHERE study = ?", (study,)
         return dict(self._db.execute(query, arguments).fetchall())
 
+    def study_settings(self) -> pd.DataFrame:
+        """Each study's methods and their settings in the store's runs, one row for each.
+
+        A study configuration gives each of its methods one setting of the study-wide settings
+        (epochs, row caps), so a method with two is two configurations in one store.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``study``, ``method`` and ``settings`` (dict).
+
+        Examples
+        --------
+        See :class:`ResultsStore`.
+        """
+        rows = self._db.execute(
+            "SELECT study, method, settings, MIN(run_id) FROM runs GROUP BY study, method, settings"
+        ).fetchall()
+        frame = pd.DataFrame([row[:2] for row in rows], columns=["study", "method"])
+        values = [self._mapping(row[2], "runs", f"run_id = '{row[3]}'", "settings") for row in rows]
+        frame["settings"] = pd.Series(values, dtype=object)
+        return frame
+
     def record_study(
         self,
         study: str,

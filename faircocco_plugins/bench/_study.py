@@ -263,6 +263,63 @@ def study_differences(recorded: Mapping[str, Any], config: StudyConfig) -> list[
     return differences
 
 
+def cell_differences(recorded: Mapping[str, Any], run: Cell | RunRecord) -> list[str]:
+    """How a run lies outside a recorded study configuration, one phrase per setting.
+
+    The run's dataset, method, notion and seed must be among the configuration's; its row caps
+    and any epochs it has those of the configuration; and each parameter the configuration
+    fixes for the dataset or overrides one of its values. A setting the record lacks has its
+    default value, as in :func:`study_differences`.
+
+    Parameters
+    ----------
+    recorded : mapping
+        A configuration as :meth:`ResultsStore.studies` returns it.
+    run : Cell or RunRecord
+
+    Returns
+    -------
+    list of str
+        Empty when the run is a cell of that configuration.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import RunRecord, StudyConfig
+    >>> from faircocco_plugins.bench._study import cell_differences
+    >>> recorded = StudyConfig(name="quick", datasets=("adult",), seeds=(0, 1)).to_dict()
+    >>> run = RunRecord(run_id="r", study="quick", dataset="adult", method="nn", notion="eo",
+    ...                 seed=4, params={}, settings={}, status="ok")
+    >>> cell_differences(recorded, run)
+    ['seeds: [0, 1] in the store, 4 here']
+    """
+    config = {**StudyConfig(datasets=(run.dataset,)).to_dict(), **recorded}
+    differences = []
+    identity: dict[str, Any] = {
+        "datasets": run.dataset,
+        "notions": run.notion,
+        "seeds": run.seed,
+        "methods": run.method,
+    }
+    for name, value in identity.items():
+        if value not in config[name] and (name != "methods" or config[name]):
+            differences.append(f"{name}: {config[name]!r} in the store, {value!r} here")
+    for name in _SIZE_LIMITS:
+        setting = run.settings.get(name)
+        # a method without epochs has none in its settings, whatever the study's
+        if (setting is not None or name.startswith("max_")) and setting != config[name]:
+            differences.append(f"{name}: {config[name]!r} in the store, {setting!r} here")
+    fixed = config["fixed_params"].get(run.dataset, {})
+    overrides = config["grid_overrides"]
+    for key, value in run.params.items():
+        if key in fixed and value != fixed[key]:
+            differences.append(
+                f"{key} on {run.dataset}: {fixed[key]!r} in the store, {value!r} here"
+            )
+        elif key not in fixed and key in overrides and value not in overrides[key]:
+            differences.append(f"{key}: {overrides[key]!r} in the store, {value!r} here")
+    return differences
+
+
 @dataclass(frozen=True)
 class DatasetProfile:
     """What decides whether a method applies to a dataset: its task and kinds.

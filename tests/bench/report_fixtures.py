@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from faircocco_plugins.bench import ResultsStore, RunRecord
+from faircocco_plugins.bench._study import run_id
 
 STUDY = "fixture"
 SEEDS = (0, 1, 2)
@@ -86,7 +87,8 @@ def _test_metrics(
     for notion in NOTIONS:
         low = 0.005 if method == "faircocco" else 0.1
         metrics[f"test.faircocco_{notion}"] = low + rng.uniform(0.0, 0.02)
-        metrics[f"test.faircocco_{notion}_adjusted"] = low / 2 + rng.uniform(-0.01, 0.01)
+        # chance-adjusted scores are clipped at 0, as the score clips them
+        metrics[f"test.faircocco_{notion}_adjusted"] = max(0.0, low / 2 + rng.uniform(-0.01, 0.01))
         for attribute in attributes:
             metrics[f"test.faircocco_{notion}[{attribute}]"] = rng.uniform(0.0, 0.2)
     metrics["test.deo"] = rng.uniform(0.0, 0.3)
@@ -112,7 +114,7 @@ def build_fixture_store(path: Path, *, study: str = STUDY, seed: int = 0) -> Fix
         store.add_many(fixture.records)
         store.record_study(
             study,
-            {"name": study, "datasets": list(DATASETS), "seeds": list(SEEDS)},
+            {"name": study, "datasets": list(DATASETS), "seeds": list(SEEDS), "epochs": 2},
             versions={"python": "3.11.test", "numpy": "0.0.test"},
             git_revision="0123abc",
         )
@@ -132,7 +134,6 @@ def _add_group(
 ) -> None:
     for params in _settings(method):
         identity: dict[str, Any] = {
-            "run_id": f"{study}-{dataset}-{notion}-{method}-{seed}-{sorted(params.items())}",
             "study": study,
             "dataset": dataset,
             "method": method,
@@ -141,6 +142,7 @@ def _add_group(
             "params": params,
             "settings": {"epochs": 2},
         }
+        identity["run_id"] = run_id(**identity)
         if method == "linear_loss" and dataset == "students":
             fixture.records.append(
                 RunRecord(**identity, status="not_applicable", reason=NOT_APPLICABLE)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import json
 import math
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +22,7 @@ from faircocco_plugins.bench._export import (
     read_export,
     write_export,
 )
+from faircocco_plugins.bench._study import run_id
 from faircocco_plugins.cli import main
 
 SWEEPS = {"faircocco": "lam", "facl": "lam", "farmi": "lam", "nn": None, "linear_loss": None}
@@ -138,6 +142,16 @@ def test_export_and_import_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{count} runs added" in capsys.readouterr().out
 
 
+COMMITTED = Path(__file__).parents[2] / "docs" / "results" / "paper"
+
+
+@pytest.mark.parametrize("name", ["runs.csv.gz", "tuning.csv.gz"])
+def test_the_committed_exports_import_cleanly(tmp_path: Path, name: str) -> None:
+    export = COMMITTED / name
+    added, skipped = import_export(export, tmp_path / "store.sqlite")
+    assert (added, skipped) == (read_export(export)["run_id"].nunique(), 0)
+
+
 def test_export_never_writes_over_the_store_it_exports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -166,3 +180,164 @@ def test_export_replaces_an_earlier_export_and_another_file_only_when_forced(
     for _ in range(2):
         assert main(["export", str(fixture.path), "--out", str(out)]) == 0
         assert main(["export", str(fixture.path), "--out", str(notes)]) == 0
+
+
+def _edited_export(tmp_path: Path, edit: Callable[[pd.DataFrame], object]) -> Path:
+    """An export of the fixture store, changed by ``edit`` and written back as CSV."""
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv"
+    write_export(fixture.path, out, sweep_params=SWEEPS)
+    frame = read_export(out)
+    edit(frame)
+    frame.to_csv(out, index=False, float_format="%.10g")
+    return out
+
+
+def _first_row(frame: pd.DataFrame, **where: object) -> int:
+    mask = pd.Series(True, index=frame.index)
+    for name, value in where.items():
+        mask &= frame[name] == value
+    return int(mask.to_numpy().nonzero()[0][0])
+
+
+def test_a_run_whose_parameters_were_changed_under_its_old_id_is_refused(
+    tmp_path: Path,
+) -> None:
+    edited = {}
+
+    def change(frame: pd.DataFrame) -> None:
+        row = _first_row(frame, method="faircocco", status="ok")
+        rows = frame["run_id"] == frame.at[row, "run_id"]
+        params = json.loads(frame.at[row, "params"])
+        frame.loc[rows, "params"] = json.dumps({**params, "lam": params["lam"] * 10})
+        edited["row"] = row + 1
+
+    export = _edited_export(tmp_path, change)
+    store = tmp_path / "fresh.sqlite"
+    message = rf"runs\.csv is not a valid study export: row {edited['row']}, column run_id: "
+    with pytest.raises(ValueError, match=message + ".* is not the id of the row's study"):
+        import_export(export, store)
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "problem"),
+    [
+        ("accuracy", 1.7, r"1\.7 is outside \[0, 1\]"),
+        ("faircocco_eo", -3.0, r"-3\.0 is outside \[0, 1\]"),
+        ("mse", math.inf, r"inf is outside \[0, inf\]"),
+        ("seed", -1, r"-1 is not a valid seed"),
+        ("part", "training", r"'training' is not one of validation, test"),
+        ("notion", "fair", r"'fair' is not one of dp, eo, cal"),
+        ("n_rows", -5, r"-5(\.0)? is negative"),
+    ],
+)
+def test_an_impossible_value_is_refused_naming_the_file_row_and_column(
+    tmp_path: Path, column: str, value: object, problem: str
+) -> None:
+    edited = {}
+
+    def change(frame: pd.DataFrame) -> None:
+        task = {"mse": "students", "accuracy": "german"}.get(column, "german")
+        row = _first_row(frame, dataset=task, status="ok", part="test")
+        if frame[column].dtype.kind in "fi" and not isinstance(value, str):
+            frame[column] = frame[column].astype(float)
+        else:
+            frame[column] = frame[column].astype(object)
+        frame.at[row, column] = value
+        edited["row"] = row + 1
+
+    export = _edited_export(tmp_path, change)
+    with pytest.raises(ValueError, match=rf"row {edited['row']}, column {column}: .*{problem}"):
+        import_export(export, tmp_path / "fresh.sqlite")
+
+
+def test_metrics_of_another_part_or_name_are_refused_rather_than_dropped(tmp_path: Path) -> None:
+    export = _edited_export(tmp_path, lambda frame: frame.insert(9, "training.accuracy", 0.9))
+    with pytest.raises(ValueError, match=r"the columns \['training\.accuracy'\] are not metrics"):
+        import_export(export, tmp_path / "fresh.sqlite")
+
+
+def test_an_undefined_metric_imports_as_undefined(tmp_path: Path) -> None:
+    def undefine(frame: pd.DataFrame) -> None:
+        frame["auc"] = frame["auc"].astype(object)
+        frame.loc[frame["dataset"] == "german", "auc"] = "nan"
+
+    import_export(_edited_export(tmp_path, undefine), tmp_path / "fresh.sqlite")
+
+
+def test_import_into_a_store_of_another_study_is_refused(tmp_path: Path) -> None:
+    other = build_fixture_store(tmp_path / "other.sqlite", study="other")
+    export = tmp_path / "other.csv.gz"
+    write_export(other.path, export)
+    store = build_fixture_store(tmp_path / "store.sqlite").path
+    with ResultsStore(store) as opened:
+        before = len(opened.runs())
+    with pytest.raises(ValueError, match=r"store\.sqlite holds a study of another configuration"):
+        import_export(export, store)
+    with ResultsStore(store) as opened:
+        assert len(opened.runs()) == before
+
+
+def test_import_of_the_same_study_with_other_settings_is_refused(tmp_path: Path) -> None:
+    def more_epochs(frame: pd.DataFrame) -> None:
+        for position in range(len(frame)):
+            settings = {**json.loads(frame.at[position, "settings"]), "epochs": 5}
+            identity = {n: frame.at[position, n] for n in ("study", "dataset", "method", "notion")}
+            frame.at[position, "settings"] = json.dumps(settings)
+            frame.at[position, "run_id"] = run_id(
+                **identity,
+                seed=int(frame.at[position, "seed"]),
+                params=json.loads(frame.at[position, "params"]),
+                settings=settings,
+            )
+
+    export = _edited_export(tmp_path / "a", more_epochs)
+    store = build_fixture_store(tmp_path / "store.sqlite").path
+    with pytest.raises(ValueError, match=r"epochs: 2 in the store, 5 here"):
+        import_export(export, store)
+
+
+def test_a_truncated_export_is_refused_in_one_line_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv.gz"
+    write_export(fixture.path, out)
+    out.write_bytes(out.read_bytes()[: out.stat().st_size // 2])
+    assert main(["import", str(out), "--store", str(tmp_path / "new.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"faircocco: error: {out} cannot be read as a study export")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (
+            lambda text: text.replace(",0.75,", ",0.75x,", 1),
+            r"row \d+, column \w+: '0\.75x' is not a number",
+        ),
+        (
+            lambda text: text.replace('"{""epochs"": 2}"', '"{""epochs"": }"', 1),
+            r"row 1, column settings: is not valid JSON",
+        ),
+        (
+            lambda text: text.rsplit('"', 1)[0],
+            r"cannot be read as a study export.*EOF inside string",
+        ),
+    ],
+)
+def test_a_damaged_export_is_refused_naming_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[str], str], expected: str
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / "runs.csv"
+    write_export(fixture.path, out)
+    damaged = damage(out.read_text())
+    assert damaged != out.read_text()
+    out.write_text(damaged)
+    assert main(["import", str(out), "--store", str(tmp_path / "new.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(expected, err), err
+    assert str(out) in err and len(err.strip().splitlines()) == 1
