@@ -198,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
         )
         notes = []
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        # an estimate is of the datasets the note names, so the note goes with it
+        print(f"note: {note}", file=sys.stdout if args.estimate else sys.stderr)
     store = args.store if args.store is not None else DEFAULT_STORE
     options = {
         "backend": args.backend or "local",

@@ -149,9 +149,14 @@ class Estimate:
 
     def describe(self, jobs: int = 1) -> str:
         """One line for the user, with the time spread over ``jobs`` workers."""
+        counts = f"{self.cells} cells: {self.done} done, {self.remaining} to run"
+        if self.remaining and self.unmeasured == self.remaining:
+            return (
+                f"{counts}; no cell has a measured time yet, so there is no time estimate "
+                "(it comes from the stored runs of each cell's method)"
+            )
         line = (
-            f"{self.cells} cells: {self.done} done, {self.remaining} to run, about "
-            f"{format_duration(self.seconds / max(jobs, 1))} with {jobs} worker(s)"
+            f"{counts}, about {format_duration(self.seconds / max(jobs, 1))} with {jobs} worker(s)"
         )
         if self.unmeasured:
             line += f", plus {self.unmeasured} cells whose method has no measured run yet"

@@ -144,6 +144,22 @@ def test_synthetic_fallback_note_says_what_runs_and_how_to_give_the_data(
     assert note.endswith("('faircocco datasets --data-dir DIR' lists the ones it finds)")
 
 
+def test_the_estimate_says_it_is_of_the_synthetic_datasets_when_the_paper_data_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
+    monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    store = str(tmp_path / "paper.sqlite")
+    status, out, _ = _bench(capsys, "--preset", "quick", "--store", store, "--estimate")
+    assert status == 0
+    note, estimate = out.splitlines()
+    assert note.startswith("note: none of the paper's datasets was found")
+    assert "runs the synthetic datasets (synthetic, synthetic_regression) instead" in note
+    assert estimate.startswith("study quick: ")
+    assert "no cell has a measured time yet" in estimate
+
+
 def test_fairlearn_preset_puts_fairlearns_mitigators_beside_ours() -> None:
     config, notes = preset_config("fairlearn")
     assert config.datasets == ("adult", "compas", "german", "drugs")

@@ -222,6 +222,11 @@ def test_estimate_of_an_empty_store_counts_every_cell_as_unmeasured() -> None:
     cells = [_cell("a", "adult", "nn"), _cell("b", "adult", "pen")]
     result = estimate(cells, pd.DataFrame(), {})
     assert (result.remaining, result.unmeasured, result.seconds) == (2, 2, 0.0)
+    # no "about 0.0s" for cells without a measured time
+    assert result.describe() == (
+        "2 cells: 0 done, 2 to run; no cell has a measured time yet, so there is no time "
+        "estimate (it comes from the stored runs of each cell's method)"
+    )
 
 
 @pytest.mark.skipif(
