@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from .._api import faircocco_report, faircocco_score, independence_test
 from ..plugins import DegenerateModelWarning, available_methods
 from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD, evaluate_predictions
 from ._presets import PRESETS
+from ._progress import progress_lines
 from ._runner import (
     Loader,
     Part,
@@ -643,7 +643,7 @@ def _weights(lambdas: Sequence[float]) -> tuple[float, ...]:
 
 
 def _bar(jobs: list[Any], settings: ExperimentSettings, what: str, unit: str = "network") -> Any:
-    return tqdm(jobs, desc=what, unit=unit, disable=not settings.progress)
+    return progress_lines(jobs, what=what, unit=unit) if settings.progress else iter(jobs)
 
 
 #: Each experiment's function, by name.

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO, TypeVar
 
 from ._store import RunRecord
 from ._study import Cell
 
 #: Cells listed under the bar of the live display.
 _SHOWN_CELLS = 4
+T = TypeVar("T")
 
 
 class Progress:
@@ -212,6 +214,56 @@ def default_progress() -> Progress:
         return PlainProgress()
     console = Console(stderr=True)
     return RichProgress(console) if console.is_terminal else PlainProgress()
+
+
+def progress_lines(
+    items: Sequence[T], *, what: str, unit: str, stream: TextIO | None = None
+) -> Iterator[T]:
+    """Iterate over ``items`` showing progress: a live bar on a terminal, else one line per item.
+
+    A bar redrawn in place reads as one line on a terminal, but in a log or a pipe each redraw
+    stays, the last one twice (once when the last item ends and once when the bar closes); off
+    a terminal each finished item therefore gets one line, as :class:`PlainProgress` prints.
+
+    Parameters
+    ----------
+    items : sequence
+    what : str
+        What the items are part of, such as ``"convergence"``.
+    unit : str
+        What one item is, such as ``"network"``.
+    stream : file-like, optional
+        Where progress goes (default: standard error).
+
+    Yields
+    ------
+    The items, in order.
+
+    Examples
+    --------
+    >>> import io
+    >>> from faircocco_plugins.bench._progress import progress_lines
+    >>> out = io.StringIO()
+    >>> list(progress_lines(["a", "b"], what="demo", unit="network", stream=out))
+    ['a', 'b']
+    >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
+    demo: 1/2 network (ETA ...)
+    demo: 2/2 network (ETA ...)
+    """
+    from tqdm.auto import tqdm
+
+    stream = stream if stream is not None else sys.stderr
+    if stream.isatty():
+        yield from tqdm(items, desc=what, unit=unit, file=stream)
+        return
+    began, total = time.monotonic(), len(items)
+    for count, item in enumerate(items, start=1):
+        yield item
+        print(
+            f"{what}: {count}/{total} {unit} (ETA {_eta(began, count, total)})",
+            file=stream,
+            flush=True,
+        )
 
 
 def _eta(began: float, done: int, total: int) -> str:
