@@ -114,16 +114,19 @@ class _FairNetwork(BaseEstimator):
 
     def _fit(self, X: Any, y: Any, sensitive_features: Any, sample_weight: Any) -> Any:
         self._check_params()
-        # pandas rows pair by label, as in the score: X's order, the others put in it
-        rows = align_by_index(
-            {
-                "X": X,
-                "y": y,
-                "sensitive_features": sensitive_features,
-                "sample_weight": sample_weight,
-            }
-        )
-        X, y, sensitive_features, sample_weight = rows.values()
+        if sensitive_features is not None:
+            # pandas rows pair by label, as in the score: X's order, the others put in it.
+            # Without attributes, X, y and sample_weight pair by position, as in
+            # scikit-learn, whose meta-estimators (fairlearn's reductions) renumber y alone.
+            rows = align_by_index(
+                {
+                    "X": X,
+                    "y": y,
+                    "sensitive_features": sensitive_features,
+                    "sample_weight": sample_weight,
+                }
+            )
+            X, y, sensitive_features, sample_weight = rows.values()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] < 2:
@@ -449,10 +452,11 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
             Sensitive attributes of any mix of types (numbers, booleans, strings,
             categoricals), encoded by :class:`SensitiveEncoder`. Without them the penalty is
             not applied (a ``UserWarning`` says so) and the network is trained on the loss
-            alone, which is also what ``penalty=None`` does. Pandas rows of ``X``, ``y``,
-            ``sensitive_features`` and ``sample_weight`` pair by index label, in ``X``'s order
-            when it is a pandas object; an array beside pandas inputs in different orders is
-            refused, as by :func:`faircocco_plugins.faircocco_score`.
+            alone, which is also what ``penalty=None`` does. With them, pandas rows of ``X``,
+            ``y``, ``sensitive_features`` and ``sample_weight`` pair by index label, in ``X``'s
+            order when it is a pandas object, and an array beside pandas inputs in different
+            orders is refused, as by :func:`faircocco_plugins.faircocco_score`; without them,
+            ``X``, ``y`` and ``sample_weight`` pair by position, as in scikit-learn.
         sample_weight : array-like of shape (n,), optional
             Non-negative row weights. The network trains on as many rows as it has, drawn with
             replacement in proportion to them (seeded by ``random_state``), so the loss and the

@@ -95,3 +95,26 @@ def test_a_penalty_refuses_masked_attributes_by_name():
     sensitive = np.ma.masked_greater(np.linspace(0.0, 1.0, 8), 0.9)
     with pytest.raises(TypeError, match=r"^sensitive is a numpy masked array"):
         FairCOCCOPenalty(notion="dp").fit(sensitive)
+
+
+def test_without_attributes_x_y_and_weights_pair_by_position(rows):
+    """As in scikit-learn: fairlearn's reductions pass X with its own index beside y and
+    sample_weight renumbered from 0, in X's order."""
+    X, y, _ = rows
+    order = np.random.default_rng(2).permutation(N)
+    weights = np.linspace(0.5, 1.5, N)
+    model = FairCOCCOClassifier(penalty=None, epochs=2, batch_size=32, random_state=0)
+    expected = model.fit(X.to_numpy()[order], y.to_numpy()[order], sample_weight=weights)
+    got = clone_of(model).fit(
+        X.iloc[order], pd.Series(y.to_numpy()[order]), sample_weight=pd.Series(weights)
+    )
+    # a DataFrame's columns are summed in another memory order: 1e-16 measured
+    np.testing.assert_allclose(
+        got.predict_proba(X), expected.predict_proba(X.to_numpy()), rtol=0, atol=1e-12
+    )
+
+
+def clone_of(model):
+    from sklearn.base import clone
+
+    return clone(model)
