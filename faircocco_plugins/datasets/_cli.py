@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from ._files import ENV_CACHE, ENV_DATA, cache_dir
@@ -32,9 +31,6 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the table of :func:`list_datasets`; return the exit status."""
-    if args.data_dir is not None and not os.path.isdir(args.data_dir):
-        problem = "is not a directory" if os.path.exists(args.data_dir) else "does not exist"
-        raise ValueError(f"--data-dir {args.data_dir} {problem}; pass the directory of raw files")
     table = list_datasets(data_dir=args.data_dir)
     if args.json:
         records = json.loads(table.reset_index().to_json(orient="records"))

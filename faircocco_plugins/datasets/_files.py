@@ -111,6 +111,12 @@ def search_dirs(data_dir: str | os.PathLike[str] | None) -> list[tuple[str, Path
             raise TypeError(
                 f"data_dir={data_dir!r} is not valid; expected a path (str or os.PathLike)."
             )
+        if not Path(data_dir).is_dir():
+            problem = "is not a directory" if Path(data_dir).exists() else "does not exist"
+            raise ValueError(
+                f"data_dir {os.fspath(data_dir)} {problem}; pass the directory that holds the "
+                "raw files as DIR/<dataset>/<file>."
+            )
         dirs.append(("data_dir", Path(data_dir)))
     if os.environ.get(ENV_DATA):
         dirs.append((f"${ENV_DATA}", Path(os.environ[ENV_DATA])))

@@ -641,13 +641,16 @@ def test_a_csv_without_a_last_line_end_is_read(capsys, tmp_path, csv_file, peopl
     assert report_rows(out) == report_rows(expected)
 
 
-def test_datasets_refuses_a_data_dir_that_does_not_exist(capsys, tmp_path):
+@pytest.mark.parametrize("command", [["datasets"], ["bench", "--preset", "quick", "--estimate"]])
+def test_a_data_dir_that_does_not_exist_is_refused(capsys, tmp_path, command):
+    """Not a silent fallback to the other places searched, or to the synthetic datasets."""
     missing = tmp_path / "nowhere"
-    code, out, err = run_cli(capsys, "datasets", "--data-dir", missing)
+    store = ["--store", str(tmp_path / "s.sqlite")] if command[0] == "bench" else []
+    code, out, err = run_cli(capsys, *command, *store, "--data-dir", missing)
     assert code == 2 and out == ""
-    assert f"--data-dir {missing} does not exist" in one_line_error(err)
+    assert f"data_dir {missing} does not exist" in one_line_error(err)
     (tmp_path / "a_file").write_text("")
-    code, _, err = run_cli(capsys, "datasets", "--data-dir", tmp_path / "a_file")
+    code, _, err = run_cli(capsys, *command, *store, "--data-dir", tmp_path / "a_file")
     assert code == 2
     assert "is not a directory" in one_line_error(err)
 
