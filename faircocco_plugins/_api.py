@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -232,6 +234,13 @@ def faircocco_report(
 TEST_WIDTHS = (0.5, 1.0, 2.0)
 
 
+def _progress_bar(total: int, desc: str, enabled: bool) -> Any:
+    """A tqdm bar that a log or pipe gets once at its start and once at its end: there every
+    redraw stays, and a bar redrawn as it finishes and again as it closes shows 100% twice."""
+    live = sys.stderr.isatty() or any(k.__module__ == "tqdm.notebook" for k in tqdm.__mro__)
+    return tqdm(total=total, desc=desc, disable=not enabled, mininterval=0.1 if live else math.inf)
+
+
 @dataclass(frozen=True)
 class IndependenceTestResult:
     """Result of :func:`independence_test`.
@@ -337,7 +346,7 @@ def independence_test(
     rng = np.random.default_rng(random_state)
     null = np.empty((n_permutations, len(fits)))
     start = 0
-    with tqdm(total=n_permutations, desc="permutations", disable=not progress) as bar:
+    with _progress_bar(n_permutations, "permutations", progress) as bar:
         for permutations in permutation_batches(members, rng, n_permutations):
             stop = start + len(permutations)
             for j, fit in enumerate(fits):

@@ -308,3 +308,19 @@ def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant
     assert result.score == 0.0
     assert np.all(result.statistic == 0.0)
     assert faircocco_score(data["y_pred"], data["attributes"], **options) == 0.0
+
+
+def test_a_log_gets_the_progress_bar_once_finished(monkeypatch, capsys):
+    """Off a terminal every redraw of a bar stays: a slow test (here a clock that moves a
+    second per reading) would print its 100% line as it finishes and again as it closes."""
+    import itertools
+
+    import tqdm.std
+
+    seconds = itertools.count()
+    monkeypatch.setattr(tqdm.std, "time", lambda: float(next(seconds)))
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 200)
+    independence_test(a + rng.normal(size=200), a, n_permutations=50, progress=True)
+    err = capsys.readouterr().err
+    assert err.count("50/50") == 1
