@@ -524,6 +524,7 @@ def run_study(
             name: dataset_profile(loader, name, config.seeds[0]) for name in config.datasets
         }
         cells, not_applicable = plan_study(config, chosen, profiles)
+        _check_stored_settings(results, config, cells)
         recorded = results.completed(config.name)
         results.add_many(r for r in not_applicable if r.run_id not in recorded)
         keep = {"ok", "not_applicable"} if retry_failed else set(STATUSES)
@@ -578,6 +579,29 @@ def _check_one_configuration(store: ResultsStore, config: StudyConfig) -> None:
                 "every run in it: write this study to a new store (faircocco bench --store "
                 f"PATH, or run_study(config, PATH)), or move {store.path} away to start over."
             )
+
+
+def _check_stored_settings(store: ResultsStore, config: StudyConfig, cells: list[Cell]) -> None:
+    """Refuse a study beside runs of another study, or of other study-wide settings (epochs,
+    row caps), in the store: runs imported from an export come without a recorded
+    configuration, so this compares the runs themselves."""
+    planned = {cell.method: cell.settings for cell in cells}
+    differences = []
+    for study, method, settings in store.study_settings().itertuples(index=False):
+        if study != config.name:
+            differences.append(f"study: {study!r} in the store, {config.name!r} here")
+        elif method in planned and planned[method] != settings:
+            differences.append(
+                f"settings of {method}: {settings} in the store, {planned[method]} here"
+            )
+    if differences:
+        shown = list(dict.fromkeys(differences))
+        raise ValueError(
+            f"{store.path} holds runs of another configuration ({'; '.join(shown[:3])}"
+            f"{'; ...' if len(shown) > 3 else ''}), and a store holds one study configuration: "
+            "write this study to a new store (faircocco bench --store PATH), or move "
+            f"{store.path} away to start over."
+        )
 
 
 class _Claims:

@@ -341,3 +341,33 @@ def test_a_damaged_export_is_refused_naming_where(
     err = capsys.readouterr().err
     assert re.search(expected, err), err
     assert str(out) in err and len(err.strip().splitlines()) == 1
+
+
+def _imported_fixture(tmp_path: Path) -> Path:
+    """A store holding the fixture study's runs through an export: no recorded configuration."""
+    export = tmp_path / "fixture.csv.gz"
+    write_export(build_fixture_store(tmp_path / "made.sqlite").path, export)
+    store = tmp_path / "imported.sqlite"
+    import_export(export, store)
+    return store
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"name": "another"}, r"study: 'fixture' in the store, 'another' here"),
+        ({"epochs": 7}, r"settings of nn: .*'epochs': 2.* in the store, .*'epochs': 7.* here"),
+    ],
+)
+def test_bench_on_imported_runs_of_another_configuration_is_refused(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    """An import records no configuration for bench to compare, so bench compares the runs."""
+    from faircocco_plugins.bench import StudyConfig, run_study
+
+    pytest.importorskip("faircocco_torch")
+    store = _imported_fixture(tmp_path)
+    settings = {"name": "fixture", "datasets": ("synthetic",), "methods": ("nn",), "epochs": 2}
+    config = StudyConfig(**{**settings, "notions": ("eo",), "seeds": (0,), **change})
+    with pytest.raises(ValueError, match=message):
+        run_study(config, store)
