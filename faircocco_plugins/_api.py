@@ -125,7 +125,9 @@ def faircocco_score(
         operators use (see the training guide).
     attribute_kernel : {"product", "joint"}
         ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
-        the paper's single Gaussian on the whole attribute vector (nominal columns one-hot).
+        the paper's single Gaussian on the whole attribute vector (nominal columns one-hot), with
+        each numeric column divided by its standard deviation first, so that the score does not
+        depend on the columns' units (the paper takes them as they are).
     bandwidth : "median" or float
         The median heuristic on at most 1000 sampled rows, or one fixed bandwidth.
     random_state : int, optional

@@ -181,7 +181,9 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
                 Choice(("product", "joint")),
                 {"score": "product", "test": "product", "batch": "product", "penalty": "product"},
                 "'product' multiplies per-attribute kernels, each with its own bandwidth; "
-                "'joint' is the paper's single Gaussian on the whole attribute vector.",
+                "'joint' is the paper's single Gaussian on the whole attribute vector, each "
+                "numeric column divided by its standard deviation first so that units do not "
+                "matter.",
             ),
             StatisticOption(
                 "bandwidth",

@@ -254,12 +254,13 @@ def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarra
 
     Predictions and outcomes get one Gaussian on their vector; sensitive attributes one
     Gaussian per column and delta kernels (product), or the paper's single Gaussian on the
-    vector with nominal columns one-hot (joint).
+    vector with numeric columns standardised and nominal columns one-hot (joint).
     """
     joint = name == "sensitive" and options.attribute_kernel == "joint"
     return Scaling.fit(
         variable,
         shared=name != "sensitive" or joint,
+        standardised=joint,
         onehot_nominal=joint,
         bandwidth=options.bandwidth,
         rows=rows,

@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import torch
 
-from ._kernels import bandwidth_rows
+from ._kernels import bandwidth_rows, column_spreads
 
 
 def median_distance(sample: torch.Tensor) -> torch.Tensor:
@@ -39,16 +39,25 @@ def _middle(ordered: torch.Tensor, start: torch.Tensor, total: int) -> torch.Ten
 
 
 def scaled(
-    values: torch.Tensor, *, shared: bool, bandwidth: str | float, random_state: int | None
+    values: torch.Tensor,
+    *,
+    shared: bool,
+    standardised: bool,
+    bandwidth: str | float,
+    random_state: int | None,
 ) -> torch.Tensor:
     """``(values − centres) / widths`` as :meth:`._kernels.Scaling.fit` and ``apply`` give on
     the rows of ``values`` (in their canonical order): centres and median distances of the
-    seeded row sample, one width for all columns when ``shared``."""
+    seeded row sample, one width for all columns when ``shared``, and that width times each
+    column's spread when ``standardised``."""
     p = values.shape[1]
     sample = sample_rows(values, random_state)
     centres = torch.sum(sample, dim=0) / sample.shape[0]
     if bandwidth != "median":
         widths = torch.full((p,), float(bandwidth), dtype=values.dtype, device=values.device)
+    elif standardised:
+        spreads = column_spreads(sample, p)
+        widths = spreads * median_distance(sample / spreads)
     elif shared:
         widths = median_distance(sample).expand(p)
     else:

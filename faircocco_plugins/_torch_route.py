@@ -81,6 +81,7 @@ def device_terms(problem: Problem) -> Terms | None:
             scaled(
                 v.numeric[order],
                 shared=name != "sensitive" or joint,
+                standardised=name == "sensitive" and joint,
                 bandwidth=options.bandwidth,
                 random_state=options.random_state,
             ),

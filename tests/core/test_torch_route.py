@@ -104,6 +104,21 @@ def test_exact_statistic_equals_the_host_route(kind, notion, device_calls):
     assert device_calls == [True]
 
 
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+def test_joint_kernel_standardises_columns_as_the_host_route(method, device_calls):
+    """The joint attribute kernel divides each column by its spread on the device too: a
+    column in other units (here times 1000) changes neither route's score."""
+    pred, a, y = data("mixed", 300 if method == "exact" else 1500, 7)
+    a = a * np.array([1.0, 1.0, 1000.0])
+    options = {"notion": "eo", "method": method, "attribute_kernel": "joint"}
+    expected, got = both_routes(faircocco_score, pred, a, y, **options)
+    # measured: 4e-14 relative (the spreads' sums in another order)
+    assert got.item() == pytest.approx(expected, rel=5e-13)
+    unscaled = faircocco_score(pred, a / np.array([1.0, 1.0, 1000.0]), y_true=y, **options)
+    assert expected == pytest.approx(unscaled, rel=1e-12)  # measured: 2e-14
+    assert device_calls == [True]
+
+
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
 def test_row_order_does_not_change_the_device_route(notion):
     pred, a, y = data("mixed", 1200, 4)
