@@ -305,7 +305,7 @@ def column_spreads(sample: Any, columns: int) -> Any:
 
     The joint attribute kernel divides each numeric column by it before the one median
     distance of the whole vector, so that a column in millimetres instead of metres does not
-    dominate the distance (it moved a score from 0.385 to 0.018).
+    dominate the distance (with weight in kilograms, a score of 0.053 became 0.370).
     """
     xp = namespace(sample)
     n, p = sample.shape

@@ -174,7 +174,7 @@ def heights_and_weights(n: int, seed: int):
 @pytest.mark.parametrize("columns", [["height", "weight"], ["height", "weight", "sex"]])
 def test_joint_kernel_does_not_depend_on_units(method, notion, columns):
     """Height in millimetres instead of metres: one median distance of the raw vector would be
-    set by that column alone (it moved a score from 0.385 to 0.018)."""
+    set by that column alone (0.053 in metres, 0.370 in millimetres, 0.296 standardised)."""
     y_pred, frame, y_true = heights_and_weights(400, 5)
     millimetres = frame.assign(height=1000.0 * frame["height"])
     options = {"y_true": y_true, "notion": notion, "method": method, "attribute_kernel": "joint"}
