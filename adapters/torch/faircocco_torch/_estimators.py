@@ -118,7 +118,7 @@ class _FairNetwork(BaseEstimator):
             # pandas rows pair by label, as in the score: X's order, the others put in it.
             # Without attributes, X, y and sample_weight pair by position, as in
             # scikit-learn, whose meta-estimators (fairlearn's reductions) renumber y alone.
-            rows = align_by_index(
+            paired = align_by_index(
                 {
                     "X": X,
                     "y": y,
@@ -126,7 +126,7 @@ class _FairNetwork(BaseEstimator):
                     "sample_weight": sample_weight,
                 }
             )
-            X, y, sensitive_features, sample_weight = rows.values()
+            X, y, sensitive_features, sample_weight = paired.values()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] < 2:
