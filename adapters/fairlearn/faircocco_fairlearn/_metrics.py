@@ -187,14 +187,8 @@ def faircocco_metric(
     """
     check_statistic_options(notion=notion, **options)
     check_params({"min_rows": min_rows}, {"min_rows": Interval("integer", _FEWEST_ROWS)})
-    rows = _rows(y_true, y_pred, sensitive_features, notion)
+    rows, table = _rows(y_true, y_pred, sensitive_features, notion)
     attributes = rows["sensitive_features"]
-    table = _frame(attributes)
-    _check_lengths(
-        table,
-        {"y_pred": y_pred, "y_true": y_true},
-        f"give the attributes of the same rows ({_HOW_TO_PACK})",
-    )
     reason = _unmeasurable(table, min_rows)
     if reason is not None:
         # the default filter shows each message once: once per group, not per bootstrap sample
@@ -224,7 +218,7 @@ def faircocco_metric_report(
     -------
     pandas.DataFrame
     """
-    rows = _rows(y_true, y_pred, sensitive_features, notion)
+    rows, _ = _rows(y_true, y_pred, sensitive_features, notion)
     return faircocco_report(
         rows["y_pred"],
         rows["sensitive_features"],
@@ -234,16 +228,26 @@ def faircocco_metric_report(
     )
 
 
-def _rows(y_true: Any, y_pred: Any, sensitive_features: Any, notion: str) -> dict[str, Any]:
-    """The metric's row-wise arguments, paired by the core's rule; under DP without ``y_true``,
-    which it does not use (and whose order must not decide the pairing)."""
-    return align_by_index(
+def _rows(
+    y_true: Any, y_pred: Any, sensitive_features: Any, notion: str
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The metric's row-wise arguments, paired by the core's rule, and the attributes' table,
+    after checking the lengths. Under DP ``y_true``, which is not used, does not take part in
+    the pairing: only its length is checked."""
+    rows = align_by_index(
         {
             "y_true": None if notion == "dp" else y_true,
             "y_pred": y_pred,
             "sensitive_features": _unpacked(sensitive_features),
         }
     )
+    table = _frame(rows["sensitive_features"])
+    _check_lengths(
+        table,
+        {"y_pred": y_pred, "y_true": y_true},
+        f"give the attributes of the same rows ({_HOW_TO_PACK})",
+    )
+    return rows, table
 
 
 def _frame(sensitive_features: Any) -> pd.DataFrame:

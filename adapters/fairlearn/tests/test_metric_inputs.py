@@ -45,11 +45,12 @@ def test_under_dp_the_unused_outcomes_do_not_decide_the_pairing(people):
     assert got == pytest.approx(expected, rel=1e-9)
 
 
-def test_outcomes_of_another_length_are_refused_under_dp_too(people):
+@pytest.mark.parametrize("function", [faircocco_metric, faircocco_metric_report])
+def test_outcomes_of_another_length_are_refused_under_dp_too(people, function):
     """Before, DP never looked at y_true, so outcomes of other rows passed unnoticed."""
     A, y, p = people
     with pytest.raises(ValueError, match=f"sensitive_features has {N} rows and y_true has {N - 1}"):
-        faircocco_metric(y[:-1], p, sensitive_features=A, notion="dp")
+        function(y[:-1], p, sensitive_features=A, notion="dp")
 
 
 def test_array_outcomes_leave_a_shuffled_table_unpaired_and_warn(people):
