@@ -8,6 +8,7 @@ fitted. A Dask DataFrame is reduced the same way, partition by partition (:mod:`
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -98,7 +99,15 @@ def selected_frames(
     kinds: dict[str, str] = {}
     for chunk in chunks:
         if not isinstance(chunk, pd.DataFrame):
-            raise TypeError(f"data chunks must be pandas DataFrames; got {type(chunk).__name__}.")
+            hint = (
+                ": data= takes DataFrames, not files; read each with pandas (pd.read_csv(path, "
+                "chunksize=ROWS) streams one), or score a file with `faircocco score`"
+                if isinstance(chunk, str | os.PathLike)
+                else ""
+            )
+            raise TypeError(
+                f"data chunks must be pandas DataFrames; got {type(chunk).__name__}{hint}."
+            )
         names = [name for columns in column_sets.values() for name in check_columns(chunk, columns)]
         if len(chunk):
             frame = chunk[list(dict.fromkeys(names))]

@@ -152,3 +152,10 @@ def test_data_as_a_dict_is_refused_with_the_fix(data):
     assert faircocco_score("p", ["g"], data=pd.DataFrame(columns)) == faircocco_score(
         y_pred, pd.DataFrame({"g": group})
     )
+
+
+def test_data_of_file_names_is_refused_with_how_to_read_them():
+    from faircocco_plugins import faircocco_score
+
+    with pytest.raises(TypeError, match=r"got str: data= takes DataFrames, not files"):
+        faircocco_score("p", ["a"], data=["part-0.csv", "part-1.csv"])
