@@ -162,7 +162,10 @@ def _parser() -> argparse.ArgumentParser:
         "--attribute-kernel",
         choices=("product", "joint"),
         default="product",
-        help="product of per-attribute kernels, or the paper's joint Gaussian (default: product)",
+        help=(
+            "product of per-attribute kernels, or the paper's one joint Gaussian, here on the "
+            "standardised attributes (default: product)"
+        ),
     )
     score.add_argument(
         "--permutations",
