@@ -18,6 +18,7 @@ from ._farmi import FARMIPenalty
 from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
 from ._network import hidden_width, paper_mlp
+from ._path import FairCOCCOPathClassifier, FairCOCCOPathRegressor
 from ._training import FitHistory, fit_fair
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "FARMIPenalty",
     "FairCOCCOClassifier",
     "FairCOCCOConstraint",
+    "FairCOCCOPathClassifier",
+    "FairCOCCOPathRegressor",
     "FairCOCCOPenalty",
     "FairCOCCORegressor",
     "FairnessPenalty",

@@ -188,7 +188,7 @@ class _FairNetwork(BaseEstimator):
 
         rows = np.arange(n)
         val_data = None
-        if self.early_stopping:
+        if self._holds_out():
             stratify = targets.numpy() if self._task == "classification" else None
             try:
                 train_rows, val_rows = train_test_split(
@@ -211,26 +211,44 @@ class _FairNetwork(BaseEstimator):
         with warnings.catch_warnings():
             # the estimator's own check below names its parameters and what to change
             warnings.simplefilter("ignore", DegenerateModelWarning)
-            self.history_: FitHistory = fit_fair(
-                model,
-                train_data,
-                loss=self._loss(),
-                penalty=penalty,
-                optimizer=optimizer,
-                batch_size=int(self.batch_size),
-                epochs=int(self.epochs),
-                val_data=val_data,
-                early_stopping=int(self.patience) if self.early_stopping else None,
-                penalty_input=self._penalty_input(),
-                warmup_epochs=int(self.warmup_epochs),
-                random_state=seed,
-                progress=self.verbose,
+            self.history_: FitHistory = self._train(
+                model, optimizer, train_data, val_data, penalty, seed
             )
         model.eval()
         self.model_ = model
         self.n_iter_ = len(self.history_.loss)
         self._warn_if_degenerate(self._outputs(X), targets)
         return self
+
+    def _holds_out(self) -> bool:
+        """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
+        return bool(self.early_stopping)
+
+    def _train(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None,
+        penalty: FairnessPenalty | None,
+        seed: int,
+    ) -> FitHistory:
+        """Train ``model`` in place (the λ-path estimators train it one λ after another)."""
+        return fit_fair(
+            model,
+            train_data,
+            loss=self._loss(),
+            penalty=penalty,
+            optimizer=optimizer,
+            batch_size=int(self.batch_size),
+            epochs=int(self.epochs),
+            val_data=val_data,
+            early_stopping=int(self.patience) if self.early_stopping else None,
+            penalty_input=self._penalty_input(),
+            warmup_epochs=int(self.warmup_epochs),
+            random_state=seed,
+            progress=self.verbose,
+        )
 
     def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:
         """What makes the trained network useless on its training rows, or None."""

@@ -1,0 +1,454 @@
+"""The paper's network trained along a warm-started path of growing λ, to a fairness target."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.utils.validation import check_is_fitted
+from torch import nn
+
+from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
+
+from ._base import FairnessPenalty
+from ._constraint import FairCOCCOConstraint
+from ._estimators import (
+    _ESTIMATOR_LIMITS,
+    FairCOCCOClassifier,
+    FairCOCCORegressor,
+    _FairNetwork,
+)
+from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
+from ._path_targets import Target, check_target, choose_step, resolve_target
+from ._training import FitHistory, fit_fair
+
+#: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
+#: ``patience`` are the networks' parameters with the path's meaning and defaults.
+_PATH_DEFAULTS: dict[str, Any] = {
+    "target": "halve",
+    "lam_min": 0.5,
+    "lam_max": 500.0,
+    "lam_factor": 2.0,
+    "warmup_epochs": 10,
+    "epochs_per_step": 3,
+    "early_stopping": True,
+    "patience": 3,
+}
+#: The networks' parameters a path does not take: it sets λ itself, step by step, and trains
+#: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
+_NOT_TAKEN = ("lam", "epochs")
+_PATH_LIMITS = {
+    "lam_min": Interval("real", 0, closed="neither"),
+    "lam_factor": Interval("real", 1, closed="neither"),
+    "warmup_epochs": Interval("integer", 1),
+    "epochs_per_step": Interval("integer", 1),
+}
+#: A step improves the adjusted score when it lowers the best so far by more than this.
+MIN_IMPROVEMENT = 1e-3
+
+
+def _path_init(network: type[_FairNetwork]) -> Callable[..., None]:
+    """An ``__init__`` taking ``network``'s parameters (less :data:`_NOT_TAKEN`) and the
+    path's, with that signature, so that scikit-learn's ``get_params`` and ``clone`` see them
+    and a parameter added to the networks reaches the paths too."""
+    shared = [
+        p.replace(default=_PATH_DEFAULTS.get(p.name, p.default))
+        for p in inspect.signature(network.__init__).parameters.values()
+        if p.name not in _NOT_TAKEN
+    ]
+    names = {p.name for p in shared}
+    own = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in _PATH_DEFAULTS.items()
+        if name not in names
+    ]
+    signature = inspect.Signature([*shared, *own])
+
+    def __init__(self: Any, **params: Any) -> None:
+        arguments = signature.bind(self, **params)
+        arguments.apply_defaults()
+        for name, value in list(arguments.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    return __init__
+
+
+class _FairPath(_FairNetwork):
+    """The path's training, selection and plot, shared by the classifier and the regressor."""
+
+    #: the weight a penalty given by name is built with; each step then sets its own λ
+    lam = 0.0
+    target: Any
+    lam_min: float
+    lam_max: float
+    lam_factor: float
+    epochs_per_step: int
+
+    def fit(
+        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
+    ) -> Any:
+        """Train the network along the λ path and keep the step the target selects.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Numeric features.
+        y : array-like of shape (n,)
+            Class labels (classifier) or numeric targets (regressor).
+        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
+            Sensitive attributes of any mix of types, as for
+            :meth:`FairCOCCOClassifier.fit`; required.
+        sample_weight : array-like of shape (n,), optional
+            As for :meth:`FairCOCCOClassifier.fit` (the validation rows are not weighted).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Without ``sensitive_features``, for a target of the wrong form or task, or for
+            ``penalty=None`` or a constraint (which has no λ to raise).
+
+        Warns
+        -----
+        UserWarning
+            When no non-degenerate step meets the target: the fairest one is kept, and the
+            warning names the target and what it reached.
+        """
+        name = type(self).__name__
+        if sensitive_features is None:
+            raise ValueError(
+                f"{name}.fit needs sensitive_features: the path raises λ until the "
+                "predictions' dependence on them meets the target."
+            )
+        check_target(self.target, self._task)
+        if self.penalty is None or isinstance(self.penalty, FairCOCCOConstraint):
+            raise ValueError(
+                f"{name} needs a penalty with a weight λ to raise; got penalty="
+                f"{self.penalty!r}. Use a penalty name such as 'faircocco' or a penalty module."
+            )
+        super().fit(X, y, sensitive_features=sensitive_features, sample_weight=sample_weight)
+        _, reason = choose_step(self.path_, self.target_, self._task)
+        if reason is not None:
+            every = bool(self.path_["degenerate"].all())
+            warnings.warn(
+                f"{name}(target={self.target!r}): {reason}. Raise lam_max (now "
+                f"{self.lam_max:g}) or epochs_per_step (now {self.epochs_per_step}), or ask "
+                "for a weaker target.",
+                DegenerateModelWarning if every else UserWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _check_params(self) -> None:
+        # the networks' limits of the parameters a path takes, then the path's own
+        shared = [name for name in _ESTIMATOR_LIMITS if name not in _NOT_TAKEN]
+        check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
+        check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
+        lam_max = Interval("real", self.lam_min)
+        check_params({"lam_max": self.lam_max}, {"lam_max": lam_max})
+
+    def _holds_out(self) -> bool:
+        return True
+
+    def lambdas(self) -> np.ndarray:
+        """The λ of each step: 0 (the warm-up), then ``lam_min`` times powers of
+        ``lam_factor`` up to ``lam_max``.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from faircocco_torch import FairCOCCOPathClassifier
+        >>> FairCOCCOPathClassifier(lam_min=1, lam_max=8).lambdas().tolist()
+        [0.0, 1.0, 2.0, 4.0, 8.0]
+        """
+        self._check_params()
+        # the last power is kept when it overshoots lam_max by rounding only
+        count = math.floor(math.log(self.lam_max / self.lam_min, self.lam_factor) + 1e-9)
+        return np.array([0.0, *(self.lam_min * self.lam_factor**k for k in range(count + 1))])
+
+    def _train(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None,
+        penalty: FairnessPenalty | None,
+        seed: int,
+    ) -> FitHistory:
+        assert val_data is not None and penalty is not None and self.encoder_ is not None
+        if self._task == "classification" and len(self.classes_) > 2 and self.target != "halve":
+            measure = next(iter(self.target)) if isinstance(self.target, dict) else ""
+            if measure in ("di", "deo"):
+                raise ValueError(
+                    f"target={self.target!r} needs two classes (DI and DEO are of positive "
+                    f"predictions); y has {len(self.classes_)}. Use 'halve' or "
+                    '{"adjusted_score": x}.'
+                )
+        measures = ValidationMeasures(
+            val_data,
+            self.encoder_.schema_,
+            task=self._task,
+            notion=penalty.notion,
+            y_scale=getattr(self, "y_scale_", 1.0),
+        )
+        history, rows = self._steps(model, optimizer, train_data, penalty, seed, measures)
+        columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
+        path = pd.DataFrame(rows, columns=["lam", *columns, "degenerate"])
+        path.index.name = "step"
+        self.path_ = path
+        self.target_: Target = resolve_target(self.target, path)
+        self.step_, _ = choose_step(path, self.target_, self._task)
+        self.lam_ = float(path["lam"].iloc[self.step_])
+        model.load_state_dict(self.step_states_[self.step_])
+        return history
+
+    def _steps(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        penalty: FairnessPenalty,
+        seed: int,
+        measures: ValidationMeasures,
+    ) -> tuple[FitHistory, list[dict[str, Any]]]:
+        """Train step after step, keeping each step's weights; the training record and the
+        rows of ``path_``."""
+        history = FitHistory()
+        rows: list[dict[str, Any]] = []
+        self.step_states_: list[dict[str, torch.Tensor]] = []
+        best, waited = math.inf, 0
+        for step, lam in enumerate(self.lambdas()):
+            penalty.lam = float(lam)
+            part = fit_fair(
+                model,
+                train_data,
+                loss=self._loss(),
+                penalty=penalty if step else None,
+                # the same optimiser throughout: each step goes on from the last one
+                optimizer=optimizer,
+                batch_size=int(self.batch_size),
+                epochs=int(self.epochs_per_step if step else self.warmup_epochs),
+                penalty_input=self._penalty_input(),
+                random_state=seed + step,
+                progress=self.verbose,
+            )
+            for name, values in vars(part).items():
+                if isinstance(values, list):
+                    getattr(history, name).extend(values)
+            self.step_states_.append(
+                {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            )
+            rows.append({"lam": float(lam), **measures(model)})
+            if not self.early_stopping:
+                continue
+            if step and rows[-1]["degenerate"]:
+                break
+            score = rows[-1]["adjusted_score"]
+            if score < best - MIN_IMPROVEMENT:
+                best, waited = score, 0
+            elif step:
+                waited += 1
+                if waited >= self.patience and self._target_met(rows):
+                    break
+        return history, rows
+
+    def _target_met(self, rows: list[dict[str, Any]]) -> bool:
+        """Whether a usable step so far meets the target: the path does not end before one
+        does, since DI and DEO can go on improving where the adjusted score has levelled off."""
+        path = pd.DataFrame(rows)
+        return choose_step(path, resolve_target(self.target, path), self._task)[1] is None
+
+    def _warn_if_degenerate(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
+        """Nothing: the path judges its steps on the validation rows, and ``fit`` warns
+        when none of them is usable."""
+
+    def plot_path(self, ax: Any = None) -> Any:
+        """Draw the path's front: validation accuracy (MSE) against the target's measure.
+
+        Each step is a point labelled by its λ; degenerate steps are crosses, the chosen step
+        a star, and the target's bound a dashed line. Needs matplotlib.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure's axes.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        check_is_fitted(self, "path_")
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        path, target = self.path_, self.target_
+        performance = "accuracy" if self._task == "classification" else "mse"
+        x, y = path[target.measure].astype(float), path[performance].astype(float)
+        usable = ~path["degenerate"].astype(bool)
+        ax.plot(x, y, "-", color="0.7", zorder=1)
+        ax.scatter(x[usable], y[usable], color="C0", zorder=2, label="step")
+        if not usable.all():
+            ax.scatter(x[~usable], y[~usable], marker="x", color="C1", label="degenerate")
+        for lam, xi, yi in zip(path["lam"], x, y, strict=True):
+            ax.annotate(f"λ={lam:g}", (xi, yi), textcoords="offset points", xytext=(4, 4))
+        ax.scatter(
+            [x.iloc[self.step_]],
+            [y.iloc[self.step_]],
+            marker="*",
+            s=200,
+            color="C3",
+            zorder=3,
+            label=f"chosen (λ={self.lam_:g})",
+        )
+        if math.isfinite(target.threshold):
+            ax.axvline(target.threshold, linestyle="--", color="0.4", label=f"target: {target}")
+        ax.set_xlabel(f"validation {target.measure}")
+        ax.set_ylabel(f"validation {performance}")
+        ax.legend()
+        return ax
+
+
+class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
+    """The paper's network classifier trained along a path of growing λ to a fairness target.
+
+    One training run: ``warmup_epochs`` on the loss alone (step 0, λ = 0), then steps at
+    λ = ``lam_min``, ``lam_min · lam_factor``, … up to ``lam_max``, ``epochs_per_step`` epochs
+    each, every step going on from the last one's weights with the same optimiser. After each
+    step the network is measured on a stratified validation split (``validation_fraction``,
+    seeded by ``random_state``) and its weights are kept. With ``early_stopping`` the path
+    ends at the first degenerate penalised step, or once the chance-adjusted FairCOCCO score
+    on validation has not fallen by more than 0.001 below its best for ``patience`` steps and
+    some step meets the target; otherwise it goes on to ``lam_max``.
+
+    **Selection.** The kept step is the most accurate non-degenerate step that meets
+    ``target`` on the validation rows; ``predict`` uses its weights. If none meets it, the
+    fairest non-degenerate step by the target's measure is kept, with a ``UserWarning``
+    naming the target and what was reached. A step is degenerate when it predicts one class
+    for every validation row or its validation AUC is at most 0.51.
+
+    Parameters
+    ----------
+    target : "halve" or dict
+        ``"halve"``: a validation adjusted score at most half the unpenalised step's;
+        ``{"adjusted_score": x}``: at most ``x``; ``{"di": x}``: disparate impact (lowest
+        over highest positive rate of any attribute's groups) at least ``x``, e.g. 0.8 for
+        the four-fifths rule; ``{"deo": x}``: largest gap in true-positive rates at most
+        ``x``. DI and DEO need two classes; continuous attributes are split at their median.
+    lam_min, lam_max, lam_factor : float
+        The penalised steps' λ: ``lam_min`` times powers of ``lam_factor`` up to
+        ``lam_max`` (default 0.5 to 256, ten steps).
+    warmup_epochs : int
+        Epochs of step 0, on the loss alone.
+    epochs_per_step : int
+        Epochs of each penalised step.
+    early_stopping : bool
+        End the path when the model degenerates, or when the adjusted score has stopped
+        falling and the target is met, rather than always going on to ``lam_max``.
+    patience : int
+        Steps without improvement of the adjusted score before the path may end.
+    validation_fraction : float
+        Share of rows held out to measure each step.
+    penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
+    device, verbose, random_state
+        As for :class:`FairCOCCOClassifier` (``penalty=None`` and constraints are refused:
+        they have no λ to raise; ``notion`` is also the adjusted score's).
+
+    Attributes
+    ----------
+    path_ : pandas.DataFrame
+        One row per step (index ``step``, 0 the warm-up): ``lam``; on the validation rows
+        ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO score of the
+        predicted probabilities under ``notion``), ``di`` (lowest over highest positive rate,
+        in [0, 1], the smallest over the attributes), ``di_ratio`` (the paper's
+        ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with the lowest positive rate
+        at step 0 of the attribute with the smallest DI there, and ``A=0`` the highest; above
+        1 once the gap is reversed), ``deo`` (the largest over the attributes) and
+        ``degenerate``. DI and DEO are NaN for more than two classes.
+    target_ : Target
+        The bound the target set (``"halve"`` resolved to a number).
+    step_ : int
+        The chosen step (row of ``path_``).
+    lam_ : float
+        Its λ.
+    step_states_ : list of dict
+        Each step's weights (``state_dict``, on the host).
+    model_ : torch.nn.Sequential
+        The network with the chosen step's weights.
+    history_ : FitHistory
+        Per-epoch training record of the whole path.
+    classes_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_, n_features_in_,
+    feature_names_in_, n_iter_
+        As for :class:`FairCOCCOClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_torch import FairCOCCOPathClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.integers(0, 2, 400)
+    >>> X = np.column_stack([rng.normal(size=400) + sex, rng.normal(size=400)])
+    >>> y = (X[:, 0] + X[:, 1] > 0.5).astype(int)
+    >>> clf = FairCOCCOPathClassifier(notion="dp", target={"di": 0.8}, random_state=0)
+    >>> clf = clf.fit(X, y, sensitive_features=sex)  # doctest: +SKIP
+    >>> clf.path_[["lam", "accuracy", "di"]]  # doctest: +SKIP
+    """
+
+    __init__ = _path_init(FairCOCCOClassifier)
+
+
+class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
+    """The paper's network regressor trained along a path of growing λ to a fairness target.
+
+    The path of :class:`FairCOCCOPathClassifier` for regression: the kept step is the
+    non-degenerate step with the lowest validation MSE that meets ``target``, and a step is
+    degenerate when its validation R² is at most 0.
+
+    Parameters
+    ----------
+    target : "halve" or dict
+        ``"halve"`` or ``{"adjusted_score": x}`` (DI and DEO need classes and are refused).
+    lam_min, lam_max, lam_factor, warmup_epochs, epochs_per_step, early_stopping, patience,
+    validation_fraction
+        As for :class:`FairCOCCOPathClassifier`.
+    penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
+    verbose, random_state
+        As for :class:`FairCOCCORegressor`.
+
+    Attributes
+    ----------
+    path_ : pandas.DataFrame
+        One row per step: ``lam``, and on the validation rows ``mse`` (in the target's
+        units), ``r2``, ``adjusted_score`` and ``degenerate``.
+    target_, step_, lam_, step_states_, model_, history_
+        As for :class:`FairCOCCOPathClassifier`.
+    y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,
+    n_features_in_, feature_names_in_, n_iter_
+        As for :class:`FairCOCCORegressor`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_torch import FairCOCCOPathRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> age = rng.uniform(18, 80, 400)
+    >>> X = np.column_stack([rng.normal(size=400), age / 80])
+    >>> y = X[:, 0] + X[:, 1] + rng.normal(scale=0.1, size=400)
+    >>> reg = FairCOCCOPathRegressor(notion="dp", random_state=0)
+    >>> reg = reg.fit(X, y, sensitive_features=age)  # doctest: +SKIP
+    """
+
+    __init__ = _path_init(FairCOCCORegressor)

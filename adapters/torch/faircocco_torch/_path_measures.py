@@ -1,0 +1,167 @@
+"""What the λ-path estimators measure on their validation rows after each step."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.metrics import roc_auc_score
+from torch import nn
+
+from faircocco_plugins import faircocco_score
+from faircocco_plugins.gaps import (
+    attribute_groups,
+    disparate_impacts,
+    equal_opportunity_differences,
+)
+
+from ._encoding import SensitiveSchema
+
+#: A classifier whose validation AUC is at most this ranks the rows no better than chance.
+AUC_FLOOR = 0.51
+
+#: The columns of ``path_`` besides ``lam``, by task.
+CLASSIFICATION_COLUMNS = ("accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo")
+REGRESSION_COLUMNS = ("mse", "r2", "adjusted_score")
+
+
+def attribute_frame(sensitive: torch.Tensor, schema: SensitiveSchema) -> pd.DataFrame:
+    """The attributes of encoded rows, one column each, with the kinds they had when raw.
+
+    Nominal attributes get their levels back (as categoricals, so that the score gives them
+    delta kernels); numeric ones keep their standardised values, which have the same median
+    split and, under the median-bandwidth Gaussian, the same score as the raw ones.
+    """
+    values = sensitive.detach().cpu().double().numpy()
+    columns: dict[str, Any] = {}
+    for spec in schema.attributes:
+        block = values[:, list(spec.columns)]
+        if not spec.levels:
+            columns[spec.name] = block[:, 0]
+            continue
+        codes = block.argmax(axis=1) if spec.kind == "categorical" else block[:, 0].round()
+        levels = np.asarray(spec.levels, dtype=object)[codes.astype(int)]
+        columns[spec.name] = pd.Categorical(levels, categories=list(spec.levels))
+    return pd.DataFrame(columns)
+
+
+class ValidationMeasures:
+    """The measures of one step on the validation rows, in the columns of ``path_``.
+
+    Classification: ``accuracy``, ``auc`` (one-vs-rest for several classes; NaN when a class
+    is missing from the rows), ``adjusted_score`` (of the predicted probabilities, as the
+    harness scores them), and for two classes ``di`` (lowest over highest positive rate of any
+    attribute's groups, :func:`faircocco_plugins.gaps.disparate_impact`), ``di_ratio`` (the
+    paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``; see :meth:`_di_ratio`) and ``deo`` (the largest gap
+    in true-positive rates, :func:`faircocco_plugins.gaps.equal_opportunity_gap`). Regression:
+    ``mse`` in the target's units, ``r2`` and ``adjusted_score``. Both: ``degenerate``.
+    """
+
+    def __init__(
+        self,
+        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        schema: SensitiveSchema,
+        *,
+        task: str,
+        notion: str,
+        y_scale: float = 1.0,
+    ) -> None:
+        self.features, self.targets, sensitive = val_data
+        self.frame = attribute_frame(sensitive, schema)
+        self.groups = attribute_groups(self.frame)
+        self.task = task
+        self.notion = notion
+        self.y_scale = y_scale
+        #: the attribute and the groups of the paper's DI ratio, fixed on the first call
+        self._di_groups: tuple[str, Any, Any] | None = None
+
+    def __call__(self, model: nn.Module) -> dict[str, Any]:
+        device = next(model.parameters()).device
+        was_training = model.training
+        model.eval()
+        with torch.no_grad():
+            outputs = model(self.features.to(device)).detach().cpu().double()
+        model.train(was_training)
+        if self.task == "classification":
+            return self._classification(outputs)
+        return self._regression(outputs)
+
+    def _classification(self, logits: torch.Tensor) -> dict[str, Any]:
+        codes = self.targets.long().numpy()
+        if logits.ndim == 1:
+            positive = torch.sigmoid(logits).numpy()
+            proba: np.ndarray = positive
+            predicted = (logits > 0).long().numpy()
+            truth: np.ndarray = codes.astype(float)
+        else:
+            proba = torch.softmax(logits, dim=1).numpy()
+            predicted = logits.argmax(dim=1).numpy()
+            truth = np.eye(proba.shape[1])[codes]
+        auc = math.nan
+        if np.unique(codes).size == (2 if proba.ndim == 1 else proba.shape[1]):
+            auc = float(roc_auc_score(codes, proba, multi_class="ovr"))
+        row: dict[str, Any] = {
+            "accuracy": float(np.mean(predicted == codes)),
+            "auc": auc,
+            "adjusted_score": self._adjusted(proba, truth),
+            "di": math.nan,
+            "di_ratio": math.nan,
+            "deo": math.nan,
+        }
+        if proba.ndim == 1:
+            chosen, positives = predicted == 1, codes == 1
+            row["di"] = _nan_extreme(disparate_impacts(chosen, self.frame), min)
+            row["di_ratio"] = self._di_ratio(chosen)
+            gaps = equal_opportunity_differences(positives, chosen, self.frame)
+            row["deo"] = _nan_extreme(gaps, max)
+        row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR)
+        return row
+
+    def _regression(self, outputs: torch.Tensor) -> dict[str, Any]:
+        pred = outputs.reshape(-1).numpy()
+        truth = self.targets.double().numpy()
+        # both in the target's standardised units
+        mse = float(np.mean((pred - truth) ** 2))
+        variance = float(np.var(truth))
+        r2 = 1.0 - mse / variance if variance > 0 else math.nan
+        return {
+            "mse": mse * self.y_scale**2,
+            "r2": r2,
+            "adjusted_score": self._adjusted(pred, truth),
+            # an R² of NaN (a constant target on the rows) is no evidence of collapse
+            "degenerate": bool(r2 <= 0.0),
+        }
+
+    def _adjusted(self, pred: np.ndarray, truth: np.ndarray) -> float:
+        y_true = None if self.notion == "dp" else truth
+        score = faircocco_score(pred, self.frame, y_true=y_true, notion=self.notion, adjusted=True)
+        return float(score)
+
+    def _di_ratio(self, chosen: np.ndarray) -> float:
+        """The paper's DI, ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the discriminated group.
+
+        The groups are fixed on the first call (the unpenalised step): of the attribute with
+        the smallest DI there, the group with the lowest positive rate (``A=1``) and the one
+        with the highest (``A=0``). Unlike ``di`` the ratio exceeds 1 once the gap is reversed.
+        NaN when ``A=0`` gets no positive prediction but ``A=1`` does; 1.0 when neither does.
+        """
+        if self._di_groups is None:
+            worst = str(disparate_impacts(chosen, self.frame).idxmin())
+            rates = pd.Series(chosen, dtype=float).groupby(self.groups[worst].to_numpy()).mean()
+            self._di_groups = (worst, rates.idxmin(), rates.idxmax())
+        name, low, high = self._di_groups
+        labels = self.groups[name].to_numpy()
+        low_rate = float(chosen[labels == low].mean()) if (labels == low).any() else math.nan
+        high_rate = float(chosen[labels == high].mean()) if (labels == high).any() else math.nan
+        if high_rate == 0:
+            return 1.0 if low_rate == 0 else math.nan
+        return low_rate / high_rate
+
+
+def _nan_extreme(values: pd.Series, extreme: Any) -> float:
+    """``extreme`` of the values that are not NaN, or NaN when none is."""
+    kept = [float(v) for v in values if not math.isnan(v)]
+    return float(extreme(kept)) if kept else math.nan

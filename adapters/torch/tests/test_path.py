@@ -1,0 +1,443 @@
+"""The λ-path estimators: one warm-started run of growing λ, kept where it meets a target."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sklearn")
+pytest.importorskip("faircocco_torch")
+
+from sklearn.base import clone  # noqa: E402
+from torch import nn  # noqa: E402
+from torch_helpers import biased_task  # noqa: E402
+
+import faircocco_torch._path as path_module  # noqa: E402
+from faircocco_torch import (  # noqa: E402
+    FairCOCCOClassifier,
+    FairCOCCOConstraint,
+    FairCOCCOPathClassifier,
+    FairCOCCOPathRegressor,
+    SensitiveEncoder,
+)
+from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  # noqa: E402
+from faircocco_torch._path_targets import Target, choose_step  # noqa: E402
+
+CLASSIFICATION_COLUMNS = [
+    "lam", "accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo", "degenerate",
+]  # fmt: skip
+#: Few rows, short steps and a short λ range: a path takes about a second.
+SMALL = {
+    "batch_size": 64,
+    "learning_rate": 1e-2,
+    "warmup_epochs": 3,
+    "epochs_per_step": 1,
+    "lam_min": 0.5,
+    "lam_max": 16.0,
+    "random_state": 0,
+}
+
+
+def _small(**changes: Any) -> FairCOCCOPathClassifier:
+    return FairCOCCOPathClassifier(**{**SMALL, **changes})
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return biased_task(300, seed=0)
+
+
+@pytest.fixture(scope="module")
+def fitted(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> FairCOCCOPathClassifier:
+    x, y, a = data
+    with warnings.catch_warnings():
+        warnings.simplefilter(
+            "ignore", UserWarning
+        )  # whether DI 0.8 is reached is not tested
+        return _small(notion="dp", target={"di": 0.8}, early_stopping=False).fit(
+            x, y, sensitive_features=a
+        )
+
+
+def test_path_has_one_row_per_step_with_growing_lam(
+    fitted: FairCOCCOPathClassifier,
+) -> None:
+    path = fitted.path_
+    assert list(path.columns) == CLASSIFICATION_COLUMNS
+    assert path.index.name == "step"
+    # without early stopping: the warm-up and every power of 2 from 0.5 to 16
+    assert path["lam"].tolist() == [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    assert len(fitted.step_states_) == len(path)
+    assert path["degenerate"].dtype == bool
+    assert path[["accuracy", "adjusted_score", "di", "deo"]].notna().all().all()
+    assert fitted.n_iter_ == 3 + 6 * 1 == len(fitted.history_.loss)
+
+
+def test_lambdas_are_powers_of_the_factor_up_to_lam_max() -> None:
+    assert _small(lam_min=1, lam_max=8).lambdas().tolist() == [0.0, 1.0, 2.0, 4.0, 8.0]
+    # the default spans 0.5 to 256: over two orders of magnitude
+    lams = FairCOCCOPathClassifier().lambdas()
+    assert lams[1] == 0.5 and lams[-1] == 256.0 and len(lams) == 11
+    assert FairCOCCOPathClassifier(lam_min=2, lam_max=30, lam_factor=3).lambdas().tolist() == [
+        0.0, 2.0, 6.0, 18.0,
+    ]  # fmt: skip
+
+
+def test_each_step_starts_from_the_last_ones_weights_with_the_same_optimiser(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    x, y, a = data
+    starts: list[dict[str, torch.Tensor]] = []
+    optimisers: list[Any] = []
+    penalties: list[Any] = []
+    original = path_module.fit_fair
+
+    def recording(model: nn.Module, *args: Any, **kwargs: Any) -> Any:
+        starts.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        optimisers.append(kwargs["optimizer"])
+        penalty = kwargs["penalty"]
+        penalties.append(None if penalty is None else penalty.lam)
+        return original(model, *args, **kwargs)
+
+    monkeypatch.setattr(path_module, "fit_fair", recording)
+    model = _small(lam_max=2.0, early_stopping=False).fit(x, y, sensitive_features=a)
+    assert penalties == [None, 0.5, 1.0, 2.0]
+    assert all(o is optimisers[0] for o in optimisers)
+    for k in range(1, len(starts)):
+        before = model.step_states_[k - 1]
+        assert all(torch.equal(starts[k][name], before[name]) for name in before)
+    # and the steps do train: consecutive steps' weights differ
+    first, second = model.step_states_[:2]
+    assert not all(torch.equal(first[name], second[name]) for name in first)
+
+
+def _scripted_path(
+    monkeypatch: pytest.MonkeyPatch,
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    scores: list[float],
+    degenerate: tuple[int, ...] = (),
+    di: list[float] | None = None,
+    **params: Any,
+) -> pd.DataFrame:
+    """The path of a fit whose steps' adjusted scores (and DI, 0.5 unless given) are given."""
+    script = [
+        {"accuracy": 0.9, "auc": 0.9, "adjusted_score": score, "di": d, "di_ratio": 1.0,
+         "deo": 0.1, "degenerate": step in degenerate}
+        for step, (score, d) in enumerate(zip(scores, di or [0.5] * 7, strict=True))
+    ]  # fmt: skip
+    steps = iter(script)
+    monkeypatch.setattr(
+        path_module, "ValidationMeasures", lambda *a, **k: lambda m: next(steps)
+    )
+    x, y, a = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _small(notion="dp", **params).fit(x, y, sensitive_features=a).path_
+
+
+def test_the_path_ends_when_the_score_stops_falling_and_the_target_is_met(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # halve: 0.3 or less; steps 3 to 5 do not improve on step 2's 0.2
+    scores = [0.6, 0.4, 0.2, 0.2, 0.25, 0.2, 0.1]
+    path = _scripted_path(monkeypatch, data, scores, patience=3)
+    assert path["lam"].tolist() == [0.0, 0.5, 1.0, 2.0, 4.0, 8.0]
+    # an improvement smaller than 0.001 is none
+    scores = [0.6, 0.4, 0.2, 0.1995, 0.1992, 0.1991, 0.1]
+    assert len(_scripted_path(monkeypatch, data, scores, patience=3)) == 6
+
+
+def test_the_path_goes_on_while_the_target_is_not_met(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the score levels off at step 1, but DI reaches 0.8 only at step 5
+    scores = [0.6, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4]
+    di = [0.4, 0.6, 0.6, 0.6, 0.7, 0.85, 0.9]
+    path = _scripted_path(
+        monkeypatch, data, scores, di=di, patience=2, target={"di": 0.8}
+    )
+    assert len(path) == 6
+    # never reached: on to lam_max
+    assert len(_scripted_path(monkeypatch, data, scores, target={"di": 0.8})) == 7
+
+
+def test_the_path_ends_at_its_first_degenerate_step(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scores = [0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0]
+    path = _scripted_path(monkeypatch, data, scores, degenerate=(3,))
+    assert len(path) == 4 and path["degenerate"].tolist() == [False, False, False, True]
+    # unless told to go on to lam_max
+    assert (
+        len(_scripted_path(monkeypatch, data, scores, (3,), early_stopping=False)) == 7
+    )
+
+
+def test_predict_uses_the_chosen_steps_weights(
+    fitted: FairCOCCOPathClassifier, data: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    x = data[0]
+    chosen = fitted.step_states_[fitted.step_]
+    assert all(torch.equal(fitted.model_.state_dict()[k], chosen[k]) for k in chosen)
+    assert fitted.lam_ == fitted.path_["lam"].iloc[fitted.step_]
+    other = (fitted.step_ + 1) % len(fitted.path_)
+    fitted.model_.load_state_dict(fitted.step_states_[other])
+    try:
+        moved = fitted.predict_proba(x)
+    finally:
+        fitted.model_.load_state_dict(chosen)
+    assert not np.allclose(moved, fitted.predict_proba(x))
+
+
+def _rule(path: pd.DataFrame, measure: str, bound: float, lower: bool) -> int:
+    """The selection rule, literally: the most accurate usable step within the bound."""
+    within = path[measure] <= bound if lower else path[measure] >= bound
+    candidates = path[within & ~path["degenerate"]]
+    return int(candidates["accuracy"].idxmax())
+
+
+@pytest.mark.parametrize(("measure", "lower"), [("adjusted_score", True), ("di", False),
+                                                ("deo", True)])  # fmt: skip
+def test_each_target_keeps_the_most_accurate_step_that_meets_it(
+    fitted: FairCOCCOPathClassifier, measure: str, lower: bool
+) -> None:
+    path = fitted.path_
+    # a bound some steps meet and others do not
+    bound = float(path[measure].median())
+    step, reason = choose_step(path, Target(measure, bound), "classification")
+    assert reason is None
+    assert step == _rule(path, measure, bound, lower)
+
+
+def test_the_fitted_estimator_applies_its_target(
+    fitted: FairCOCCOPathClassifier,
+) -> None:
+    path = fitted.path_
+    if (path["di"] >= 0.8).any():
+        assert fitted.step_ == _rule(path, "di", 0.8, lower=False)
+    else:  # the fairest usable step
+        assert fitted.step_ == path.loc[~path["degenerate"], "di"].idxmax()
+
+
+def test_halve_is_half_the_unpenalised_score(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = data
+    model = _small(notion="dp", lam_max=4.0).fit(x, y, sensitive_features=a)
+    half = 0.5 * model.path_["adjusted_score"].iloc[0]
+    assert model.target_ == Target("adjusted_score", half)
+    assert model.path_["adjusted_score"].iloc[model.step_] <= half
+
+
+def test_an_unreachable_target_keeps_the_fairest_step_and_warns(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = data
+    # the label follows the attribute, and λ of at most 1 cannot take that out
+    model = _small(notion="dp", lam_max=1.0, target={"adjusted_score": 0.0})
+    with pytest.warns(
+        UserWarning, match=r"target=\{'adjusted_score': 0.0\}.*reached"
+    ) as got:
+        model.fit(x, y, sensitive_features=a)
+    path = model.path_
+    assert (path["adjusted_score"] > 0).all()
+    assert model.step_ == path["adjusted_score"].idxmin()
+    assert f"adjusted_score={path['adjusted_score'].min():.4g}" in str(got[0].message)
+
+
+def test_degenerate_steps_are_never_chosen() -> None:
+    path = pd.DataFrame(
+        {
+            "lam": [0.0, 1.0, 2.0, 4.0],
+            "accuracy": [0.90, 0.85, 0.95, 0.60],
+            "adjusted_score": [0.20, 0.08, 0.00, 0.00],
+            "degenerate": [False, False, True, False],
+        }
+    )
+    # step 2 meets the bound and is the most accurate, but predicts one class
+    assert choose_step(path, Target("adjusted_score", 0.1), "classification") == (
+        1,
+        None,
+    )
+    # unreachable: the fairest usable step, not the degenerate one at 0
+    step, reason = choose_step(path, Target("adjusted_score", -1.0), "classification")
+    assert step == 3 and reason is not None and "step 3 (lam=4)" in reason
+    path["degenerate"] = True
+    step, reason = choose_step(path, Target("adjusted_score", 0.1), "classification")
+    assert step == 0 and reason is not None and "every one is degenerate" in reason
+
+
+def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None:
+    rng = np.random.default_rng(0)
+    age = rng.uniform(18, 80, 300)
+    x = np.column_stack(
+        [rng.normal(size=300), age / 80 + rng.normal(scale=0.1, size=300)]
+    )
+    y = x[:, 0] + 2 * x[:, 1] + rng.normal(scale=0.1, size=300)
+    model = FairCOCCOPathRegressor(**{**SMALL, "lam_max": 4.0}, notion="dp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(x, y, sensitive_features=age)
+    path = model.path_
+    assert list(path.columns) == ["lam", "mse", "r2", "adjusted_score", "degenerate"]
+    assert ((path["r2"] <= 0) == path["degenerate"]).all()
+    within = path[
+        (path["adjusted_score"] <= model.target_.threshold) & ~path["degenerate"]
+    ]
+    if len(within):
+        assert model.step_ == within["mse"].idxmin()
+    assert model.predict(x[:5]).shape == (5,)
+
+
+def test_sklearn_conventions(
+    fitted: FairCOCCOPathClassifier, data: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    params = FairCOCCOPathClassifier().get_params()
+    network = set(FairCOCCOClassifier().get_params())
+    path_own = {"target", "lam_min", "lam_max", "lam_factor", "epochs_per_step"}
+    # the network's parameters but its single λ and epochs, plus the path's
+    assert set(params) == (network - {"lam", "epochs"}) | path_own
+    assert params["warmup_epochs"] == 10 and params["early_stopping"] is True
+    assert set(FairCOCCOPathRegressor().get_params()) == set(params) - {"penalty_on"}
+    model = _small(target={"deo": 0.05})
+    assert model.set_params(lam_max=8.0) is model and model.lam_max == 8.0
+    copy = clone(model)
+    assert copy.get_params() == model.get_params() and copy is not model
+    with pytest.raises(TypeError, match="'lam'"):
+        FairCOCCOPathClassifier(lam=2.0)
+    # fit returns self; everything fit sets ends in an underscore
+    x, y, a = data
+    fresh = _small(lam_max=0.5)
+    before = set(vars(fresh))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert fresh.fit(x, y, sensitive_features=a) is fresh
+    assert all(name.endswith("_") for name in set(vars(fresh)) - before)
+    assert set(vars(fresh)) - before >= {
+        "path_",
+        "lam_",
+        "step_",
+        "target_",
+        "step_states_",
+    }
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("third", r"target='third' is not valid; expected \"halve\""),
+        ({"accuracy": 0.9}, "names no measure of the path"),
+        ({"di": 0.8, "deo": 0.05}, "is not valid"),
+        ({"di": 1.5}, r"the bound must be a number in \[0, 1\]"),
+        ({"deo": "0.05"}, "the bound must be a number"),
+        (0.5, "is not valid"),
+    ],
+)
+def test_bad_targets_are_refused(
+    target: Any, message: str, data: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    x, y, a = data
+    with pytest.raises(ValueError, match=message):
+        _small(target=target).fit(x, y, sensitive_features=a)
+
+
+def test_what_a_path_cannot_do_is_refused(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = data
+    with pytest.raises(ValueError, match="for classification only"):
+        FairCOCCOPathRegressor(target={"di": 0.8}).fit(
+            x, y.astype(float), sensitive_features=a
+        )
+    with pytest.raises(ValueError, match=r"needs two classes.*y has 3"):
+        _small(target={"deo": 0.05}).fit(x, y + (x[:, 2] > 1), sensitive_features=a)
+    with pytest.raises(ValueError, match="needs sensitive_features"):
+        _small().fit(x, y)
+    with pytest.raises(ValueError, match="needs a penalty with a weight"):
+        _small(penalty=None).fit(x, y, sensitive_features=a)
+    with pytest.raises(ValueError, match="needs a penalty with a weight"):
+        _small(penalty=FairCOCCOConstraint()).fit(x, y, sensitive_features=a)
+    with pytest.raises(ValueError, match="lam_max"):
+        _small(lam_min=2.0, lam_max=1.0).fit(x, y, sensitive_features=a)
+    with pytest.raises(ValueError, match="lam_factor"):
+        _small(lam_factor=1.0).fit(x, y, sensitive_features=a)
+
+
+def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = fitted.plot_path()
+    try:
+        assert (
+            ax.get_xlabel() == "validation di"
+            and ax.get_ylabel() == "validation accuracy"
+        )
+        labels = [t.get_text() for t in ax.texts]
+        assert labels == [f"λ={lam:g}" for lam in fitted.path_["lam"]]
+        assert any(
+            f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts
+        )
+    finally:
+        plt.close(ax.figure)
+
+
+def test_attribute_frame_gives_back_the_attributes() -> None:
+    raw = pd.DataFrame(
+        {
+            "race": ["a", "b", "c", "b", "a"],
+            "sex": [True, False, True, True, False],
+            "age": [20.0, 35.0, 50.0, 65.0, 80.0],
+        }
+    )
+    encoder = SensitiveEncoder().fit(raw)
+    frame = attribute_frame(encoder.transform(raw), encoder.schema_)
+    assert frame["race"].tolist() == raw["race"].tolist()
+    assert frame["sex"].tolist() == raw["sex"].tolist()
+    assert isinstance(frame["race"].dtype, pd.CategoricalDtype)
+    # numbers stay numbers, standardised: the same order and median split
+    assert (frame["age"].rank() == raw["age"].rank()).all()
+
+
+def test_validation_measures_match_a_literal_computation() -> None:
+    # a fixed model: the logit is the first feature
+    model = nn.Sequential(nn.Linear(2, 1), nn.Flatten(0))
+    with torch.no_grad():
+        model[0].weight.copy_(torch.tensor([[1.0, 0.0]]))
+        model[0].bias.zero_()
+    features = torch.tensor(
+        [[1.0, 0], [-1, 0], [2, 0], [3, 0], [-2, 0], [1, 0], [-3, 0], [4, 0]]
+    )
+    targets = torch.tensor([1.0, 0, 1, 0, 0, 1, 1, 1])
+    sex = pd.Series(["f", "f", "f", "f", "m", "m", "m", "m"])
+    encoder = SensitiveEncoder().fit(sex)
+    measures = ValidationMeasures(
+        (features, targets, encoder.transform(sex)), encoder.schema_, task="classification",
+        notion="dp",
+    )  # fmt: skip
+    row = measures(model)
+    predicted = np.array([1, 0, 1, 1, 0, 1, 0, 1])
+    truth = targets.numpy()
+    assert row["accuracy"] == np.mean(predicted == truth) == 0.75
+    # positive rates f 3/4, m 2/4; true-positive rates f 2/2, m 2/3
+    assert row["di"] == pytest.approx(2 / 3)
+    assert row["di_ratio"] == pytest.approx(
+        2 / 3
+    )  # m is the group the model disfavours
+    assert row["deo"] == pytest.approx(1 - 2 / 3)
+    assert not row["degenerate"]
+    # the paper's ratio keeps its groups: reversed, it exceeds 1 where DI does not
+    with torch.no_grad():
+        model[0].weight.copy_(torch.tensor([[-1.0, 0.0]]))
+    reversed_row = measures(model)
+    # positive rates f 1/4, m 2/4
+    assert reversed_row["di"] == pytest.approx(1 / 2)
+    assert reversed_row["di_ratio"] == pytest.approx(2)
+    assert math.isclose(reversed_row["accuracy"], 0.25)
