@@ -25,6 +25,7 @@ from ._faircocco import FairCOCCOPenalty
 from ._farmi import FARMIPenalty
 from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
+from ._path import FairCOCCOPathClassifier, FairCOCCOPathRegressor
 
 
 def _estimator(task: str, **params: Any) -> _FairNetwork:
@@ -57,6 +58,41 @@ def faircocco_constraint(
     """The network trained under ``I_F <= bound`` (:class:`FairCOCCOConstraint`)."""
     constraint = FairCOCCOConstraint(notion=notion, bound=bound, multiplier_lr=multiplier_lr)
     return _estimator(task, penalty=constraint, **params)
+
+
+#: The group gap each notion's ``target="gap"`` asks for, in classification.
+_GAP_TARGETS = {"dp": {"di": 0.8}, "eo": {"deo": 0.05}}
+
+
+def faircocco_path(
+    *,
+    task: str = "classification",
+    notion: str = "eo",
+    target: str = "halve",
+    epochs: int | None = None,
+    **params: Any,
+) -> _FairNetwork:
+    """The network along a warm-started λ path, kept at a target (:class:`FairCOCCOPathClassifier`).
+
+    ``target="halve"`` keeps the most accurate step whose validation score is at most half the
+    unpenalised one's; ``"gap"`` the notion's group gap in classification, DI >= 0.8 under DP
+    and DEO <= 0.05 under EO, and halving elsewhere. A study's ``epochs`` are the unpenalised
+    warm-up's, so that the path starts from the network the other methods train.
+    """
+    if target not in ("halve", "gap"):
+        raise ValueError(f"target={target!r} is not valid; expected 'halve' or 'gap'.")
+    if target == "gap" and task == "classification":
+        goal: Any = _GAP_TARGETS.get(notion, "halve")
+    else:
+        goal = "halve"
+    if epochs is not None:
+        params["warmup_epochs"] = epochs
+    if task == "classification":
+        return FairCOCCOPathClassifier(notion=notion, target=goal, **params)
+    if task == "regression":
+        params.pop("penalty_on", None)
+        return FairCOCCOPathRegressor(notion=notion, target=goal, **params)
+    raise ValueError(f"task={task!r} is not valid; expected one of {list(TASKS)}.")
 
 
 def facl(*, task: str = "classification", **params: Any) -> _FairNetwork:
@@ -152,6 +188,16 @@ FAIRCOCCO_CONSTRAINT = MethodSpec(
     quick_grid={**_QUICK_TRAINING, "bound": _QUICK_BOUNDS},
     sweep_param="bound",
     training_settings=_TRAINING_SETTINGS,
+)
+FAIRCOCCO_PATH = MethodSpec(
+    name="faircocco_path",
+    description="The network along a warm-started λ path, kept where it meets a fairness target",
+    capabilities=FairCOCCOPenalty.capabilities,
+    factory=faircocco_path,
+    param_grid={**_TRAINING_GRID, "target": ("halve", "gap")},
+    quick_grid={**_QUICK_TRAINING, "target": ("halve", "gap")},
+    sweep_param="target",
+    training_settings=("epochs",),
 )
 FACL = _penalised(
     "facl", "The network with the FACL penalty (Mary et al., 2019)", facl, FACLPenalty

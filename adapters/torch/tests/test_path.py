@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
@@ -57,17 +58,13 @@ def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def fitted(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> FairCOCCOPathClassifier:
     x, y, a = data
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore", UserWarning
-        )  # whether DI 0.8 is reached is not tested
+        warnings.simplefilter("ignore", UserWarning)  # whether DI 0.8 is reached is not tested
         return _small(notion="dp", target={"di": 0.8}, early_stopping=False).fit(
             x, y, sensitive_features=a
         )
 
 
-def test_path_has_one_row_per_step_with_growing_lam(
-    fitted: FairCOCCOPathClassifier,
-) -> None:
+def test_path_has_one_row_per_step_with_growing_lam(fitted: FairCOCCOPathClassifier) -> None:
     path = fitted.path_
     assert list(path.columns) == CLASSIFICATION_COLUMNS
     assert path.index.name == "step"
@@ -132,9 +129,7 @@ def _scripted_path(
         for step, (score, d) in enumerate(zip(scores, di or [0.5] * 7, strict=True))
     ]  # fmt: skip
     steps = iter(script)
-    monkeypatch.setattr(
-        path_module, "ValidationMeasures", lambda *a, **k: lambda m: next(steps)
-    )
+    monkeypatch.setattr(path_module, "ValidationMeasures", lambda *a, **k: lambda m: next(steps))
     x, y, a = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -159,9 +154,7 @@ def test_the_path_goes_on_while_the_target_is_not_met(
     # the score levels off at step 1, but DI reaches 0.8 only at step 5
     scores = [0.6, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4]
     di = [0.4, 0.6, 0.6, 0.6, 0.7, 0.85, 0.9]
-    path = _scripted_path(
-        monkeypatch, data, scores, di=di, patience=2, target={"di": 0.8}
-    )
+    path = _scripted_path(monkeypatch, data, scores, di=di, patience=2, target={"di": 0.8})
     assert len(path) == 6
     # never reached: on to lam_max
     assert len(_scripted_path(monkeypatch, data, scores, target={"di": 0.8})) == 7
@@ -174,9 +167,7 @@ def test_the_path_ends_at_its_first_degenerate_step(
     path = _scripted_path(monkeypatch, data, scores, degenerate=(3,))
     assert len(path) == 4 and path["degenerate"].tolist() == [False, False, False, True]
     # unless told to go on to lam_max
-    assert (
-        len(_scripted_path(monkeypatch, data, scores, (3,), early_stopping=False)) == 7
-    )
+    assert len(_scripted_path(monkeypatch, data, scores, (3,), early_stopping=False)) == 7
 
 
 def test_predict_uses_the_chosen_steps_weights(
@@ -215,9 +206,7 @@ def test_each_target_keeps_the_most_accurate_step_that_meets_it(
     assert step == _rule(path, measure, bound, lower)
 
 
-def test_the_fitted_estimator_applies_its_target(
-    fitted: FairCOCCOPathClassifier,
-) -> None:
+def test_the_fitted_estimator_applies_its_target(fitted: FairCOCCOPathClassifier) -> None:
     path = fitted.path_
     if (path["di"] >= 0.8).any():
         assert fitted.step_ == _rule(path, "di", 0.8, lower=False)
@@ -241,9 +230,7 @@ def test_an_unreachable_target_keeps_the_fairest_step_and_warns(
     x, y, a = data
     # the label follows the attribute, and λ of at most 1 cannot take that out
     model = _small(notion="dp", lam_max=1.0, target={"adjusted_score": 0.0})
-    with pytest.warns(
-        UserWarning, match=r"target=\{'adjusted_score': 0.0\}.*reached"
-    ) as got:
+    with pytest.warns(UserWarning, match=r"target=\{'adjusted_score': 0.0\}.*reached") as got:
         model.fit(x, y, sensitive_features=a)
     path = model.path_
     assert (path["adjusted_score"] > 0).all()
@@ -261,10 +248,7 @@ def test_degenerate_steps_are_never_chosen() -> None:
         }
     )
     # step 2 meets the bound and is the most accurate, but predicts one class
-    assert choose_step(path, Target("adjusted_score", 0.1), "classification") == (
-        1,
-        None,
-    )
+    assert choose_step(path, Target("adjusted_score", 0.1), "classification") == (1, None)
     # unreachable: the fairest usable step, not the degenerate one at 0
     step, reason = choose_step(path, Target("adjusted_score", -1.0), "classification")
     assert step == 3 and reason is not None and "step 3 (lam=4)" in reason
@@ -276,9 +260,7 @@ def test_degenerate_steps_are_never_chosen() -> None:
 def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None:
     rng = np.random.default_rng(0)
     age = rng.uniform(18, 80, 300)
-    x = np.column_stack(
-        [rng.normal(size=300), age / 80 + rng.normal(scale=0.1, size=300)]
-    )
+    x = np.column_stack([rng.normal(size=300), age / 80 + rng.normal(scale=0.1, size=300)])
     y = x[:, 0] + 2 * x[:, 1] + rng.normal(scale=0.1, size=300)
     model = FairCOCCOPathRegressor(**{**SMALL, "lam_max": 4.0}, notion="dp")
     with warnings.catch_warnings():
@@ -287,9 +269,7 @@ def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None
     path = model.path_
     assert list(path.columns) == ["lam", "mse", "r2", "adjusted_score", "degenerate"]
     assert ((path["r2"] <= 0) == path["degenerate"]).all()
-    within = path[
-        (path["adjusted_score"] <= model.target_.threshold) & ~path["degenerate"]
-    ]
+    within = path[(path["adjusted_score"] <= model.target_.threshold) & ~path["degenerate"]]
     if len(within):
         assert model.step_ == within["mse"].idxmin()
     assert model.predict(x[:5]).shape == (5,)
@@ -319,13 +299,7 @@ def test_sklearn_conventions(
         warnings.simplefilter("ignore", UserWarning)
         assert fresh.fit(x, y, sensitive_features=a) is fresh
     assert all(name.endswith("_") for name in set(vars(fresh)) - before)
-    assert set(vars(fresh)) - before >= {
-        "path_",
-        "lam_",
-        "step_",
-        "target_",
-        "step_states_",
-    }
+    assert set(vars(fresh)) - before >= {"path_", "lam_", "step_", "target_", "step_states_"}
 
 
 @pytest.mark.parametrize(
@@ -352,9 +326,7 @@ def test_what_a_path_cannot_do_is_refused(
 ) -> None:
     x, y, a = data
     with pytest.raises(ValueError, match="for classification only"):
-        FairCOCCOPathRegressor(target={"di": 0.8}).fit(
-            x, y.astype(float), sensitive_features=a
-        )
+        FairCOCCOPathRegressor(target={"di": 0.8}).fit(x, y.astype(float), sensitive_features=a)
     with pytest.raises(ValueError, match=r"needs two classes.*y has 3"):
         _small(target={"deo": 0.05}).fit(x, y + (x[:, 2] > 1), sensitive_features=a)
     with pytest.raises(ValueError, match="needs sensitive_features"):
@@ -376,15 +348,10 @@ def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
 
     ax = fitted.plot_path()
     try:
-        assert (
-            ax.get_xlabel() == "validation di"
-            and ax.get_ylabel() == "validation accuracy"
-        )
+        assert ax.get_xlabel() == "validation di" and ax.get_ylabel() == "validation accuracy"
         labels = [t.get_text() for t in ax.texts]
         assert labels == [f"λ={lam:g}" for lam in fitted.path_["lam"]]
-        assert any(
-            f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts
-        )
+        assert any(f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts)
     finally:
         plt.close(ax.figure)
 
@@ -412,9 +379,7 @@ def test_validation_measures_match_a_literal_computation() -> None:
     with torch.no_grad():
         model[0].weight.copy_(torch.tensor([[1.0, 0.0]]))
         model[0].bias.zero_()
-    features = torch.tensor(
-        [[1.0, 0], [-1, 0], [2, 0], [3, 0], [-2, 0], [1, 0], [-3, 0], [4, 0]]
-    )
+    features = torch.tensor([[1.0, 0], [-1, 0], [2, 0], [3, 0], [-2, 0], [1, 0], [-3, 0], [4, 0]])
     targets = torch.tensor([1.0, 0, 1, 0, 0, 1, 1, 1])
     sex = pd.Series(["f", "f", "f", "f", "m", "m", "m", "m"])
     encoder = SensitiveEncoder().fit(sex)
@@ -428,9 +393,7 @@ def test_validation_measures_match_a_literal_computation() -> None:
     assert row["accuracy"] == np.mean(predicted == truth) == 0.75
     # positive rates f 3/4, m 2/4; true-positive rates f 2/2, m 2/3
     assert row["di"] == pytest.approx(2 / 3)
-    assert row["di_ratio"] == pytest.approx(
-        2 / 3
-    )  # m is the group the model disfavours
+    assert row["di_ratio"] == pytest.approx(2 / 3)  # m is the group the model disfavours
     assert row["deo"] == pytest.approx(1 - 2 / 3)
     assert not row["degenerate"]
     # the paper's ratio keeps its groups: reversed, it exceeds 1 where DI does not
@@ -441,3 +404,22 @@ def test_validation_measures_match_a_literal_computation() -> None:
     assert reversed_row["di"] == pytest.approx(1 / 2)
     assert reversed_row["di_ratio"] == pytest.approx(2)
     assert math.isclose(reversed_row["accuracy"], 0.25)
+
+
+def test_the_harness_registers_the_path_with_its_targets() -> None:
+    from faircocco_torch._mitigators import FAIRCOCCO_PATH as spec
+
+    assert spec.sweep_param == "target" and spec.param_grid["target"] == ("halve", "gap")
+    build = spec.factory
+    assert build(task="classification", notion="dp", target="gap").target == {"di": 0.8}
+    assert build(task="classification", notion="eo", target="gap").target == {"deo": 0.05}
+    assert build(task="classification", notion="cal", target="gap").target == "halve"
+    regressor = build(task="regression", notion="dp", target="gap", epochs=7)
+    assert isinstance(regressor, FairCOCCOPathRegressor) and regressor.target == "halve"
+    assert regressor.warmup_epochs == 7
+    with pytest.raises(ValueError, match="target='di' is not valid"):
+        build(target="di")
+    found = {e.name: e for e in entry_points(group="faircocco_plugins.mitigators")}
+    if "faircocco" not in found:
+        pytest.skip("faircocco-torch is not installed with its entry points")
+    assert found["faircocco_path"].load() is spec
