@@ -36,6 +36,12 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     protected_as_features : bool
         Whether the protected attributes are also model inputs. ``False`` (the default) is
         fairness through unawareness on top of the penalty.
+    target : "halve" or dict, optional
+        A fairness target instead of a weight: the network is trained along a warm-started
+        path of growing λ and the most accurate step that meets the target on held-out rows is
+        kept (``faircocco_torch.FairCOCCOPathClassifier``; ``{"di": 0.8}``,
+        ``{"deo": 0.05}``, ``{"adjusted_score": x}`` or ``"halve"``). ``lam`` and
+        ``warmup_epochs`` are then unused, and ``epochs`` is the unpenalised warm-up's.
     hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
         The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
     random_state : int or None
@@ -44,7 +50,8 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     Attributes
     ----------
     model_ : FairCOCCOClassifier or FairCOCCORegressor
-        The trained network.
+        The trained network (a ``FairCOCCOPathClassifier`` or ``FairCOCCOPathRegressor``,
+        whose ``path_`` shows each step, with a ``target``).
     feature_names_ : list of str
         The input columns, in order.
     task_ : {"classification", "regression"}
@@ -71,6 +78,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         lam: float = 1.0,
         *,
         protected_as_features: bool = False,
+        target: Any = None,
         hidden_layer_sizes: Any = NETWORK_DEFAULTS["hidden_layer_sizes"],
         batch_size: int = NETWORK_DEFAULTS["batch_size"],
         learning_rate: float = NETWORK_DEFAULTS["learning_rate"],
@@ -94,11 +102,13 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
             notion=notion,
             lam=lam,
             protected_as_features=protected_as_features,
+            target=target,
             random_state=random_state,
             **network,
         )
         self._set_parameters(notion, lam, random_state, network)
         self.protected_as_features = protected_as_features
+        self.target = target
 
     def fit(self, dataset: Any) -> FairCOCCOInprocessing:
         """Train the network on ``dataset``.

@@ -40,16 +40,31 @@ def fit_network(
     notion: str,
     lam: float,
     random_state: Any,
+    target: Any = None,
     **network: Any,
 ) -> Any:
     """A ``FairCOCCOClassifier`` or ``FairCOCCORegressor`` trained on ``(X, y)`` with the
-    FairCOCCO penalty on ``sensitive`` (a DataFrame) and the row weights ``weights``."""
-    from faircocco_torch import FairCOCCOClassifier, FairCOCCORegressor
+    FairCOCCO penalty on ``sensitive`` (a DataFrame) and the row weights ``weights``.
 
-    estimator = FairCOCCOClassifier if task == "classification" else FairCOCCORegressor
-    model = estimator(
-        penalty="faircocco", notion=notion, lam=lam, random_state=random_state, **network
+    With a ``target``, a ``FairCOCCOPathClassifier`` or ``FairCOCCOPathRegressor`` instead:
+    ``lam`` and ``warmup_epochs`` are unused, and its unpenalised warm-up lasts ``epochs``.
+    """
+    from faircocco_torch import (
+        FairCOCCOClassifier,
+        FairCOCCOPathClassifier,
+        FairCOCCOPathRegressor,
+        FairCOCCORegressor,
     )
+
+    classify = task == "classification"
+    if target is None:
+        estimator: Any = FairCOCCOClassifier if classify else FairCOCCORegressor
+        options = {"lam": lam, **network}
+    else:
+        estimator = FairCOCCOPathClassifier if classify else FairCOCCOPathRegressor
+        epochs = network.pop("epochs")
+        options = {**network, "target": target, "warmup_epochs": epochs}
+    model = estimator(penalty="faircocco", notion=notion, random_state=random_state, **options)
     return model.fit(X, y, sensitive_features=sensitive, sample_weight=weights)
 
 
@@ -63,6 +78,8 @@ class PenalisedNetwork:
     notion: str
     lam: float
     random_state: int | None
+    #: a fairness target: trains the λ path to it instead of one ``lam`` (the Transformer's)
+    target: Any = None
 
     def _set_parameters(
         self, notion: str, lam: float, random_state: int | None, network: dict[str, Any]
@@ -84,5 +101,6 @@ class PenalisedNetwork:
             notion=self.notion,
             lam=self.lam,
             random_state=self.random_state,
+            target=self.target,
             **{name: getattr(self, name) for name in NETWORK_DEFAULTS},
         )
