@@ -56,6 +56,7 @@ _ESTIMATOR_LIMITS = {
     "weight_decay": Interval("real", 0),
     "lam": Interval("real", 0),
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
+    "n_threads": Interval("integer", 1, optional=True),
 }
 
 
@@ -80,6 +81,7 @@ class _FairNetwork(BaseEstimator):
         validation_fraction: float = 0.2,
         patience: int = 10,
         device: str = "cpu",
+        n_threads: int | None = 1,
         verbose: bool = False,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
@@ -96,6 +98,7 @@ class _FairNetwork(BaseEstimator):
         self.validation_fraction = validation_fraction
         self.patience = patience
         self.device = device
+        self.n_threads = n_threads
         self.verbose = verbose
         self.random_state = random_state
 
@@ -248,6 +251,7 @@ class _FairNetwork(BaseEstimator):
             warmup_epochs=int(self.warmup_epochs),
             random_state=seed,
             progress=self.verbose,
+            n_threads=self.n_threads,
         )
 
     def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:
@@ -271,7 +275,15 @@ class _FairNetwork(BaseEstimator):
         )
 
     def _check_params(self) -> None:
-        names = ("batch_size", "epochs", "patience", "learning_rate", "weight_decay", "lam")
+        names = (
+            "batch_size",
+            "epochs",
+            "patience",
+            "learning_rate",
+            "weight_decay",
+            "lam",
+            "n_threads",
+        )
         check_params({name: getattr(self, name) for name in names}, _ESTIMATOR_LIMITS)
         warmup = Interval("integer", 0, self.epochs)
         check_params({"warmup_epochs": self.warmup_epochs}, {"warmup_epochs": warmup})
@@ -373,6 +385,11 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         Epochs without improvement before stopping.
     device : str
         Torch device for training and prediction, e.g. ``"cpu"`` or ``"cuda"``.
+    n_threads : int or None
+        torch's intra-op threads while training, restored afterwards; ``None`` leaves torch's
+        own setting (one per core). The paper's small networks trained about 4 to 6 times
+        slower on two threads than on one, on an idle 2-core machine as beside other work
+        (see the performance page, "Training threads").
     verbose : bool
         Show a progress bar.
     random_state : int, RandomState or None
@@ -433,6 +450,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         validation_fraction: float = 0.2,
         patience: int = 10,
         device: str = "cpu",
+        n_threads: int | None = 1,
         verbose: bool = False,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
@@ -450,6 +468,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
             validation_fraction=validation_fraction,
             patience=patience,
             device=device,
+            n_threads=n_threads,
             verbose=verbose,
             random_state=random_state,
         )
@@ -593,7 +612,8 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         As for :class:`FairCOCCOClassifier`. Penalties that need binary outcomes for EO
         (covariance, linear loss, HSIC) support only ``notion="dp"`` here.
     notion, lam, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs,
-    weight_decay, early_stopping, validation_fraction, patience, device, verbose, random_state
+    weight_decay, early_stopping, validation_fraction, patience, device, n_threads, verbose,
+    random_state
         As for :class:`FairCOCCOClassifier`.
 
     Attributes
