@@ -26,7 +26,7 @@ from ._estimators import (
 )
 from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
 from ._path_targets import Target, check_target, choose_step, resolve_target
-from ._training import FitHistory, fit_fair
+from ._training import FitHistory, fit_fair, torch_threads
 
 #: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
 #: ``patience`` are the networks' parameters with the path's meaning and defaults.
@@ -204,7 +204,8 @@ class _FairPath(_FairNetwork):
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
         )
-        history, rows = self._steps(model, optimizer, train_data, penalty, seed, measures)
+        with torch_threads(self.n_threads):
+            history, rows = self._steps(model, optimizer, train_data, penalty, seed, measures)
         columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
         path = pd.DataFrame(rows, columns=["lam", *columns, "degenerate"])
         path.index.name = "step"
@@ -363,7 +364,7 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     validation_fraction : float
         Share of rows held out to measure each step.
     penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
-    device, verbose, random_state
+    device, n_threads, verbose, random_state
         As for :class:`FairCOCCOClassifier` (``penalty=None`` and constraints are refused:
         they have no λ to raise; ``notion`` is also the adjusted score's).
 
@@ -425,7 +426,7 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     validation_fraction
         As for :class:`FairCOCCOPathClassifier`.
     penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
-    verbose, random_state
+    n_threads, verbose, random_state
         As for :class:`FairCOCCORegressor`.
 
     Attributes

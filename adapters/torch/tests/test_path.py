@@ -170,6 +170,27 @@ def test_the_path_ends_at_its_first_degenerate_step(
     assert len(_scripted_path(monkeypatch, data, scores, (3,), early_stopping=False)) == 7
 
 
+def test_the_whole_path_runs_on_n_threads_and_gives_torch_its_count_back(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    x, y, a = data
+    seen: list[int] = []
+    original = path_module.fit_fair
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(path_module, "fit_fair", recording)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        _small(lam_max=1.0, early_stopping=False).fit(x, y, sensitive_features=a)
+        assert seen == [1, 1, 1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_predict_uses_the_chosen_steps_weights(
     fitted: FairCOCCOPathClassifier, data: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> None:
