@@ -7,11 +7,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
-from aif360.metrics import Metric
 
 import faircocco_plugins
 
 from ._conversion import outcome, protected, task_of
+from ._quiet_import import without_unneeded_notices
+
+with without_unneeded_notices():
+    from aif360.metrics import Metric
 
 _PREDICTIONS = ("scores", "labels")
 
