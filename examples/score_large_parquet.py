@@ -1,6 +1,6 @@
 """Score a Parquet file chunk by chunk, and the same file as a Dask DataFrame, and time both.
 
-Writes a synthetic Parquet file of ``--rows`` rows (default 10 million, about 250 MB) in
+Writes a synthetic Parquet file of ``--rows`` rows (default 10 million, 163 MiB) in
 row groups of one million, then computes the EO report of its predictions against three
 attributes (the joint score and one per attribute) twice: streamed through ``faircocco score``
 (one chunk in memory at a time) and on a Dask DataFrame read from the same file, on a local
