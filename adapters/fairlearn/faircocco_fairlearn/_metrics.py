@@ -358,4 +358,15 @@ def _unpacked(sensitive_features: Any) -> Any:
             "sensitive_features mixes packed rows of different tables; pack one table with "
             "faircocco_sample_params."
         )
-    return rows[0].table.iloc[[row.position for row in rows]]
+    positions = [row.position for row in rows]
+    if len(set(positions)) < len(positions):
+        # the default filter shows this once, not once per bootstrap sample
+        warnings.warn(
+            "faircocco_metric got repeated rows, as a bootstrap resample (MetricFrame's n_boot) "
+            "draws them: a kernel score reads repeated rows as dependence, so its bootstrap "
+            "intervals lie above the score rather than around it; to tell a dependence from "
+            "chance, use faircocco_plugins.independence_test.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return rows[0].table.iloc[positions]
