@@ -28,12 +28,8 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml adapters/fairlearn/pyproj
 # first run offline on the synthetic ones, a later one online), bench stops and says what
 # differs: name another store (`make demo DEMO_STORE=results/quick-2.sqlite`) or remove the old.
 DEMO_STORE ?= $(if $(FAIRCOCCO_DATA),results/quick-data-dir.sqlite,results/quick.sqlite)
-# joblib's worker pool restarts a worker whose memory grew by 300 MB since its first cell, which
-# it takes for a leak, and warns "A worker stopped while some jobs were given to the executor";
-# here the growth is the worker's cache of KDD Census (850 MB loaded), and no cell is lost.
-LOKY_RESTART := ignore:A worker stopped while some jobs were given to the executor:UserWarning
 demo: venv
-	PYTHONWARNINGS="$(LOKY_RESTART)" $(BIN)/faircocco bench --preset quick --jobs 2 --store $(DEMO_STORE)
+	$(BIN)/faircocco bench --preset quick --jobs 2 --store $(DEMO_STORE)
 	$(BIN)/faircocco report $(DEMO_STORE) --out $(DEMO_STORE:.sqlite=-report)
 
 # The AIF360 example in the AIF360 adapter's nox environment (AIF360 needs pandas<3, .venv has

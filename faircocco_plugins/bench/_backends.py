@@ -273,6 +273,21 @@ def make_backend(
 
 #: How often a local worker checks that the driver is still there.
 _PARENT_POLL_SECONDS = 0.5
+#: Growth of a local worker's memory after its first cell that loky takes for a leak. A worker
+#: keeps the datasets it loaded (KDD Census alone adds 850 MiB), which loky's default of 300 MB
+#: took for one: it restarted the worker, warned "A worker stopped while some jobs were given
+#: to the executor", and the new worker loaded the dataset again.
+WORKER_CACHE_BYTES = 4 * 2**30
+
+
+def allow_dataset_cache() -> None:
+    """Let this worker process grow by :data:`WORKER_CACHE_BYTES` before loky's leak guard
+    restarts it (loky reads the bound from its module at every check)."""
+    from joblib.externals.loky import process_executor
+
+    process_executor._MAX_MEMORY_LEAK_SIZE = max(
+        process_executor._MAX_MEMORY_LEAK_SIZE, WORKER_CACHE_BYTES
+    )
 
 
 def _start_worker() -> None:
@@ -284,6 +299,7 @@ def _start_worker() -> None:
     being handed to another parent and then exits.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    allow_dataset_cache()
     driver = os.getppid()
 
     def watch() -> None:
