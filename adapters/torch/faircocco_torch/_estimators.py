@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 from torch import nn
 
-from faircocco_plugins.plugins import Interval, align_by_index, check_params
+from faircocco_plugins.plugins import Interval, align_by_index, as_array, check_params
 
 from ._base import FairnessPenalty
 from ._covariance import CovariancePenalty
@@ -130,6 +130,7 @@ class _FairNetwork(BaseEstimator):
                 }
             )
             X, y, sensitive_features, sample_weight = paired.values()
+        _refuse_masked({"X": X, "y": y, "sample_weight": sample_weight})
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] < 2:
@@ -321,6 +322,7 @@ class _FairNetwork(BaseEstimator):
 
     def _forward(self, X: Any) -> torch.Tensor:
         check_is_fitted(self, "model_")
+        _refuse_masked({"X": X})
         return self._outputs(validate_data(self, X, reset=False, dtype=np.float64))
 
     def _outputs(self, X: np.ndarray) -> torch.Tensor:
@@ -707,6 +709,14 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
             f"predicts nearly a constant: on its {outputs.shape[0]} training rows its "
             f"predictions vary {spread / target_spread:.2g} times as much as y"
         )
+
+
+def _refuse_masked(named: dict[str, Any]) -> None:
+    """Refuse masked arrays with masked entries by name, as the core does: scikit-learn's
+    validation would drop the mask and train on the masked values as data."""
+    for name, value in named.items():
+        if np.ma.is_masked(value):
+            as_array(value, name)
 
 
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:

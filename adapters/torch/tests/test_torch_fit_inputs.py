@@ -118,3 +118,29 @@ def clone_of(model):
     from sklearn.base import clone
 
     return clone(model)
+
+
+@pytest.mark.filterwarnings("ignore:FairCOCCOClassifier.fit got no sensitive_features")
+@pytest.mark.filterwarnings("ignore::faircocco_plugins.plugins.DegenerateModelWarning")
+@pytest.mark.parametrize("argument", ["X", "y", "sample_weight"])
+def test_masked_entries_are_refused_by_name_not_trained_on(argument):
+    from faircocco_torch import FairCOCCOClassifier
+
+    rng = np.random.default_rng(0)
+    data = {
+        "X": rng.normal(size=(40, 2)),
+        "y": rng.integers(0, 2, 40),
+        "sample_weight": np.ones(40),
+    }
+    value = data[argument]
+    rows = np.arange(40) % 7 == 0
+    data[argument] = np.ma.masked_array(
+        value, mask=np.broadcast_to(rows.reshape(40, *[1] * (value.ndim - 1)), value.shape)
+    )
+    model = FairCOCCOClassifier(epochs=1)
+    with pytest.raises(TypeError, match=rf"^{argument} is a numpy masked array"):
+        model.fit(data["X"], data["y"], sample_weight=data["sample_weight"])
+    if argument == "X":
+        model.fit(data["X"].data, data["y"])
+        with pytest.raises(TypeError, match=r"^X is a numpy masked array"):
+            model.predict(data["X"])
