@@ -63,7 +63,9 @@ class StudyConfig:
         Directory searched first for the datasets' raw files.
     grid_overrides : mapping of str to tuple, optional
         Values that replace a method's own for a hyper-parameter, in every method whose grid
-        has it: ``{"lam": (0.5, 1.0, 2.0)}`` sweeps those penalty weights for every penalty.
+        has it: ``{"lam": (0.5, 1.0, 2.0)}`` sweeps those penalty weights for every penalty. A
+        key ``"<method>.<parameter>"`` overrides that method's alone and takes precedence:
+        ``{"lam": (0.5, 1.0), "faircocco.lam": (0.5, 1.0, 50.0)}``.
     fixed_params : mapping of str to mapping, optional
         Per dataset, hyper-parameters fixed to one value in every method whose grid has them,
         such as the learning rate and batch size chosen for the network on that dataset.
@@ -134,6 +136,11 @@ class StudyConfig:
                 raise ValueError(
                     f"grid_overrides[{key!r}] must be a non-empty sequence of values; got "
                     f"{values!r}."
+                )
+            if not isinstance(key, str) or not all(key.split(".")) or key.count(".") > 1:
+                raise ValueError(
+                    f"grid_overrides has the key {key!r}; expected a parameter name such as "
+                    "'lam', or a method and a parameter such as 'faircocco.lam'."
                 )
         check_params({name: getattr(self, name) for name in _SIZE_LIMITS}, _SIZE_LIMITS)
         if (
@@ -209,13 +216,47 @@ class StudyConfig:
         [{'lam': 5.0, 'learning_rate': 0.01}]
         """
         grid = dict(spec.param_grid if self.grid == "full" else spec.quick_grid)
-        for key, values in self.grid_overrides.items():
+        for key, values in overrides_of(self.grid_overrides, spec.name).items():
             if key in grid:
                 grid[key] = tuple(values)
         for key, value in self.fixed_params.get(dataset, {}).items():
             if key in grid:
                 grid[key] = (value,)
         return replace(spec, param_grid=grid, quick_grid=grid).settings(self.grid)
+
+
+def overrides_of(
+    grid_overrides: Mapping[str, Sequence[Any]], method: str
+) -> dict[str, Sequence[Any]]:
+    """The grid overrides that reach one method: the shared ones (``"lam"``), replaced by the
+    method's own (``"faircocco.lam"``).
+
+    Parameters
+    ----------
+    grid_overrides : mapping of str to sequence
+        As :attr:`StudyConfig.grid_overrides`.
+    method : str
+
+    Returns
+    -------
+    dict of str to sequence
+        By parameter name.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench._study import overrides_of
+    >>> overrides = {"lam": (1.0, 2.0), "faircocco.lam": (1.0, 200.0)}
+    >>> overrides_of(overrides, "faircocco"), overrides_of(overrides, "facl")
+    ({'lam': (1.0, 200.0)}, {'lam': (1.0, 2.0)})
+    """
+    shared = {key: values for key, values in grid_overrides.items() if "." not in key}
+    prefix = f"{method}."
+    own = {
+        key.removeprefix(prefix): values
+        for key, values in grid_overrides.items()
+        if key.startswith(prefix)
+    }
+    return {**shared, **own}
 
 
 def _json_ready(value: Any) -> Any:
@@ -309,7 +350,7 @@ def cell_differences(recorded: Mapping[str, Any], run: Cell | RunRecord) -> list
         if (setting is not None or name.startswith("max_")) and setting != config[name]:
             differences.append(f"{name}: {config[name]!r} in the store, {setting!r} here")
     fixed = config["fixed_params"].get(run.dataset, {})
-    overrides = config["grid_overrides"]
+    overrides = overrides_of(config["grid_overrides"], run.method)
     for key, value in run.params.items():
         if key in fixed and value != fixed[key]:
             differences.append(
