@@ -47,8 +47,7 @@ def registry_parts(name: str, seed: int) -> tuple[Part, Part]:
     data = load_dataset(name, random_state=0)
     rng = np.random.default_rng(seed)
     parts = []
-    for part, rows in (("train", TRAIN_ROWS), ("test", TEST_ROWS)):
-        split = data.part(part)
+    for split, rows in ((data.part("train"), TRAIN_ROWS), (data.part("test"), TEST_ROWS)):
         keep = rng.choice(len(split.X), min(rows, len(split.X)), replace=False)
         parts.append(
             (
