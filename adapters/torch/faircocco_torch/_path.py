@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
+from faircocco_plugins.targets import Target, check_target, choose_step, resolve_target
 
 from ._base import FairnessPenalty
 from ._constraint import FairCOCCOConstraint
@@ -25,7 +26,6 @@ from ._estimators import (
     _FairNetwork,
 )
 from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
-from ._path_targets import Target, check_target, choose_step, resolve_target
 from ._training import FitHistory, fit_fair, torch_threads
 
 #: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
@@ -210,7 +210,7 @@ class _FairPath(_FairNetwork):
         path = pd.DataFrame(rows, columns=["lam", *columns, "degenerate"])
         path.index.name = "step"
         self.path_ = path
-        self.target_: Target = resolve_target(self.target, path)
+        self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
         model.load_state_dict(self.step_states_[self.step_])
@@ -270,7 +270,8 @@ class _FairPath(_FairNetwork):
         """Whether a usable step so far meets the target: the path does not end before one
         does, since DI and DEO can go on improving where the adjusted score has levelled off."""
         path = pd.DataFrame(rows)
-        return choose_step(path, resolve_target(self.target, path), self._task)[1] is None
+        target = resolve_target(self.target, path["adjusted_score"].iloc[0])
+        return choose_step(path, target, self._task)[1] is None
 
     def _warn_if_degenerate(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         """Nothing: the path judges its steps on the validation rows, and ``fit`` warns

@@ -17,11 +17,9 @@ from faircocco_plugins.gaps import (
     disparate_impacts,
     equal_opportunity_differences,
 )
+from faircocco_plugins.targets import AUC_FLOOR
 
 from ._encoding import SensitiveSchema
-
-#: A classifier whose validation AUC is at most this ranks the rows no better than chance.
-AUC_FLOOR = 0.51
 
 #: The columns of ``path_`` besides ``lam``, by task.
 CLASSIFICATION_COLUMNS = ("accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo")

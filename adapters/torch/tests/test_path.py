@@ -20,6 +20,7 @@ from torch import nn  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
 import faircocco_torch._path as path_module  # noqa: E402
+from faircocco_plugins.targets import Target, choose_step  # noqa: E402
 from faircocco_torch import (  # noqa: E402
     FairCOCCOClassifier,
     FairCOCCOConstraint,
@@ -28,7 +29,6 @@ from faircocco_torch import (  # noqa: E402
     SensitiveEncoder,
 )
 from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  # noqa: E402
-from faircocco_torch._path_targets import Target, choose_step  # noqa: E402
 
 CLASSIFICATION_COLUMNS = [
     "lam", "accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo", "degenerate",
@@ -327,7 +327,7 @@ def test_sklearn_conventions(
     ("target", "message"),
     [
         ("third", r"target='third' is not valid; expected \"halve\""),
-        ({"accuracy": 0.9}, "names no measure of the path"),
+        ({"accuracy": 0.9}, "names no measure a target can bound"),
         ({"di": 0.8, "deo": 0.05}, "is not valid"),
         ({"di": 1.5}, r"the bound must be a number in \[0, 1\]"),
         ({"deo": "0.05"}, "the bound must be a number"),
