@@ -7,14 +7,17 @@ of the predictions on all attributes jointly, whatever their types, with fairlea
 passes a mixed-type table of attributes through ``MetricFrame``'s ``sample_params``. The paper's
 DEO and DI columns are :func:`difference_of_equal_opportunity` and
 :func:`disparate_impact_ratio`. :class:`FairCOCCOMoment` is a linearised FairCOCCO constraint for
-fairlearn's reductions, for any scikit-learn estimator.
+fairlearn's reductions, for any scikit-learn estimator; :class:`FairCOCCOGridSearch` is fairlearn's
+``GridSearch`` asked for a fairness target rather than a weight.
 """
 
 from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
+from ._grid_search import FairCOCCOGridSearch
 from ._metrics import faircocco_metric, faircocco_metric_report, faircocco_sample_params
 from ._moment import FairCOCCOMoment
 
 __all__ = [
+    "FairCOCCOGridSearch",
     "FairCOCCOMoment",
     "difference_of_equal_opportunity",
     "disparate_impact_ratio",

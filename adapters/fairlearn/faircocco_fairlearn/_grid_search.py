@@ -1,0 +1,316 @@
+"""fairlearn's GridSearch keeping the most accurate grid predictor that meets a fairness target."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from fairlearn.reductions import (
+    ClassificationMoment,
+    DemographicParity,
+    EqualizedOdds,
+    FalsePositiveRateParity,
+    GridSearch,
+    TruePositiveRateParity,
+)
+from sklearn.base import clone
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+from sklearn.utils import _safe_indexing
+
+from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
+from faircocco_plugins.targets import AUC_FLOOR, check_target, choose_step, resolve_target
+
+from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
+from ._metrics import faircocco_metric
+from ._moment import FairCOCCOMoment
+
+#: The columns of ``candidates_``: the torch adapter's ``path_`` columns for two classes.
+CANDIDATE_COLUMNS = ("accuracy", "auc", "adjusted_score", "di", "deo", "degenerate")
+#: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions.
+_NOTIONS = {
+    DemographicParity: "dp",
+    EqualizedOdds: "eo",
+    TruePositiveRateParity: "eo",
+    FalsePositiveRateParity: "eo",
+}
+_LIMITS = {
+    "validation_fraction": Interval("real", 0, 1, closed="neither"),
+    "random_state": Interval("integer", optional=True),
+}
+
+
+class FairCOCCOGridSearch(GridSearch):
+    """fairlearn's ``GridSearch`` that keeps the most accurate predictor meeting a target.
+
+    fairlearn's reductions take a bound (``difference_bound``) or a weight
+    (``constraint_weight``), not the fairness level a user wants. This grid search asks for
+    the level: it holds out a stratified, seeded ``validation_fraction`` of the rows, runs
+    ``GridSearch`` on the rest (one predictor per Lagrange multiplier, in ``predictors_``),
+    measures every predictor on the held-out rows as the torch adapter's λ path measures its
+    steps, and keeps the most accurate non-degenerate one that meets ``target`` there;
+    ``predict`` and ``predict_proba`` use it. If none meets it, the fairest non-degenerate
+    predictor by the target's measure is kept, with a ``UserWarning`` naming the target and
+    what was reached. A predictor is degenerate when it predicts one class for every
+    held-out row or its AUC there is at most 0.51. The held-out rows train no predictor.
+
+    Parameters
+    ----------
+    estimator : estimator
+        As for ``GridSearch``: ``fit(X, y, sample_weight)`` and ``predict(X)`` on binary
+        labels; its ``predict_proba``, where it has one, gives the scores the adjusted score
+        and the AUC are measured on.
+    constraints : fairlearn.reductions.ClassificationMoment
+        As for ``GridSearch``, e.g. ``DemographicParity()`` or :class:`FairCOCCOMoment`.
+    target : "halve" or dict
+        ``"halve"``: a held-out adjusted score at most half the unconstrained estimator's
+        (fitted once more on the training rows, without weights); ``{"adjusted_score": x}``:
+        at most ``x``; ``{"di": x}``: disparate impact (lowest over highest positive rate of
+        any attribute's groups) at least ``x``, e.g. 0.8 for the four-fifths rule;
+        ``{"deo": x}``: largest gap in true-positive rates at most ``x``. Continuous
+        attributes are split at their median for DI and DEO.
+    notion : {"dp", "eo"}, optional
+        The adjusted score's notion; default the constraints': ``"dp"`` for
+        ``DemographicParity``, ``"eo"`` for ``EqualizedOdds``, ``TruePositiveRateParity`` and
+        ``FalsePositiveRateParity``, and a :class:`FairCOCCOMoment`'s own.
+    validation_fraction : float
+        Share of the rows held out to measure the predictors.
+    random_state : int, optional
+        Seed of the held-out split.
+    grid_size, grid_limit, grid_offset, grid, sample_weight_name
+        As for ``GridSearch``.
+
+    Attributes
+    ----------
+    candidates_ : pandas.DataFrame
+        One row per predictor of ``predictors_`` (index ``predictor``), measured on the
+        held-out rows: ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO
+        score of the scores under ``notion``, :func:`faircocco_metric`), ``di``
+        (:func:`disparate_impact_ratio`), ``deo`` (:func:`difference_of_equal_opportunity`)
+        and ``degenerate``.
+    target_ : faircocco_plugins.targets.Target
+        The bound the target set (``"halve"`` resolved to a number).
+    best_idx_ : int
+        The kept predictor (row of ``candidates_``).
+    validation_rows_ : numpy.ndarray
+        Positions of the held-out rows in ``X``.
+    predictors_, lambda_vecs_, gammas_, objectives_, oracle_execution_times_
+        As for ``GridSearch``, on the training rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairlearn.reductions import DemographicParity
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from faircocco_fairlearn import FairCOCCOGridSearch
+    >>> rng = np.random.default_rng(0)
+    >>> sex = rng.integers(0, 2, 1000)
+    >>> X = np.column_stack([rng.normal(size=1000) + sex, rng.normal(size=1000)])
+    >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=1000) > 0.5).astype(int)
+    >>> search = FairCOCCOGridSearch(
+    ...     LogisticRegression(), DemographicParity(), target={"di": 0.8}, random_state=0)
+    >>> search = search.fit(X, y, sensitive_features=sex)
+    >>> bool(search.candidates_["di"].iloc[search.best_idx_] >= 0.8)
+    True
+    """
+
+    best_idx_: int
+
+    def __init__(
+        self,
+        estimator: Any,
+        constraints: Any,
+        *,
+        target: Any = "halve",
+        notion: str | None = None,
+        validation_fraction: float = 0.2,
+        random_state: int | None = None,
+        grid_size: int = 10,
+        grid_limit: float = 2.0,
+        grid_offset: Any = None,
+        grid: Any = None,
+        sample_weight_name: str = "sample_weight",
+    ) -> None:
+        super().__init__(
+            estimator,
+            constraints,
+            grid_size=grid_size,
+            grid_limit=grid_limit,
+            grid_offset=grid_offset,
+            grid=grid,
+            sample_weight_name=sample_weight_name,
+        )
+        # as given (GridSearch stores a float), so that get_params and clone return it
+        self.grid_limit = grid_limit
+        self.target = target
+        self.notion = notion
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+
+    def fit(
+        self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
+    ) -> FairCOCCOGridSearch:
+        """Run the grid search on the training rows and keep the predictor the target selects.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Features.
+        y : array-like of shape (n,)
+            Binary labels, 0 and 1.
+        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
+            The attributes the constraints group by, which the measures take too.
+        control_features : array-like of shape (n,), optional
+            As for ``GridSearch``.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For a target of the wrong form, a regression moment, a notion that cannot be
+            told, or inputs of different lengths.
+
+        Warns
+        -----
+        UserWarning
+            When no non-degenerate predictor meets the target: the fairest one is kept, and
+            the warning names the target and what it reached.
+        """
+        name = type(self).__name__
+        check_target(self.target, "classification")
+        check_params({key: getattr(self, key) for key in _LIMITS}, _LIMITS)
+        if not isinstance(self.constraints, ClassificationMoment):
+            raise ValueError(
+                f"{name} chooses among classifiers; constraints="
+                f"{type(self.constraints).__name__} is not a ClassificationMoment. Use "
+                "fairlearn's GridSearch."
+            )
+        notion = self._notion()
+        inputs = {"X": X, "sensitive_features": sensitive_features}
+        if control_features is not None:
+            inputs["control_features"] = control_features
+        for argument, values in inputs.items():
+            if _count(values) != _count(y):
+                raise ValueError(
+                    f"{argument} has {_count(values)} rows and y has {_count(y)}; give the "
+                    "same rows."
+                )
+        train, held = self._split(np.asarray(y))
+        trained = {key: _safe_indexing(values, train) for key, values in inputs.items()}
+        X_train, y_train = trained.pop("X"), _safe_indexing(y, train)
+        super().fit(X_train, y_train, **trained)
+
+        measured = (
+            _safe_indexing(X, held),
+            np.asarray(_safe_indexing(y, held)),
+            _by_position(_safe_indexing(sensitive_features, held)),
+            notion,
+        )
+        candidates = pd.DataFrame(
+            [_measures(predictor, *measured) for predictor in self.predictors_],
+            columns=list(CANDIDATE_COLUMNS),
+        )
+        candidates.index.name = "predictor"
+        unconstrained = math.nan
+        if self.target == "halve":
+            reference = clone(self.estimator).fit(X_train, y_train)
+            unconstrained = _measures(reference, *measured)["adjusted_score"]
+        self.candidates_ = candidates
+        self.validation_rows_ = held
+        self.target_ = resolve_target(self.target, unconstrained)
+        # where every predictor is degenerate, GridSearch's own choice stays
+        self.best_idx_, reason = choose_step(
+            candidates,
+            self.target_,
+            "classification",
+            noun="grid predictor",
+            fallback=self.best_idx_,
+        )
+        if reason is not None:
+            warnings.warn(
+                f"{name}(target={self.target!r}): {reason}. Reach further with grid_limit "
+                f"(now {self.grid_limit:g}) or a larger grid_size (now {self.grid_size}), or "
+                "ask for a weaker target.",
+                DegenerateModelWarning if candidates["degenerate"].all() else UserWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _notion(self) -> str:
+        """``notion``, or the constraints'."""
+        if self.notion is not None:
+            if self.notion not in ("dp", "eo"):
+                raise ValueError(f"notion={self.notion!r} is not valid; expected 'dp' or 'eo'.")
+            return self.notion
+        if isinstance(self.constraints, FairCOCCOMoment):
+            return str(self.constraints.notion)
+        notion = _NOTIONS.get(type(self.constraints))
+        if notion is None:
+            raise ValueError(
+                f"constraints={type(self.constraints).__name__} has no FairCOCCO notion for "
+                "the adjusted score; pass notion='dp' or 'eo'."
+            )
+        return notion
+
+    def _split(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of the training and held-out rows, stratified by label where every
+        label has rows enough, in their original order."""
+        positions = np.arange(len(labels))
+        options = {"test_size": self.validation_fraction, "random_state": self.random_state}
+        try:
+            train, held = train_test_split(positions, stratify=labels, **options)
+        except ValueError:
+            train, held = train_test_split(positions, **options)
+        return np.sort(train), np.sort(held)
+
+
+def _measures(
+    predictor: Any, X: Any, y: np.ndarray, sensitive_features: Any, notion: str
+) -> dict[str, Any]:
+    """One row of ``candidates_``: the predictor on the held-out rows."""
+    predicted = np.asarray(predictor.predict(X))
+    scores = _positive_scores(predictor, X, predicted)
+    auc = math.nan
+    if np.unique(y).size == 2:
+        auc = float(roc_auc_score(y, scores))
+    return {
+        "accuracy": float(np.mean(predicted == y)),
+        "auc": auc,
+        "adjusted_score": faircocco_metric(
+            y, scores, sensitive_features=sensitive_features, notion=notion, adjusted=True
+        ),
+        "di": disparate_impact_ratio(y, predicted, sensitive_features=sensitive_features),
+        "deo": difference_of_equal_opportunity(y, predicted, sensitive_features=sensitive_features),
+        "degenerate": bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR),
+    }
+
+
+def _positive_scores(predictor: Any, X: Any, predicted: np.ndarray) -> np.ndarray:
+    """The probability of class 1, or the labels for a predictor without probabilities.
+
+    A grid point whose reweighted labels are all one class is fitted as a constant
+    ``DummyClassifier``, whose probabilities have that class's column only.
+    """
+    if not hasattr(predictor, "predict_proba"):
+        return predicted.astype(float)
+    proba = np.asarray(predictor.predict_proba(X), dtype=float)
+    classes = list(predictor.classes_)
+    return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(proba))
+
+
+def _count(values: Any) -> int:
+    """Rows of an array, frame, sparse matrix or list."""
+    return int(values.shape[0]) if hasattr(values, "shape") else len(values)
+
+
+def _by_position(values: Any) -> Any:
+    """A pandas object renumbered from 0, as the arrays it is measured beside."""
+    if isinstance(values, pd.Series | pd.DataFrame):
+        return values.reset_index(drop=True)
+    return values
