@@ -10,10 +10,12 @@ t-interval (:func:`paired_difference`). A comparison is
 * *undecided* otherwise: the seeds cannot tell the two apart.
 
 A claim *holds* when every one of its comparisons is favourable, *partly holds* when some are,
-and *does not hold* when none is; it *cannot be tested here* when the study has no runs for it
-(or the paper's experiment is outside the harness). Each method's setting is the one
-:func:`select_runs` picks on the validation part of each seed; the fronts' claims use every
-setting through the hypervolume of each seed's front (:func:`hypervolume_by_seed`). A seed
+*does not hold* when none is and some are unfavourable, and is *undecided* when all are
+undecided (the seeds speak neither for nor against it); it *cannot be tested here* when the
+study has no runs for it (or the paper's experiment is outside the harness). Each method's
+setting is the one :func:`select_runs` picks on the validation part of each seed; the fronts'
+claims use every setting through the hypervolume of each seed's front
+(:func:`hypervolume_by_seed`). A seed
 whose selected model is degenerate on the test part (one predicted class, or a regression no
 better than the mean) is left out of a pair: such a model scores as perfectly fair.
 """
@@ -69,10 +71,11 @@ TREND = 0.5
 CONVERGED_BY = 512
 
 FAVOURABLE, UNFAVOURABLE, UNDECIDED = "favourable", "unfavourable", "undecided"
-HOLDS, PARTLY, FAILS, UNTESTABLE = (
+HOLDS, PARTLY, FAILS, UNSETTLED, UNTESTABLE = (
     "holds",
     "partly holds",
     "does not hold",
+    "undecided",
     "cannot be tested here",
 )
 
@@ -139,7 +142,9 @@ class Claim:
         if not outcomes:
             return UNTESTABLE
         favourable = outcomes.count(FAVOURABLE)
-        return HOLDS if favourable == len(outcomes) else PARTLY if favourable else FAILS
+        if favourable:
+            return HOLDS if favourable == len(outcomes) else PARTLY
+        return FAILS if UNFAVOURABLE in outcomes else UNSETTLED
 
     def counts(self) -> str:
         """``"3 favourable, 1 undecided, 0 unfavourable"`` over the comparisons with data."""
@@ -260,8 +265,9 @@ def claims_page(
         'the side the claim predicts (for "competitive" and "little cost": above '
         f"−{MARGIN:g}, one point of accuracy or R²), *unfavourable* when it lies wholly on "
         "the other side, *undecided* otherwise. A claim **holds** when all its comparisons "
-        "are favourable, **partly holds** when some are, and **does not hold** when none "
-        "is. Seeds whose chosen model is degenerate on the test part are left out of a pair "
+        "are favourable, **partly holds** when some are, **does not hold** when none is "
+        "and some are unfavourable, and is **undecided** when all are undecided. Seeds "
+        "whose chosen model is degenerate on the test part are left out of a pair "
         f"(the count is given); fewer than {MIN_SEEDS} paired seeds decide nothing.",
         "",
     ]

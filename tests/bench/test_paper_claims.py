@@ -16,6 +16,7 @@ from faircocco_plugins.bench._paper_claims import (
     PARTLY,
     UNDECIDED,
     UNFAVOURABLE,
+    UNSETTLED,
     UNTESTABLE,
     Claim,
     Comparison,
@@ -73,6 +74,11 @@ def test_verdict_from_the_comparisons() -> None:
     assert claim(good, unsure, bad).counts() == "1 favourable, 1 undecided, 1 unfavourable"
     empty = Comparison("x", PairedDifference(math.nan, math.nan, math.nan, 0), "lower")
     assert Claim(1, "t", "p", "x", [empty]).verdict == UNTESTABLE
+
+
+def test_a_claim_without_an_unfavourable_comparison_never_fails() -> None:
+    unsure = _comparison(-0.01, 0.01, "lower")
+    assert Claim(1, "t", "p", "x", [unsure, unsure]).verdict == UNSETTLED
 
 
 def test_score_and_deo_are_paired_per_attribute_where_there_are_attributes() -> None:
