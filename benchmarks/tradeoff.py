@@ -15,7 +15,8 @@ chance-adjusted FairCOCCO score, DEO; MSE for regression). It prints:
   it costs;
 * per method, the dominated hypervolume of its front in (AUC or −MSE, adjusted score) and in
   (accuracy, DEO), on axes normalised per dataset and notion by
-  :func:`faircocco_plugins.bench.front_axes`, with the unpenalised network on every front.
+  :func:`faircocco_plugins.bench.front_axes` against the unpenalised network's unfairness,
+  with the network on every front.
 
 ``--out FILE.csv`` also writes every run. This is a benchmark: it reports what it measures and
 asserts nothing.
@@ -190,7 +191,9 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     classification = runs["task"].iloc[0] == "classification"
     performance = "auc" if classification else "mse"
     baseline = runs[runs["method"] == "nn"].iloc[0]
-    axes = front_axes(runs, str(runs["task"].iloc[0]))
+    axes = front_axes(
+        runs, str(runs["task"].iloc[0]), reference=(runs["method"] == "nn").to_numpy()
+    )
     rows = []
     for method, group in runs.groupby("method", sort=False):
         if method == "nn":

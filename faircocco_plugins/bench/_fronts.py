@@ -2,7 +2,8 @@
 
 :func:`non_dominated` finds the Pareto front of a set of points; :func:`hypervolume` measures
 the area a set of points dominates on axes normalised to the unit box, which
-:func:`front_axes` computes from a run's metrics.
+:func:`front_axes` computes from a run's metrics against a fixed reference point: a trivial
+model's performance and the unpenalised network's unfairness.
 """
 
 from __future__ import annotations
@@ -64,11 +65,12 @@ def hypervolume(performance: Any, unfairness: Any) -> float:
     """Area dominated by the points ``(performance, unfairness)`` within the unit box.
 
     Performance is maximised and unfairness minimised, both normalised so that the reference
-    point is (0, 1): performance 0 is no better than trivial, unfairness 1 the largest of
-    interest. A point dominates the rectangle between it and the reference point; the
-    hypervolume is the area of the union of these rectangles. Points are clipped to the box
-    and points with a NaN or infinite coordinate are left out. 1 is a perfect, fair model; 0 a
-    front no better than the reference (or no point at all).
+    point is (0, 1): performance 0 is no better than trivial, unfairness 1 that of the model
+    to improve on (:func:`front_axes`: the unpenalised network). A point dominates the
+    rectangle between it and the reference point; the hypervolume is the area of the union of
+    these rectangles. Points are clipped to the box, so a point worse than the reference covers
+    nothing, and points with a NaN or infinite coordinate are left out. 1 is a perfect, fair
+    model; 0 a front no better than the reference (or no point at all).
 
     Parameters
     ----------
@@ -121,7 +123,9 @@ def _coordinates(values: Any, name: str) -> np.ndarray:
     return array
 
 
-def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, pd.Series]]:
+def front_axes(
+    metrics: pd.DataFrame, task: str, *, reference: Any
+) -> dict[str, tuple[pd.Series, pd.Series]]:
     """(performance, unfairness) of each run in the two planes of :data:`FRONTS`, on the unit
     box of :func:`hypervolume` (reference point (0, 1)).
 
@@ -132,8 +136,9 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
       it; unfairness DEO.
 
     For regression both planes use ``1 − mse / outcome_variance``, the R² (0 for predicting
-    the mean). Unfairness is divided by its largest value over ``metrics``, so pass every run
-    that should share one box (for example all methods of a dataset and notion).
+    the mean). Unfairness is divided by its mean over the ``reference`` runs, those of the
+    unpenalised network, so that the reference point does not move with the methods compared:
+    a run less fair than the network sits beyond unfairness 1 and covers nothing.
 
     Parameters
     ----------
@@ -142,12 +147,15 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
         ``base_rate``, ``mse``, ``outcome_variance``, ``adjusted`` and ``deo`` (a missing
         column counts as NaN).
     task : {"classification", "regression"}
+    reference : array-like of bool, shape (n_runs,)
+        Which rows of ``metrics`` are runs of the unpenalised network.
 
     Returns
     -------
     dict
         Plane name to ``(performance, unfairness)`` Series indexed like ``metrics``; a plane
-        without a run that has both coordinates is left out.
+        without a run that has both coordinates, or whose reference runs have no positive
+        mean unfairness, is left out.
 
     Examples
     --------
@@ -155,9 +163,11 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
     >>> from faircocco_plugins.bench import front_axes, hypervolume
     >>> runs = pd.DataFrame({"auc": [0.9, 0.8], "accuracy": [0.9, 0.88], "base_rate": 0.2,
     ...                      "adjusted": [0.04, 0.01], "deo": [0.4, 0.1]})
-    >>> round(hypervolume(*front_axes(runs, "classification")["adjusted"]), 3)
+    >>> axes = front_axes(runs, "classification", reference=[True, False])
+    >>> round(hypervolume(*axes["adjusted"]), 3)
     0.45
     """
+    is_reference = _reference_rows(reference, len(metrics))
 
     def column(name: str) -> pd.Series:
         if name not in metrics.columns:
@@ -165,8 +175,8 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
         return metrics[name].astype(float)
 
     def share(values: pd.Series) -> pd.Series:
-        largest = values.max()
-        return values / largest if largest > 0 else values * 0.0
+        scale = values[is_reference].mean()
+        return values / scale if scale > 0 else values * math.nan
 
     if task == "classification":
         above_chance = 2.0 * (column("auc").fillna(column("balanced_accuracy")) - 0.5)
@@ -182,3 +192,17 @@ def front_axes(metrics: pd.DataFrame, task: str) -> dict[str, tuple[pd.Series, p
         if (np.isfinite(performance) & np.isfinite(unfairness)).any():
             axes[front] = (performance, unfairness)
     return axes
+
+
+def _reference_rows(reference: Any, n: int) -> np.ndarray:
+    rows = np.asarray(reference)
+    if rows.dtype != bool:
+        raise TypeError(
+            "reference must be an array of booleans marking the unpenalised network's runs; "
+            f"got dtype {rows.dtype}."
+        )
+    if rows.shape != (n,):
+        raise ValueError(
+            f"reference must have one entry per row of metrics ({n}); got {rows.shape}."
+        )
+    return rows

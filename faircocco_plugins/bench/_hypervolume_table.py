@@ -25,6 +25,9 @@ HYPERVOLUME_COLUMNS: tuple[str, ...] = (
     *(f"{front}_{stat}" for front in FRONTS for stat in ("mean", "std")),
 )
 
+#: The method whose mean unfairness on a dataset and notion is the fronts' reference point.
+UNPENALISED = "nn"
+
 _Axes = dict[str, tuple[pd.Series, pd.Series]]
 
 
@@ -38,16 +41,17 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
     * ``deo``: accuracy (the same performance for regression) against DEO.
 
     Both axes are normalised per dataset and notion by :func:`front_axes`, on the test
-    metrics, so that all methods share one box with the reference point (0, 1) of
+    metrics, so that all methods share one box with a fixed reference point, (0, 1) of
     :func:`hypervolume`: performance above chance (AUC) or above the majority rate
     (accuracy), or the test R² for regression, against the adjusted score or DEO divided by
-    its largest value over the runs of the dataset and notion.
+    the unpenalised network's (``nn``, its mean over the runs of the dataset and notion). A
+    run less fair than the network covers nothing, and adding a method, however unfair,
+    leaves the other methods' hypervolumes as they are.
 
     Runs degenerate on the test part (:func:`degenerate_runs`) are left out of the fronts and
-    of the largest values: a model that predicts one class scores 0 on both unfairness axes
+    of the reference: a model that predicts one class scores 0 on both unfairness axes
     while its AUC, from its probabilities, can be high, so it would cover most of the box
-    without trading anything; a regression no better than the mean covers almost nothing,
-    but its unfairness would still set the largest value. Each seed's runs make one front,
+    without trading anything. Each seed's runs make one front,
     so every point is a model evaluated on one test part; the hypervolumes are then averaged
     over seeds.
 
@@ -69,21 +73,22 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
         over seeds of the hypervolume, in [0, 1]. A seed whose runs are all degenerate counts
         as 0. A plane is NaN for every method of a dataset and notion when no run there has
         both coordinates (for example a store written before ``outcome_variance`` was
-        recorded).
+        recorded), or when the dataset and notion have no non-degenerate run of ``nn`` with a
+        positive unfairness to set the reference.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.bench import hypervolume_table
     >>> runs = pd.DataFrame({
-    ...     "dataset": "compas", "notion": "eo", "method": "faircocco", "seed": 0,
-    ...     "status": "ok", "test.auc": [0.9, 0.8], "test.accuracy": [0.9, 0.88],
-    ...     "test.base_rate": 0.2, "test.faircocco_eo_adjusted": [0.04, 0.01],
-    ...     "test.deo": [0.4, 0.1],
+    ...     "dataset": "compas", "notion": "eo", "method": ["nn", "faircocco", "faircocco"],
+    ...     "seed": 0, "status": "ok", "test.auc": [0.9, 0.9, 0.8],
+    ...     "test.accuracy": [0.9, 0.9, 0.88], "test.base_rate": 0.2,
+    ...     "test.faircocco_eo_adjusted": [0.04, 0.04, 0.01], "test.deo": [0.4, 0.4, 0.1],
     ... })
     >>> table = hypervolume_table(runs)
     >>> table[["method", "adjusted_mean", "deo_mean"]].round(3).values.tolist()
-    [['faircocco', 0.45, 0.3]]
+    [['nn', 0.0, 0.0], ['faircocco', 0.45, 0.3]]
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
@@ -170,10 +175,10 @@ def hypervolume_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _normalised_axes(clean: pd.DataFrame, notion: str, task: str) -> _Axes:
-    """:func:`front_axes` of the runs' test metrics."""
+    """:func:`front_axes` of the runs' test metrics, against the unpenalised network."""
     metrics = clean.filter(like="test.").rename(columns=lambda name: name.removeprefix("test."))
     metrics = metrics.rename(columns={f"faircocco_{notion}_adjusted": "adjusted"})
-    return front_axes(metrics, task)
+    return front_axes(metrics, task, reference=(clean["method"] == UNPENALISED).to_numpy())
 
 
 def _hypervolume(members: pd.Index, axes: tuple[pd.Series, pd.Series] | None) -> float:

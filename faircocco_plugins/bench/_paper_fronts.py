@@ -62,8 +62,8 @@ def fronts_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[st
         "on the test part under the notion (0 is what independent predictions score).",
         "",
         "The hypervolume is the share of the unit box that a method's runs dominate "
-        "(performance above chance, against the score divided by its largest value on the "
-        "dataset and notion; each seed's runs make one front, then the mean ± std over "
+        "(performance above chance, against the score divided by the unpenalised network's "
+        "on the dataset and notion; each seed's runs make one front, then the mean ± std over "
         "seeds; degenerate runs left out): higher is a better trade-off.",
         "",
     ]

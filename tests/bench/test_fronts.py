@@ -1,13 +1,14 @@
-"""The area a front dominates in the unit box: :func:`hypervolume`."""
+"""The area a front dominates in the unit box: :func:`hypervolume`, on :func:`front_axes`."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from faircocco_plugins.bench import hypervolume
+from faircocco_plugins.bench import front_axes, hypervolume
 
 
 def _grid_hypervolume(performance: list[float], unfairness: list[float], cells: int) -> float:
@@ -40,3 +41,13 @@ def test_hypervolume_rejects_mismatched_coordinates() -> None:
         hypervolume([0.5, 0.6], [0.1])
     with pytest.raises(TypeError, match="array of numbers"):
         hypervolume(["high"], [0.1])
+
+
+def test_front_axes_need_the_reference_runs_marked_by_booleans() -> None:
+    metrics = pd.DataFrame({"auc": [0.9, 0.8], "base_rate": 0.2, "adjusted": [0.04, 0.01]})
+    axes = front_axes(metrics, "classification", reference=[True, False])
+    assert axes["adjusted"][1].tolist() == pytest.approx([1.0, 0.25])
+    with pytest.raises(TypeError, match="reference must be an array of booleans"):
+        front_axes(metrics, "classification", reference=["nn", "facl"])
+    with pytest.raises(ValueError, match="one entry per row of metrics"):
+        front_axes(metrics, "classification", reference=[True])

@@ -1,8 +1,9 @@
 """The hypervolume of each method's front over all its runs, and its place in the report.
 
 A hand-computable study on ``compas`` under EO, seeds 0 and 1, test base rate 0.2 (so the
-majority rate is 0.8). The largest adjusted score is 0.04 and the largest DEO 0.4, so the
-normalised points (2 (AUC − 0.5), adjusted / 0.04) and ((accuracy − 0.8) / 0.2, DEO / 0.4) are:
+majority rate is 0.8). The unpenalised network ``nn`` sets the reference at an adjusted score of
+0.04 and a DEO of 0.4 (its own point covers nothing), so the normalised points
+(2 (AUC − 0.5), adjusted / 0.04) and ((accuracy − 0.8) / 0.2, DEO / 0.4) are:
 
 * ``faircocco``: (0.8, 1) and (0.6, 0.25) on seed 0, (0.6, 0.5) on seed 1, in the first plane;
   (0.5, 1) and (0.4, 0.25) or (0.4, 0.5) in the second. Hypervolumes 0.45 and 0.3, then 0.3
@@ -26,6 +27,7 @@ from faircocco_plugins.bench import ResultsStore, RunRecord, hypervolume_table, 
 
 #: (method, lam) -> test metrics of seed 0; seed 1 changes faircocco's lam=5 only.
 TEST: dict[tuple[str, float], dict[str, float]] = {
+    ("nn", 0.0): {"auc": 0.9, "accuracy": 0.9, "faircocco_eo_adjusted": 0.04, "deo": 0.4},
     ("faircocco", 1.0): {"auc": 0.9, "accuracy": 0.9, "faircocco_eo_adjusted": 0.04, "deo": 0.4},
     ("faircocco", 5.0): {"auc": 0.8, "accuracy": 0.88, "faircocco_eo_adjusted": 0.01, "deo": 0.1},
     ("facl", 1.0): {"auc": 0.8, "accuracy": 0.86, "faircocco_eo_adjusted": 0.04, "deo": 0.4},
@@ -77,7 +79,8 @@ def _runs(store: Path) -> pd.DataFrame:
 
 def test_values_of_a_hand_computed_study(store: Path) -> None:
     table = hypervolume_table(_runs(store)).set_index("method")
-    assert table.index.tolist() == ["facl", "faircocco"]
+    assert table.index.tolist() == ["nn", "facl", "faircocco"]
+    assert table.loc["nn", "adjusted_mean"] == table.loc["nn", "deo_mean"] == 0.0
     faircocco, facl = table.loc["faircocco"], table.loc["facl"]
     assert faircocco["adjusted_mean"] == pytest.approx((0.45 + 0.3) / 2)
     assert faircocco["adjusted_std"] == pytest.approx(0.15 / math.sqrt(2))
@@ -99,7 +102,7 @@ def _regression_runs(**metrics: Any) -> pd.DataFrame:
         {
             "dataset": "students",
             "notion": "dp",
-            "method": "nn",
+            "method": ["nn", "facl"],
             "seed": 0,
             "status": "ok",
             "test.mse": [0.5, 1.0],
@@ -113,12 +116,13 @@ def _regression_runs(**metrics: Any) -> pd.DataFrame:
 
 def test_regression_uses_the_test_r2_and_needs_the_outcome_variance() -> None:
     table = hypervolume_table(_regression_runs(**{"test.outcome_variance": 2.0}))
-    # R² 0.75 at adjusted 1 (covers nothing) and 0.5 at 0.5; DEO is 1 for both
-    assert table.loc[0, "adjusted_mean"] == pytest.approx(0.5 * 0.5)
-    assert table.loc[0, "deo_mean"] == 0.0
-    assert table.loc[0, "task"] == "regression"
+    # nn: R² 0.75 at adjusted 1 (covers nothing); facl: 0.5 at 0.5; DEO is 1 for both
+    facl = table.set_index("method").loc["facl"]
+    assert facl["adjusted_mean"] == pytest.approx(0.5 * 0.5)
+    assert facl["deo_mean"] == 0.0
+    assert facl["task"] == "regression"
     stale = hypervolume_table(_regression_runs())
-    assert math.isnan(stale.loc[0, "adjusted_mean"]) and math.isnan(stale.loc[0, "deo_mean"])
+    assert stale[["adjusted_mean", "deo_mean"]].isna().all().all()
 
 
 def test_regression_runs_no_better_than_the_mean_are_left_out() -> None:
@@ -126,7 +130,7 @@ def test_regression_runs_no_better_than_the_mean_are_left_out() -> None:
         {
             "dataset": "communities",
             "notion": "dp",
-            "method": "facl",
+            "method": ["nn", "facl", "facl"],
             "seed": 0,
             "status": "ok",
             # R² 0.75, 0.5 and 0.005: the last is no better than the mean (spread 0.05 is not
@@ -138,9 +142,9 @@ def test_regression_runs_no_better_than_the_mean_are_left_out() -> None:
             "test.deo": [0.3, 0.3, 0.6],
         }
     )
-    row = hypervolume_table(runs).iloc[0]
-    assert (row["runs"], row["runs_degenerate"]) == (3, 1)
-    # without it, the largest adjusted score is 0.2: points (0.75, 1) and (0.5, 0.5)
+    row = hypervolume_table(runs).set_index("method").loc["facl"]
+    assert (row["runs"], row["runs_degenerate"]) == (2, 1)
+    # against nn's adjusted score of 0.2, facl's usable point is (0.5, 0.5)
     assert row["adjusted_mean"] == pytest.approx(0.5 * 0.5)
 
 
@@ -160,3 +164,53 @@ def test_report_shows_the_table_and_writes_it_as_csv(store: Path, tmp_path: Path
     # every run counts, whichever setting the selection rule picks
     strict = write_report(store, tmp_path / "strict", plots=False, tolerance=0.0)
     assert (strict / "hypervolumes.csv").read_text() == (out / "hypervolumes.csv").read_text()
+
+
+def _reference_study(extra: bool) -> pd.DataFrame:
+    """compas under EO, one seed: the unpenalised network at adjusted 0.04 and DEO 0.2,
+    FairCOCCO below it, and, when ``extra``, a post-processor ten times as unfair."""
+    rows = [
+        ("nn", 0.9, 0.9, 0.04, 0.2),
+        ("faircocco", 0.85, 0.88, 0.01, 0.05),
+        ("faircocco", 0.8, 0.86, 0.05, 0.3),
+    ]
+    if extra:
+        rows.append(("fairlearn_threshold", 0.95, 0.92, 0.4, 0.61))
+    method, auc, accuracy, adjusted, deo = zip(*rows, strict=True)
+    return pd.DataFrame(
+        {
+            "dataset": "compas",
+            "notion": "eo",
+            "method": method,
+            "seed": 0,
+            "status": "ok",
+            "test.auc": auc,
+            "test.accuracy": accuracy,
+            "test.base_rate": 0.2,
+            "test.faircocco_eo_adjusted": adjusted,
+            "test.deo": deo,
+        }
+    )
+
+
+def test_the_reference_is_the_unpenalised_network_not_the_most_unfair_method() -> None:
+    alone = hypervolume_table(_reference_study(extra=False)).set_index("method")
+    joined = hypervolume_table(_reference_study(extra=True)).set_index("method")
+    for front in ("adjusted_mean", "deo_mean"):
+        assert joined.loc[["nn", "faircocco"], front].tolist() == pytest.approx(
+            alone.loc[["nn", "faircocco"], front].tolist()
+        )
+    # (2 (AUC − 0.5), adjusted / 0.04): FairCOCCO's (0.7, 0.25) covers 0.7 × 0.75; its
+    # (0.6, 1.25), less fair than the network, covers nothing, nor does the network at 1
+    assert alone.loc["faircocco", "adjusted_mean"] == pytest.approx(0.7 * 0.75)
+    assert alone.loc["nn", "adjusted_mean"] == pytest.approx(0.0, abs=1e-12)
+    # ((accuracy − 0.8) / 0.2, DEO / 0.2): (0.4, 0.25) covers 0.4 × 0.75
+    assert alone.loc["faircocco", "deo_mean"] == pytest.approx(0.4 * 0.75)
+    # more unfair than the network: clipped to unfairness 1, it covers nothing
+    assert joined.loc["fairlearn_threshold", "adjusted_mean"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_without_the_unpenalised_network_there_is_no_reference() -> None:
+    runs = _reference_study(extra=True)
+    table = hypervolume_table(runs[runs["method"] != "nn"])
+    assert table[["adjusted_mean", "deo_mean"]].isna().all().all()

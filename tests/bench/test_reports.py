@@ -418,10 +418,12 @@ def test_report_of_a_real_study(
     )
     markdown = (out / "results-dp.md").read_text(encoding="utf-8")
     assert "narrow is not applicable: narrow does not support" in markdown
-    # the runner stores the outcome's variance, so regression fronts have a hypervolume
-    hypervolumes = pd.read_csv(out / "hypervolumes.csv").set_index(["dataset", "method"])
-    for dataset in ("tiny", "tiny_regression"):
-        assert 0.0 <= hypervolumes.loc[(dataset, "linear"), "adjusted_mean"] <= 1.0
+    # the runner stores the outcome's variance, which regression fronts need; without the
+    # unpenalised network (nn) to set the reference point, the study has no hypervolumes
+    fitted = runs[(runs["status"] == "ok") & (runs["dataset"] == "tiny_regression")]
+    assert fitted["test.outcome_variance"].notna().all()
+    hypervolumes = pd.read_csv(out / "hypervolumes.csv")
+    assert hypervolumes[["adjusted_mean", "deo_mean"]].isna().all().all()
 
 
 def test_bad_input_is_reported_clearly(
