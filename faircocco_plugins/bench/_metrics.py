@@ -41,6 +41,7 @@ or, for regression, when its ``prediction_spread`` is below :data:`SPREAD_THRESH
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -375,6 +376,10 @@ def _check_notions(notions: Sequence[str]) -> None:
         )
 
 
+#: The start of the core's warning that a chance level is undefined (too few rows).
+_NO_CHANCE_LEVEL = "Too few rows for a chance level"
+
+
 def _faircocco(
     y_pred: np.ndarray,
     y_true: np.ndarray,
@@ -386,13 +391,17 @@ def _faircocco(
     names = [str(c) for c in sensitive.columns]
     frame = sensitive.set_axis(names, axis=1)
     for notion in notions:
-        report = faircocco_report(
-            y_pred,
-            frame,
-            y_true=None if notion == "dp" else y_true,
-            notion=notion,
-            random_state=random_state,
-        )
+        with warnings.catch_warnings():
+            # a part too small for a chance level records its adjusted scores as NaN; a cell
+            # is not the place to say so once per part and notion
+            warnings.filterwarnings("ignore", _NO_CHANCE_LEVEL, UserWarning)
+            report = faircocco_report(
+                y_pred,
+                frame,
+                y_true=None if notion == "dp" else y_true,
+                notion=notion,
+                random_state=random_state,
+            )
         scores = report["score"].astype(float)
         adjusted = report["adjusted"].astype(float)
         metrics[f"faircocco_{notion}"] = float(scores["joint"])

@@ -117,6 +117,7 @@ def test_quick_preset_uses_the_paper_datasets_when_available(
     monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
     monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    (tmp_path / "empty").mkdir()
     config, notes = preset_config("quick", data_dir=str(tmp_path / "empty"))
     assert config.datasets == SYNTHETIC_DATASETS
     assert "synthetic datasets" in notes[0]
@@ -137,6 +138,7 @@ def test_synthetic_fallback_note_says_what_runs_and_how_to_give_the_data(
     monkeypatch.setenv("FAIRCOCCO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("FAIRCOCCO_DOWNLOAD", "0")
     monkeypatch.delenv("FAIRCOCCO_DATA", raising=False)
+    (tmp_path / "empty").mkdir()
     _, (note,) = preset_config("quick", data_dir=str(tmp_path / "empty"))
     assert note.startswith("none of the paper's datasets was found here or could be downloaded")
     assert "runs the synthetic datasets (synthetic, synthetic_regression) instead" in note

@@ -18,10 +18,6 @@ from faircocco_plugins.bench import (
 )
 from faircocco_plugins.gaps import attribute_groups, disparate_impact, equal_opportunity_gap
 
-# calibration conditions on the 8 distinct probabilities: 8 levels of one row each leave no
-# permutation to give a chance level, so its adjusted score is NaN, with a warning
-pytestmark = pytest.mark.filterwarnings("ignore:Too few rows for a chance level:UserWarning")
-
 # rows 0-3 are group "f", rows 4-7 group "m"
 Y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
 Y_HAT = np.array([1, 1, 1, 0, 1, 0, 0, 0])
@@ -251,3 +247,12 @@ def test_bad_inputs_name_the_argument() -> None:
         evaluate_predictions("regression", Y, np.full(8, np.nan), SEX)
     with pytest.raises(ValueError, match="two classes"):
         evaluate_predictions("classification", Y, np.arange(8), SEX)
+
+
+def test_a_part_too_small_for_a_chance_level_records_nan_without_a_warning() -> None:
+    """Calibration conditions on 8 distinct probabilities: 8 levels of one row each leave no
+    permutation to give a chance level. The run records NaN (warnings are errors here)."""
+    proba = np.array([0.9, 0.8, 0.7, 0.1, 0.6, 0.4, 0.3, 0.2])
+    metrics = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba, notions=("cal",))
+    assert math.isnan(metrics["faircocco_cal_adjusted"])
+    assert 0 <= metrics["faircocco_cal"] <= 1
