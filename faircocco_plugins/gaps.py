@@ -2,9 +2,11 @@
 
 The FairCOCCO paper reports, beside its score, the difference of equal opportunity (DEO, the
 gap in true-positive rates between groups) and the disparate impact ratio (DI) of binary
-predictions. Groups are the levels of a binary or categorical attribute and the two halves of a
-continuous one split at its median on the evaluated rows (``<= median`` and ``> median``). The
-harness and the fairlearn adapter compute the paper's columns with these functions.
+predictions: here the lowest over the highest positive-prediction rate and, as the paper
+defines it, the discriminated group's rate over the favoured group's. Groups are the levels of
+a binary or categorical attribute and the two halves of a continuous one split at its median on
+the evaluated rows (``<= median`` and ``> median``). The harness and the fairlearn adapter
+compute the paper's columns with these functions.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from ._column_kinds import attribute_kind
 __all__ = [
     "attribute_groups",
     "disparate_impact",
+    "disparate_impact_ratio",
+    "disparate_impact_ratios",
     "disparate_impacts",
     "equal_opportunity_differences",
     "equal_opportunity_gap",
+    "farthest_from_parity",
 ]
 
 
@@ -126,6 +131,53 @@ def disparate_impact(y_pred: Any, groups: Any) -> float:
     return 1.0 if highest == 0 else min(rates) / highest
 
 
+def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """The paper's DI of one attribute: the discriminated group's positive-prediction rate over
+    the favoured group's.
+
+    The paper writes ``DI = P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the discriminated
+    group, without saying how that group is named for each dataset. Here it is read from the
+    outcomes: the discriminated group is the one with the lowest share of positive outcomes,
+    the favoured group the one with the highest (the extremes when there are more than two).
+    A model that copies the data's disparity then scores below 1, and one that over-corrects
+    scores above 1, as in the paper's tables.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of bool of shape (n,)
+        Positive outcomes and positive predictions.
+    groups : array-like of shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    float
+        Non-negative: 1.0 when the two groups get the same rate (including none). NaN with
+        fewer than two groups, when the two extreme groups have the same share of positive
+        outcomes (no group is discriminated), or when only the discriminated group gets
+        positive predictions (the ratio is undefined).
+
+    Examples
+    --------
+    >>> from faircocco_plugins.gaps import disparate_impact_ratio
+    >>> truth = [True, False, False, False, True, True, True, False]
+    >>> groups = ["a", "a", "a", "a", "b", "b", "b", "b"]
+    >>> disparate_impact_ratio(truth, [True, True, False, False, True, False, False, False], groups)
+    2.0
+    """
+    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
+    levels = pd.unique(labels)
+    base_rates = [float(truth[labels == g].mean()) for g in levels]
+    low, high = int(np.argmin(base_rates)), int(np.argmax(base_rates))
+    if len(levels) < 2 or base_rates[low] == base_rates[high]:
+        return math.nan
+    discriminated = float(pred[labels == levels[low]].mean())
+    favoured = float(pred[labels == levels[high]].mean())
+    if favoured == 0:
+        return 1.0 if discriminated == 0 else math.nan
+    return discriminated / favoured
+
+
 def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
     """DEO of each attribute, continuous ones split at their median (the paper's protocol).
 
@@ -175,6 +227,57 @@ def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
     return pd.Series(
         {name: disparate_impact(y_pred, groups[name]) for name in groups.columns}, dtype=float
     )
+
+
+def disparate_impact_ratios(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+    """The paper's DI of each attribute, continuous ones split at their median.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of bool of shape (n,)
+        Positive outcomes and positive predictions.
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+
+    Returns
+    -------
+    pandas.Series
+        :func:`disparate_impact_ratio` of each attribute, indexed by its name.
+    """
+    groups = attribute_groups(sensitive)
+    return pd.Series(
+        {name: disparate_impact_ratio(y_true, y_pred, groups[name]) for name in groups.columns},
+        dtype=float,
+    )
+
+
+def farthest_from_parity(ratios: pd.Series) -> float:
+    """The ratio farthest from 1 (by the size of its logarithm), ignoring NaN.
+
+    The paper's DI of several attributes: a ratio of 1/2 is as far from parity as one of 2.
+
+    Parameters
+    ----------
+    ratios : pandas.Series
+        :func:`disparate_impact_ratios` of each attribute.
+
+    Returns
+    -------
+    float
+        NaN when every ratio is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.gaps import farthest_from_parity
+    >>> farthest_from_parity(pd.Series({"sex": 1.5, "race": 0.25, "age": float("nan")}))
+    0.25
+    """
+    kept = [float(r) for r in ratios if not math.isnan(r)]
+    if not kept:
+        return math.nan
+    with np.errstate(divide="ignore"):  # a ratio of 0 is the farthest of all
+        return max(kept, key=lambda r: abs(float(np.log(r))))
 
 
 def _binary_with_groups(

@@ -66,6 +66,7 @@ MAIN_METRICS: tuple[str, ...] = (
     "r2",
     "deo",
     "di",
+    "di_ratio",
     "faircocco",
     "faircocco_adjusted",
     "degenerate",
@@ -152,8 +153,9 @@ def _part_rows(runs: pd.DataFrame, part: str, sweeps: Mapping[str, str | None]) 
     # NaN for classification, which has no MSE
     variance = frame.get("outcome_variance", pd.Series(math.nan, index=frame.index))
     frame["r2"] = r_squared(frame["mse"], variance)
-    frame["deo"] = frame["deo"] if "deo" in frame.columns else math.nan
-    frame["di"] = frame["di"] if "di" in frame.columns else math.nan
+    for name in ("deo", "di", "di_ratio"):
+        if name not in frame.columns:
+            frame[name] = math.nan
     frame["faircocco"] = _own_notion(frame, runs["notion"], "")
     frame["faircocco_adjusted"] = _own_notion(frame, runs["notion"], "_adjusted")
     params = runs["params"]

@@ -15,7 +15,8 @@ Every metric is computed on the whole part, so every method is judged on the sam
   jointly; of the positive class's probabilities when ``proba`` is given, as the AUC, else of
   the predictions), ``faircocco_<n>_adjusted`` (chance-adjusted), and per attribute
   ``faircocco_<n>[<attribute>]`` and ``faircocco_<n>_adjusted[<attribute>]``; ``deo`` and
-  ``deo[<attribute>]``; ``di`` and ``di[<attribute>]``.
+  ``deo[<attribute>]``; ``di`` and ``di[<attribute>]``; ``di_ratio`` and
+  ``di_ratio[<attribute>]``.
 
 DEO is the paper's difference of equal opportunity,
 ``|P(Ŷ=1 | A=a, Y=1) − P(Ŷ=1 | A=b, Y=1)|``, the gap in true-positive rates. Groups are the
@@ -28,6 +29,12 @@ without a positive outcome are left out; with fewer than two groups left the val
 DI is the disparate impact ratio ``min_g P(Ŷ=1 | A=g) / max_g P(Ŷ=1 | A=g)`` over the same
 groups, in [0, 1], 1 meaning equal positive rates (and 1 when no group gets a positive
 prediction); ``di`` is the smallest ``di[<attribute>]``.
+
+``di_ratio`` is DI as the paper defines it, the discriminated group's positive-prediction rate
+over the favoured group's (:func:`~faircocco_plugins.gaps.disparate_impact_ratio`: the groups
+with the lowest and the highest share of positive outcomes on the part), which exceeds 1 when a
+model over-corrects; ``di_ratio`` is the ``di_ratio[<attribute>]`` farthest from 1 (by the size
+of its logarithm).
 
 For regression, DEO and DI are computed the same way after binarising the outcome and the
 prediction at the median of the true outcome on the evaluated part: "positive" means above the
@@ -50,7 +57,12 @@ import pandas as pd
 
 from .._api import faircocco_report
 from .._vocabulary import NOTIONS, TASKS
-from ..gaps import disparate_impacts, equal_opportunity_differences
+from ..gaps import (
+    disparate_impact_ratios,
+    disparate_impacts,
+    equal_opportunity_differences,
+    farthest_from_parity,
+)
 from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).
@@ -81,6 +93,7 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     **{f"faircocco_{n}{s}": (0.0, 1.0) for n in NOTIONS for s in ("", "_adjusted")},
     "deo": (0.0, 1.0),
     "di": (0.0, 1.0),
+    "di_ratio": (0.0, math.inf),
 }
 
 
@@ -132,7 +145,8 @@ def metric_names(
                 f"faircocco_{notion}[{attribute}]",
                 f"faircocco_{notion}_adjusted[{attribute}]",
             ]
-    names += ["deo", *(f"deo[{a}]" for a in attributes), "di", *(f"di[{a}]" for a in attributes)]
+    for gap in ("deo", "di", "di_ratio"):
+        names += [gap, *(f"{gap}[{a}]" for a in attributes)]
     return names
 
 
@@ -227,6 +241,9 @@ def evaluate_predictions(
     metrics.update({f"deo[{a}]": value for a, value in deo.items()})
     metrics["di"] = _nan_extreme(di.tolist(), min)
     metrics.update({f"di[{a}]": value for a, value in di.items()})
+    di_ratio = disparate_impact_ratios(truth_b, pred_b, sensitive)
+    metrics["di_ratio"] = farthest_from_parity(di_ratio)
+    metrics.update({f"di_ratio[{a}]": value for a, value in di_ratio.items()})
     return metrics
 
 

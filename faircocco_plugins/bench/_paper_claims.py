@@ -477,7 +477,8 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "DP on binary tasks",
             "FairCOCCO's DI is the closest to 1, with the best accuracy (Table 9).",
             "test DI (lowest over highest positive rate, so 1 is parity) against the "
-            "paper's baselines under DP; favourable when higher.",
+            "paper's baselines under DP; favourable when higher. For one binary attribute "
+            "this orders models as the closeness of the paper's ratio to 1 does.",
             [
                 e.compare(d, "dp", "di", b, "higher", name="DI")
                 for d in binary

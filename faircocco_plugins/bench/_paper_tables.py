@@ -35,12 +35,16 @@ class BinaryTable:
     notion: str
     #: The fairness metric the paper prints beside accuracy.
     fairness: str
+    #: Our metric computed as the paper defines its printed one, where ``fairness`` differs
+    #: from that definition (DI: min/max, beside the paper's ratio of the discriminated group's
+    #: rate to the favoured group's, which exceeds 1 on over-correction).
+    as_paper: str | None = None
 
 
 #: The binary tables: Table 3 (EO) and the appendix's DP and CAL tables.
 BINARY_TABLES: tuple[BinaryTable, ...] = (
     BinaryTable("table-3-eo", "Table 3", "eo", "deo"),
-    BinaryTable("table-9-dp", "Table 9", "dp", "di"),
+    BinaryTable("table-9-dp", "Table 9", "dp", "di", as_paper="di_ratio"),
     BinaryTable("table-11-cal", "Table 11", "cal", "faircocco"),
 )
 #: The datasets of the binary tables, in the paper's order.
@@ -60,6 +64,7 @@ METRIC_NAMES: dict[str, str] = {
     "mse": "MSE",
     "deo": "DEO",
     "di": "DI",
+    "di_ratio": "DI as the paper defines it",
     "faircocco": "FairCOCCO",
     "auc": "AUC",
     "balanced_accuracy": "Balanced accuracy",
@@ -118,6 +123,17 @@ def binary_table_page(
     """
     metric = METRIC_NAMES[spec.fairness]
     lines = selection_rule(tolerance, adjusted, relative_to)
+    if spec.as_paper == "di_ratio":
+        lines += [
+            "DI (min/max) is the lowest over the highest positive-prediction rate of the "
+            "attribute's groups, so 1 is parity and a model that over-corrects also scores "
+            "below 1. DI as the paper defines it is the discriminated group's rate over the "
+            "favoured group's, the discriminated group being the one with the lower share of "
+            "positive outcomes on the test part; it exceeds 1 when a model over-corrects, and "
+            "for one binary attribute min/max is this ratio or its inverse, whichever is at "
+            f"most 1. {MISSING} in that column: runs recorded before the harness measured it.",
+            "",
+        ]
     for dataset in BINARY_DATASETS:
         ours = summary[(summary["dataset"] == dataset) & (summary["notion"] == spec.notion)]
         methods = _methods(ours, paper.methods(spec.table, dataset))
@@ -127,7 +143,8 @@ def binary_table_page(
             "Method",
             "Accuracy",
             "Accuracy (paper)",
-            metric,
+            metric if spec.as_paper is None else f"{metric} (min/max)",
+            *([] if spec.as_paper is None else [METRIC_NAMES[spec.as_paper]]),
             f"{metric} (paper)",
             "AUC",
             "Balanced accuracy",
@@ -144,6 +161,7 @@ def binary_table_page(
                     _ours(of_method, "accuracy"),
                     paper.text(spec.table, dataset, spec.notion, method, "accuracy"),
                     _ours(of_method, spec.fairness),
+                    *([] if spec.as_paper is None else [_ours(of_method, spec.as_paper)]),
                     paper.text(spec.table, dataset, spec.notion, method, spec.fairness),
                     _ours(of_method, "auc"),
                     _ours(of_method, "balanced_accuracy"),

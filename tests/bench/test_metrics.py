@@ -16,7 +16,12 @@ from faircocco_plugins.bench import (
     evaluate_predictions,
     metric_names,
 )
-from faircocco_plugins.gaps import attribute_groups, disparate_impact, equal_opportunity_gap
+from faircocco_plugins.gaps import (
+    attribute_groups,
+    disparate_impact,
+    disparate_impact_ratio,
+    equal_opportunity_gap,
+)
 
 # rows 0-3 are group "f", rows 4-7 group "m"
 Y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
@@ -61,7 +66,8 @@ def test_only_the_asked_notions_are_scored() -> None:
     eo = evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba, notions=("eo",))
     assert list(eo) == metric_names("classification", ["sex"], notions=("eo",))
     assert not any(name.startswith(("faircocco_dp", "faircocco_cal")) for name in eo)
-    assert eo == {name: every[name] for name in eo}
+    # NaN-aware: the paper's DI is undefined here (both groups have the same base rate)
+    pd.testing.assert_series_equal(pd.Series(eo), pd.Series({name: every[name] for name in eo}))
     for bad in ("eo", (), ("eo", "parity")):
         with pytest.raises(ValueError, match="notions="):
             evaluate_predictions("classification", Y, Y_HAT, SEX, notions=bad)
@@ -169,6 +175,58 @@ def test_overall_deo_and_di_are_the_worst_attribute() -> None:
     assert metrics["deo[group]"] == pytest.approx(1.0)
     assert metrics["deo"] == pytest.approx(1.0)
     assert metrics["di"] == pytest.approx(0.0)
+
+
+def test_paper_di_divides_the_discriminated_groups_rate_by_the_favoured_ones() -> None:
+    # positive outcomes: f 1/4, m 3/4, so f is discriminated; predictions: f 2/4, m 1/4
+    sex = pd.DataFrame({"sex": ["f"] * 4 + ["m"] * 4})
+    y = np.array([1, 0, 0, 0, 1, 1, 1, 0])
+    y_hat = np.array([1, 1, 0, 0, 1, 0, 0, 0])
+    metrics = evaluate_predictions("classification", y, y_hat, sex)
+    # over-corrected: the paper's DI exceeds 1 where min/max cannot
+    assert metrics["di_ratio[sex]"] == pytest.approx(2.0)
+    assert metrics["di_ratio"] == pytest.approx(2.0)
+    assert metrics["di"] == pytest.approx(0.5)
+    # the same rows in another order
+    order = np.array([7, 2, 5, 0, 3, 6, 1, 4])
+    again = evaluate_predictions("classification", y[order], y_hat[order], sex.iloc[order])
+    assert again["di_ratio"] == pytest.approx(2.0)
+
+
+def test_paper_di_of_several_levels_compares_the_extreme_base_rates() -> None:
+    # positive outcomes: a 0/2, b 1/2, c 2/2; predictions: a 1/2, b 0/2, c 2/2
+    truth = [False, False, True, False, True, True]
+    pred = [True, False, False, False, True, True]
+    region = ["a", "a", "b", "b", "c", "c"]
+    assert disparate_impact_ratio(truth, pred, region) == pytest.approx(0.5)
+
+
+def test_paper_di_is_undefined_without_a_discriminated_group() -> None:
+    # equal shares of positive outcomes
+    assert math.isnan(disparate_impact_ratio([1, 0, 1, 0], [1, 1, 0, 0], ["a", "a", "b", "b"]))
+    # a single group
+    assert math.isnan(disparate_impact_ratio([1, 0], [1, 0], ["a", "a"]))
+    # only the discriminated group gets positive predictions
+    assert math.isnan(disparate_impact_ratio([0, 0, 1, 1], [1, 0, 0, 0], ["a", "a", "b", "b"]))
+    # neither group gets one: equal rates
+    assert disparate_impact_ratio([0, 0, 1, 1], [0, 0, 0, 0], ["a", "a", "b", "b"]) == 1.0
+
+
+def test_overall_paper_di_is_the_attribute_farthest_from_one() -> None:
+    sensitive = pd.DataFrame({"sex": ["f"] * 4 + ["m"] * 4, "group": ["x", "y"] * 4})
+    y = np.array([1, 0, 0, 0, 1, 1, 1, 0])
+    y_hat = np.array([0, 1, 0, 1, 1, 1, 0, 0])
+    metrics = evaluate_predictions("classification", y, y_hat, sensitive)
+    # sex: outcomes f 1/4, m 3/4; predictions f 2/4, m 2/4 → 1
+    assert metrics["di_ratio[sex]"] == pytest.approx(1.0)
+    # group: outcomes x 3/4, y 1/4; predictions x 1/4, y 3/4 → 3
+    assert metrics["di_ratio[group]"] == pytest.approx(3.0)
+    assert metrics["di_ratio"] == pytest.approx(3.0)
+    # a ratio below 1 is as far from 1 as its inverse above: 1/4 beats 3
+    y_hat = np.array([1, 0, 0, 0, 1, 1, 1, 1])
+    metrics = evaluate_predictions("classification", y, y_hat, sensitive)
+    assert metrics["di_ratio[sex]"] == pytest.approx(0.25)
+    assert metrics["di_ratio"] == pytest.approx(0.25)
 
 
 def test_regression_metrics_by_hand() -> None:

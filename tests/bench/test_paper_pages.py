@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -388,3 +389,29 @@ def test_claims_page_counts_each_methods_degenerate_runs(pages: Path) -> None:
     # faircocco: 3 λ × 3 seeds on each dataset; λ = 5 on communities predicts a constant
     row = section[section.index("* - faircocco") :].splitlines()[:5]
     assert [line.strip() for line in row[1:]] == ["- 18", "- 3", "- 16.7%", "- communities"]
+
+
+def test_table_9_shows_min_max_di_beside_the_papers_ratio(tmp_path: Path) -> None:
+    # the network under DP on compas: min/max DI 0.5 on every seed, the paper's ratio 0.5 on
+    # seed 0 (the discriminated group gets the lower rate) and 2 on seeds 1 and 2 (it gets the
+    # higher one)
+    records = []
+    for seed in SEEDS:
+        eo = _record("compas", "nn", "nn", seed, seed)
+        metrics = {name.replace("_eo", "_dp"): value for name, value in eo.metrics.items()}
+        metrics.update({"test.di": 0.5, "test.di_ratio": (0.5, 2.0, 2.0)[seed]})
+        records.append(replace(eo, run_id=f"dp-{seed}", notion="dp", metrics=metrics))
+    with ResultsStore(tmp_path / "store.sqlite") as store:
+        store.add_many(records)
+    write_export(tmp_path / "store.sqlite", tmp_path / "runs.csv.gz", sweep_params=SWEEPS)
+    out = tmp_path / "pages"
+    assert (
+        main(["pages", str(tmp_path / "runs.csv.gz"), "--paper", str(PAPER), "--out", str(out)])
+        == 0
+    )
+    text = _body(out / "table-9-dp.rst")
+    assert "     - DI (min/max)\n     - DI as the paper defines it\n     - DI (paper)\n" in text
+    compas = text[text.index("compas\n------") :]
+    nn = compas[compas.index("   * - nn\n") :]
+    # accuracy, the paper's accuracy, then the two DIs: mean ± std over the three seeds
+    assert nn.split("\n")[3:5] == ["     - 0.500 ± 0.000", "     - 1.500 ± 0.866"]

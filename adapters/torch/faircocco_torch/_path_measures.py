@@ -13,9 +13,10 @@ from torch import nn
 
 from faircocco_plugins import faircocco_score
 from faircocco_plugins.gaps import (
-    attribute_groups,
+    disparate_impact_ratios,
     disparate_impacts,
     equal_opportunity_differences,
+    farthest_from_parity,
 )
 from faircocco_plugins.targets import AUC_FLOOR
 
@@ -53,7 +54,9 @@ class ValidationMeasures:
     is missing from the rows), ``adjusted_score`` (of the predicted probabilities, as the
     harness scores them), and for two classes ``di`` (lowest over highest positive rate of any
     attribute's groups, :func:`faircocco_plugins.gaps.disparate_impact`), ``di_ratio`` (the
-    paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``; see :meth:`_di_ratio`) and ``deo`` (the largest gap
+    paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive
+    outcomes, :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the
+    one farthest from 1) and ``deo`` (the largest gap
     in true-positive rates, :func:`faircocco_plugins.gaps.equal_opportunity_gap`). Regression:
     ``mse`` in the target's units, ``r2`` and ``adjusted_score``. Both: ``degenerate``.
     """
@@ -69,12 +72,9 @@ class ValidationMeasures:
     ) -> None:
         self.features, self.targets, sensitive = val_data
         self.frame = attribute_frame(sensitive, schema)
-        self.groups = attribute_groups(self.frame)
         self.task = task
         self.notion = notion
         self.y_scale = y_scale
-        #: the attribute and the groups of the paper's DI ratio, fixed on the first call
-        self._di_groups: tuple[str, Any, Any] | None = None
 
     def __call__(self, model: nn.Module) -> dict[str, Any]:
         device = next(model.parameters()).device
@@ -112,7 +112,8 @@ class ValidationMeasures:
         if proba.ndim == 1:
             chosen, positives = predicted == 1, codes == 1
             row["di"] = _nan_extreme(disparate_impacts(chosen, self.frame), min)
-            row["di_ratio"] = self._di_ratio(chosen)
+            ratios = disparate_impact_ratios(positives, chosen, self.frame)
+            row["di_ratio"] = farthest_from_parity(ratios)
             gaps = equal_opportunity_differences(positives, chosen, self.frame)
             row["deo"] = _nan_extreme(gaps, max)
         row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR)
@@ -137,26 +138,6 @@ class ValidationMeasures:
         y_true = None if self.notion == "dp" else truth
         score = faircocco_score(pred, self.frame, y_true=y_true, notion=self.notion, adjusted=True)
         return float(score)
-
-    def _di_ratio(self, chosen: np.ndarray) -> float:
-        """The paper's DI, ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the discriminated group.
-
-        The groups are fixed on the first call (the unpenalised step): of the attribute with
-        the smallest DI there, the group with the lowest positive rate (``A=1``) and the one
-        with the highest (``A=0``). Unlike ``di`` the ratio exceeds 1 once the gap is reversed.
-        NaN when ``A=0`` gets no positive prediction but ``A=1`` does; 1.0 when neither does.
-        """
-        if self._di_groups is None:
-            worst = str(disparate_impacts(chosen, self.frame).idxmin())
-            rates = pd.Series(chosen, dtype=float).groupby(self.groups[worst].to_numpy()).mean()
-            self._di_groups = (worst, rates.idxmin(), rates.idxmax())
-        name, low, high = self._di_groups
-        labels = self.groups[name].to_numpy()
-        low_rate = float(chosen[labels == low].mean()) if (labels == low).any() else math.nan
-        high_rate = float(chosen[labels == high].mean()) if (labels == high).any() else math.nan
-        if high_rate == 0:
-            return 1.0 if low_rate == 0 else math.nan
-        return low_rate / high_rate
 
 
 def _nan_extreme(values: pd.Series, extreme: Any) -> float:

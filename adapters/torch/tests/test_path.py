@@ -414,16 +414,18 @@ def test_validation_measures_match_a_literal_computation() -> None:
     assert row["accuracy"] == np.mean(predicted == truth) == 0.75
     # positive rates f 3/4, m 2/4; true-positive rates f 2/2, m 2/3
     assert row["di"] == pytest.approx(2 / 3)
-    assert row["di_ratio"] == pytest.approx(2 / 3)  # m is the group the model disfavours
+    # f has the fewer positive outcomes (2/4 against 3/4) but the higher positive rate, so the
+    # paper's ratio exceeds 1 where DI cannot
+    assert row["di_ratio"] == pytest.approx(3 / 2)
     assert row["deo"] == pytest.approx(1 - 2 / 3)
     assert not row["degenerate"]
-    # the paper's ratio keeps its groups: reversed, it exceeds 1 where DI does not
+    # the ratio's groups come from the outcomes, not from the model: reversed, it falls below 1
     with torch.no_grad():
         model[0].weight.copy_(torch.tensor([[-1.0, 0.0]]))
     reversed_row = measures(model)
     # positive rates f 1/4, m 2/4
     assert reversed_row["di"] == pytest.approx(1 / 2)
-    assert reversed_row["di_ratio"] == pytest.approx(2)
+    assert reversed_row["di_ratio"] == pytest.approx(1 / 2)
     assert math.isclose(reversed_row["accuracy"], 0.25)
 
 
