@@ -5,7 +5,9 @@ For every dataset, notion and penalty (a method whose runs have a weight ``lam``
 response to λ is the mean over seeds of the validation chance-adjusted FairCOCCO score at each
 λ. The chosen λ is the smallest whose response is at most half that of the unpenalised network
 (``nn``) on the same dataset and notion; its cost is the test performance against the
-network's, paired by seed (:func:`paired_difference`).
+network's, paired by seed (:func:`paired_difference`). A penalty's grid ends too early on a
+dataset and notion when its score still falls by more than :data:`STILL_FALLING` between its two
+largest λ with no degenerate model there.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from ._results_tables import dataset_order, method_order
 TARGET_SHARE = 0.5
 #: A fall of test accuracy (or R²) larger than this between consecutive λ is a cliff.
 CLIFF = 0.1
+#: A fall of the mean validation score between a grid's two largest λ above which the grid
+#: ends before the score stops falling (the λ path's own threshold of no progress).
+STILL_FALLING = 1e-3
 #: The method whose λ the recommendation is about.
 RECOMMENDED_METHOD = "faircocco"
 _SCORE = "validation.faircocco_adjusted"
@@ -76,6 +81,14 @@ class LambdaChoice:
     def costs(self) -> dict[str, PairedDifference]:
         """The test metrics' differences from the network's at the chosen λ."""
         return {} if self.chosen is None else self.costs_by_lambda[self.chosen]
+
+    @property
+    def still_falling(self) -> bool:
+        """Whether the score still falls by more than :data:`STILL_FALLING` between the two
+        largest λ, neither degenerate: a larger λ might be fairer still."""
+        if len(self.response) < 2 or set(self.response.index[-2:]) & set(self.degenerate):
+            return False
+        return bool(self.response.iloc[-2] - self.response.iloc[-1] > STILL_FALLING)
 
     def halves(self, lam: float) -> bool:
         """Whether λ reaches the target without a degenerate model."""
@@ -316,7 +329,39 @@ def lambda_page(runs: pd.DataFrame) -> list[str]:
             "unpenalised network to compare with.",
             "",
         ]
+    else:
+        lines += _grids(choices)
     return lines
+
+
+def _grids(choices: list[LambdaChoice]) -> list[str]:
+    """Each penalty's grid, and where it ends while the score still falls."""
+    lines = section("Each penalty's grid")
+    lines += [
+        "Each penalty's weights in the study, and the dataset–notion pairs where the grid "
+        "ends too early: the mean validation score still falls by more than "
+        f"{STILL_FALLING:g} between its two largest λ, with no degenerate model at either.",
+        "",
+    ]
+    rows = []
+    for method in dict.fromkeys(c.method for c in choices):
+        own = [c for c in choices if c.method == method]
+        grid = sorted({float(lam) for c in own for lam in c.response.index})
+        short = [c for c in own if c.still_falling]
+        rows.append(
+            [
+                method,
+                ", ".join(f"{lam:g}" for lam in grid),
+                f"{len(short)} of {len(own)}",
+                "; ".join(
+                    f"{c.dataset} ({c.notion.upper()}): {c.response.iloc[-2]:.4f} → "
+                    f"{c.response.iloc[-1]:.4f} at λ = {c.response.index[-1]:g}"
+                    for c in short
+                )
+                or "none",
+            ]
+        )
+    return lines + list_table(["Method", "λ", "Ends too early", "Where"], rows)
 
 
 def _row(choice: LambdaChoice, cost_names: tuple[str, ...]) -> list[str]:
