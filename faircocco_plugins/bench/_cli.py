@@ -14,7 +14,6 @@ import os
 import shlex
 import sys
 import warnings
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -126,6 +125,14 @@ def register(commands: Any) -> None:
     )
     bench.add_argument("--store", metavar="PATH", help=f"results store (default: {DEFAULT_STORE})")
     bench.add_argument(
+        "--tune-learning-rate",
+        action="store_true",
+        help="with a preset that has a tuning stage (paper-cpu): sweep every method that has a "
+        "learning rate over the tuning stage's learning rates instead of fixing the one chosen "
+        "for the network, so that selection on validation picks each method's (the batch size "
+        "stays the chosen one)",
+    )
+    bench.add_argument(
         "--retry-failed", action="store_true", help="run again the cells that failed before"
     )
     bench.add_argument(
@@ -176,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.address is not None and args.backend in (None, "local"):
         parser.error("--address needs --backend dask or --backend ray")
+    if args.tune_learning_rate and (args.preset is None or not PRESETS[args.preset].tune_training):
+        tuned = ", ".join(name for name, preset in PRESETS.items() if preset.tune_training)
+        parser.error(f"--tune-learning-rate needs a preset with a tuning stage ({tuned})")
     settings = {
         "name": args.study,
         "datasets": args.datasets,
@@ -209,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         "retry_failed": args.retry_failed,
     }
     if args.preset is not None and PRESETS[args.preset].tune_training:
-        config, status = _tuned(config, store, args.estimate, options)
+        config, status = _tuned(config, store, args.estimate, options, args.tune_learning_rate)
         if status is not None:
             return status
     if args.estimate:
@@ -235,16 +245,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tuned(
-    config: Any, store: str, estimate: bool, options: dict[str, Any]
+    config: Any, store: str, estimate: bool, options: dict[str, Any], tune_learning_rate: bool
 ) -> tuple[Any, int | None]:
     """The study with each dataset's training parameters fixed by its tuning stage, run first
-    into a store of its own; and an exit status when the command ends here."""
+    into a store of its own (with ``tune_learning_rate``, the batch size alone, and every method
+    over the tuning stage's learning rates); and an exit status when the command ends here."""
     from ._progress import default_progress
-    from ._protocol import TRAINING_PARAMS, chosen_training, tuning_config, tuning_store
+    from ._protocol import (
+        TRAINING_PARAMS,
+        chosen_training,
+        tuning_config,
+        tuning_store,
+        with_training,
+    )
     from ._runner import run_study
     from ._store import ResultsStore
 
     tuning, path = tuning_config(config), tuning_store(store)
+    grid = options["methods"]["nn"].param_grid
+    rates = grid["learning_rate"] if tune_learning_rate else None
 
     def choice() -> dict[str, dict[str, Any]]:
         with ResultsStore(path, read_only=True) as opened:
@@ -256,10 +275,9 @@ def _tuned(
         # the settings chosen so far; elsewhere the first, as the number of cells does not
         # depend on which setting is chosen
         chosen = choice() if path.exists() else {}
-        grid = options["methods"]["nn"].param_grid
         first = {key: grid[key][0] for key in TRAINING_PARAMS if key in grid}
         fixed = {name: chosen.get(name, first) for name in config.datasets}
-        return replace(config, fixed_params=fixed), None
+        return with_training(config, fixed, learning_rates=rates), None
     print(f"tuning stage: the network over its learning rates and batch sizes, into {path}")
     summary = run_study(tuning, path, progress=default_progress(), **options)
     if summary.interrupted:
@@ -276,7 +294,9 @@ def _tuned(
         return config, 1
     for name, params in chosen.items():
         print(f"  {name}: {', '.join(f'{k}={v}' for k, v in params.items())}")
-    return replace(config, fixed_params=chosen), None
+    if rates is not None:
+        print(f"  every method over the learning rates {list(rates)}, the batch size as chosen")
+    return with_training(config, chosen, learning_rates=rates), None
 
 
 def _print_estimate(config: Any, store: str, methods: dict[str, Any], jobs: int) -> int:
@@ -319,6 +339,8 @@ def _command(args: argparse.Namespace) -> str:
         if value is None:
             continue
         words += [option, ",".join(value) if isinstance(value, tuple | list) else str(value)]
+    if args.tune_learning_rate:
+        words.append("--tune-learning-rate")
     if args.retry_failed:
         words.append("--retry-failed")
     return shlex.join(words)

@@ -23,6 +23,12 @@ EXPERIMENT_OPTIONS: dict[str, str] = {
     "attributes": "the page of the sensitivity to the number of attributes",
     "pvalues": "the page of p-values against λ (Table 13)",
 }
+#: The exports of the study's variants that make the sensitivity page, by variant.
+SENSITIVITY_OPTIONS: dict[str, str] = {
+    "lr": "the study rerun with each method's learning rate selected on validation "
+    "(faircocco bench --tune-learning-rate)",
+    "epochs": "the study rerun with more epochs (faircocco bench --epochs 100)",
+}
 
 
 def register(commands: Any) -> None:
@@ -65,6 +71,12 @@ def register(commands: Any) -> None:
             metavar="FILE",
             help=f"the table of 'faircocco paper-experiment {name}': {what}",
         )
+    for name, what in SENSITIVITY_OPTIONS.items():
+        pages.add_argument(
+            f"--sensitivity-{name}",
+            metavar="FILE",
+            help=f"the export of {what}: adds the sensitivity page",
+        )
     add_selection_options(pages)
     pages.add_argument(
         "--relative-to",
@@ -87,6 +99,9 @@ def command_line(args: argparse.Namespace) -> str:
     for name in EXPERIMENT_OPTIONS:
         if getattr(args, name) is not None:
             words += [f"--{name}", getattr(args, name)]
+    for name in SENSITIVITY_OPTIONS:
+        if _sensitivity(args, name) is not None:
+            words += [f"--sensitivity-{name}", _sensitivity(args, name)]
     if args.tolerance != DEFAULT_TOLERANCE:
         words += ["--tolerance", f"{args.tolerance:g}"]
     if args.adjusted:
@@ -109,6 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         ("--paper", args.paper),
         ("--tuning", args.tuning),
         *((f"--{name}", getattr(args, name)) for name in EXPERIMENT_OPTIONS),
+        *((f"--sensitivity-{name}", _sensitivity(args, name)) for name in SENSITIVITY_OPTIONS),
     ):
         if path is not None and not Path(path).is_file():
             return command_error("pages", f"{option} {path} is not a file")
@@ -130,6 +146,17 @@ def _run(args: argparse.Namespace) -> int:
             for name in EXPERIMENT_OPTIONS
             if getattr(args, name) is not None
         },
+        sensitivity={
+            name: path
+            for name in SENSITIVITY_OPTIONS
+            if (path := _sensitivity(args, name)) is not None
+        },
     )
     print(f"{len(written)} pages written to {args.out}")
     return 0
+
+
+def _sensitivity(args: argparse.Namespace, name: str) -> str | None:
+    """The export given with ``--sensitivity-<name>``, or None."""
+    value: str | None = getattr(args, f"sensitivity_{name}")
+    return value

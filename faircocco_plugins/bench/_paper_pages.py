@@ -13,6 +13,9 @@
   numbers and ``claims.md`` (:mod:`._paper_claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
   from the tables of ``faircocco paper-experiment`` when given (:mod:`._paper_extra_pages`);
+* ``sensitivity.rst``: the selected models beside those of variants of the study (each
+  method's own learning rate, more epochs), from their exports when given
+  (:mod:`._paper_sensitivity`);
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
   numbers and claims.
 
@@ -43,6 +46,7 @@ from ._paper_common import (
 from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
+from ._paper_sensitivity import write_sensitivity_page
 from ._paper_tables import (
     BINARY_TABLES,
     attributes_table_page,
@@ -79,6 +83,7 @@ def write_pages(
     relative_to: str | None = None,
     plots: bool = True,
     experiments: Mapping[str, str | os.PathLike[str]] | None = None,
+    sensitivity: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> list[Path]:
     """Write the results pages of a study from its export.
 
@@ -103,6 +108,9 @@ def write_pages(
     experiments : mapping of str to path, optional
         Tables of ``faircocco paper-experiment`` by experiment name (``convergence``,
         ``attributes``, ``pvalues``); each adds its page (:func:`write_experiment_pages`).
+    sensitivity : mapping of str to path, optional
+        Exports of the study's variants by key (``lr``, ``epochs``); they add the sensitivity
+        page (:func:`write_sensitivity_page`).
 
     Returns
     -------
@@ -143,6 +151,8 @@ def write_pages(
     extra = write_experiment_pages(
         folder, command=command, tables=experiments or {}, paper=numbers, plots=plots
     )
+    if sensitivity:
+        extra.append(write_sensitivity_page(folder, runs, sensitivity, command=command, **rule))
     written += extra
     index = [*page_head("Results of the paper's study", command, frame, label="results")]
     index += _links(Path(paper), folder)

@@ -13,7 +13,9 @@ splits the choice in two, as a careful replication can on a budget:
 2. **The study.** Every method then runs on every seed with that dataset's learning rate and
    batch size fixed (``StudyConfig.fixed_params``), over its own strengths (``grid_overrides``
    extends the penalties' weights), so the comparison between methods is on identical splits,
-   seeds and optimisation settings.
+   seeds and optimisation settings. As a check of that choice, the study can instead sweep
+   every method over the tuning stage's learning rates (:func:`with_training`), so that each
+   method's learning rate is selected on validation as its strength is.
 
 The choice is recorded in the study's configuration in the store, and so in its export.
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,54 @@ def chosen_training(runs: pd.DataFrame) -> dict[str, dict[str, Any]]:
             key: params[key] for key in sorted(params) if key in TRAINING_PARAMS
         }
     return chosen
+
+
+def with_training(
+    config: StudyConfig,
+    chosen: Mapping[str, Mapping[str, Any]],
+    *,
+    learning_rates: Sequence[float] | None = None,
+) -> StudyConfig:
+    """The study with each dataset's tuned training parameters fixed for every method.
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study.
+    chosen : mapping of str to mapping
+        Each dataset's learning rate and batch size (:func:`chosen_training`).
+    learning_rates : sequence of float, optional
+        Sweep every method that has a learning rate over these instead of fixing the
+        dataset's, so that the selection on validation picks each method's learning rate per
+        strength (the batch size stays the chosen one). Default: fix both.
+
+    Returns
+    -------
+    StudyConfig
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import StudyConfig
+    >>> from faircocco_plugins.bench._protocol import with_training
+    >>> config = StudyConfig(datasets=("german",))
+    >>> chosen = {"german": {"batch_size": 256, "learning_rate": 0.001}}
+    >>> with_training(config, chosen).fixed_params
+    {'german': {'batch_size': 256, 'learning_rate': 0.001}}
+    >>> tuned = with_training(config, chosen, learning_rates=(0.01, 0.001))
+    >>> tuned.fixed_params, tuned.grid_overrides
+    ({'german': {'batch_size': 256}}, {'learning_rate': (0.01, 0.001)})
+    """
+    if learning_rates is None:
+        return replace(config, fixed_params=chosen)
+    rates = tuple(learning_rates)
+    if not rates:
+        raise ValueError("learning_rates is empty; give the learning rates to sweep.")
+    fixed = {
+        dataset: {key: value for key, value in params.items() if key != "learning_rate"}
+        for dataset, params in chosen.items()
+    }
+    overrides = {**config.grid_overrides, "learning_rate": rates}
+    return replace(config, fixed_params=fixed, grid_overrides=overrides)
 
 
 def _validation_score(row: pd.Series) -> float:

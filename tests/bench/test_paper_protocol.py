@@ -18,6 +18,7 @@ from faircocco_plugins.bench._protocol import (
     plan_cells,
     tuning_config,
     tuning_store,
+    with_training,
 )
 from faircocco_plugins.bench._study import Cell, DatasetProfile, plan_study
 from faircocco_plugins.cli import main
@@ -142,6 +143,51 @@ def test_the_study_fixes_the_chosen_parameters_and_overrides_the_strengths() -> 
         0.1,
         0.01,
     }
+
+
+def _german_settings(config: StudyConfig, specs: dict[str, MethodSpec]) -> set[tuple[Any, ...]]:
+    profile = DatasetProfile("german", "classification", (("sex", "binary"),), "binary")
+    cells, _ = plan_study(config, specs, {"german": profile})
+    return {(c.method, tuple(sorted(c.params.items()))) for c in cells}
+
+
+def test_tuning_the_learning_rate_sweeps_it_for_every_method_that_has_one() -> None:
+    specs = {
+        "nn": _spec("nn", {"learning_rate": (0.1, 0.01, 0.001), "batch_size": (64, 256)}),
+        "pen": _spec(
+            "pen",
+            {"learning_rate": (0.5,), "batch_size": (64, 256), "lam": (0.0, 1.0)},
+        ),
+        "tool": _spec("tool", {"eps": (0.01,)}),
+    }
+    config = StudyConfig(
+        datasets=("german",), notions=("dp",), seeds=(0,), grid_overrides={"lam": (1.0, 5.0)}
+    )
+    chosen = {"german": {"batch_size": 256, "learning_rate": 0.01}}
+    # by default, both training parameters are the tuned ones
+    assert _german_settings(with_training(config, chosen), specs) == {
+        ("nn", (("batch_size", 256), ("learning_rate", 0.01))),
+        *(
+            ("pen", (("batch_size", 256), ("lam", lam), ("learning_rate", 0.01)))
+            for lam in (1.0, 5.0)
+        ),
+        ("tool", (("eps", 0.01),)),
+    }
+    # tuned: every learning rate given (in place of the method's own) at every strength, the
+    # batch size still the tuned one, and a method without a learning rate unchanged
+    tuned = with_training(config, chosen, learning_rates=(0.1, 0.01, 0.001))
+    assert tuned.grid_overrides == {"lam": (1.0, 5.0), "learning_rate": (0.1, 0.01, 0.001)}
+    assert _german_settings(tuned, specs) == {
+        *(("nn", (("batch_size", 256), ("learning_rate", rate))) for rate in (0.1, 0.01, 0.001)),
+        *(
+            ("pen", (("batch_size", 256), ("lam", lam), ("learning_rate", rate)))
+            for lam in (1.0, 5.0)
+            for rate in (0.1, 0.01, 0.001)
+        ),
+        ("tool", (("eps", 0.01),)),
+    }
+    with pytest.raises(ValueError, match="learning_rates is empty"):
+        with_training(config, chosen, learning_rates=())
 
 
 def test_regression_notions_must_be_among_the_notions() -> None:
@@ -284,3 +330,40 @@ def test_the_estimate_counts_the_cells_done_with_the_settings_the_tuning_chose(
     ]  # fmt: skip
     assert main(arguments) == 0
     assert "paper-cpu: 1 cells: 1 done, 0 to run" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    "nn" not in available_methods(on_error="warn"), reason="needs the torch adapter"
+)
+def test_tune_learning_rate_runs_every_learning_rate_at_the_tuned_batch_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "paper.sqlite"
+    arguments = [
+        "bench", "--preset", "paper-cpu", "--datasets", "synthetic", "--methods", "nn",
+        "--notions", "dp", "--seeds", "1", "--epochs", "1", "--warmup-epochs", "0",
+        "--store", str(store), "--tune-learning-rate",
+    ]  # fmt: skip
+    rates = available_methods(on_error="warn")["nn"].param_grid["learning_rate"]
+    assert main([*arguments, "--estimate"]) == 0
+    assert f"paper-cpu: {len(rates)} cells: 0 done" in capsys.readouterr().out
+    assert main(arguments) == 0
+    with ResultsStore(tuning_store(store)) as opened:
+        chosen = chosen_training(opened.runs())["synthetic"]
+    with ResultsStore(store) as opened:
+        runs = opened.runs()
+        recorded = opened.studies()["config"].iloc[-1]
+    assert sorted(p["learning_rate"] for p in runs["params"]) == sorted(rates)
+    assert {p["batch_size"] for p in runs["params"]} == {chosen["batch_size"]}
+    assert recorded["fixed_params"] == {"synthetic": {"batch_size": chosen["batch_size"]}}
+    assert recorded["grid_overrides"]["learning_rate"] == list(rates)
+
+
+def test_tune_learning_rate_needs_a_preset_with_a_tuning_stage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(["bench", "--preset", "quick", "--datasets", "synthetic", "--tune-learning-rate"])
+    assert status == 2
+    assert "--tune-learning-rate needs a preset with a tuning stage (paper-cpu)" in (
+        capsys.readouterr().err
+    )
