@@ -7,6 +7,8 @@
 * ``table-4-attributes.rst``: several attributes under EO;
 * ``fronts.rst`` and ``fronts/*.png``: the fronts over each method's strength, with their
   hypervolumes (:mod:`._paper_fronts`);
+* ``matched-fairness.rst`` and ``matched/*.png``: each method's performance at a few levels of
+  DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._paper_matched`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._paper_lambda`);
 * ``paper/claims.rst``: each of the paper's claims judged on the runs, beside the paper's
@@ -46,6 +48,7 @@ from ._paper_common import (
 from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
+from ._paper_matched import matched_page
 from ._paper_sensitivity import write_sensitivity_page
 from ._paper_tables import (
     BINARY_TABLES,
@@ -65,6 +68,7 @@ PAGE_TITLES: dict[str, str] = {
     },
     "table-4-attributes": "Table 4: several attributes, equalised odds (EO)",
     "fronts": "Fronts of performance against fairness",
+    "matched-fairness": "Accuracy at matched fairness",
     "choosing-lambda": "Choosing λ: what the study measured",
 }
 #: The claims page, beside the paper's numbers and claims in the results folder.
@@ -103,8 +107,8 @@ def write_pages(
     tolerance, adjusted, relative_to
         The selection rule's settings (:func:`select_runs`).
     plots : bool
-        Draw the fronts' figures (needs matplotlib); without them the fronts page holds the
-        hypervolumes only.
+        Draw the fronts' and the matched fairness figures (needs matplotlib); without them
+        those pages hold their tables only.
     experiments : mapping of str to path, optional
         Tables of ``faircocco paper-experiment`` by experiment name (``convergence``,
         ``attributes``, ``pvalues``); each adds its page (:func:`write_experiment_pages`).
@@ -137,6 +141,7 @@ def write_pages(
     }
     bodies["table-4-attributes"] = attributes_table_page(summary, numbers, **rule)
     bodies["fronts"] = fronts_page(runs, folder, plots=plots)
+    bodies["matched-fairness"] = matched_page(runs, folder, plots=plots)
     bodies["choosing-lambda"] = lambda_page(runs)
     written = []
     for name, title in PAGE_TITLES.items():

@@ -157,12 +157,17 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
         "table-11-cal.rst",
         "table-4-attributes.rst",
         "fronts.rst",
+        "matched-fairness.rst",
         "choosing-lambda.rst",
     }
     assert {p.name for p in (pages / "fronts").iterdir()} == {
         "compas-eo.png",
         "communities-eo.png",
         "communities-eo-racePctBlack.png",
+    }
+    assert {p.name for p in (pages / "matched").iterdir()} == {
+        "compas-eo.png",
+        "communities-eo.png",
     }
     for page in pages.glob("*.rst"):
         text = _body(page)
@@ -233,6 +238,20 @@ def test_fronts_page_lists_each_methods_hypervolume(pages: Path, export: Path) -
     value = volumes.loc[("compas", "faircocco")]
     assert f"{value['adjusted_mean']:.3f} ± {value['adjusted_std']:.3f}" in text
     assert "students: no runs with a score for age under EO." in text
+
+
+def test_matched_fairness_page_reads_each_front_at_the_level(pages: Path) -> None:
+    text = _body(pages / "matched-fairness.rst")
+    # compas: the network's adjusted score is 0.20, so the level is 0.10, between faircocco's
+    # λ = 2 (0.08) and λ = 0.5 (0.15): accuracy 0.69 + 0.02 · 2/7 on seed 0, 0.01 more per seed
+    mean = 0.69 + 0.02 * 2 / 7 + 0.01
+    half = stats.t.ppf(0.975, 2) * 0.01 / math.sqrt(3)
+    assert (
+        "   * - faircocco\n     - 3 of 3\n"
+        f"     - {mean:.3f} [{mean - half:.3f}, {mean + half:.3f}]\n"
+        f"     - {mean - 0.1:.3f}\n     - **best**\n"
+    ) in text
+    assert ".. list-table:: adjusted score ≤ 0.5 × nn (0.1)\n" in text
 
 
 def test_choosing_lambda_finds_the_smallest_halving_lambda_and_its_cost(pages: Path) -> None:
