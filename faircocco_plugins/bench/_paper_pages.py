@@ -15,6 +15,8 @@
   numbers and ``claims.md`` (:mod:`._paper_claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
   from the tables of ``faircocco paper-experiment`` when given (:mod:`._paper_extra_pages`);
+* ``literal-configuration.rst``: FairCOCCO as the paper's text reads beside the project's
+  defaults, per λ, with the seeds near chance (:mod:`._paper_literal`);
 * ``sensitivity.rst``: the selected models beside those of variants of the study (each
   method's own learning rate, more epochs), from their exports when given
   (:mod:`._paper_sensitivity`);
@@ -48,6 +50,7 @@ from ._paper_common import (
 from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
 from ._paper_fronts import fronts_page
 from ._paper_lambda import lambda_page
+from ._paper_literal import literal_page
 from ._paper_matched import matched_page
 from ._paper_sensitivity import write_sensitivity_page
 from ._paper_tables import (
@@ -70,6 +73,7 @@ PAGE_TITLES: dict[str, str] = {
     "fronts": "Fronts of performance against fairness",
     "matched-fairness": "Accuracy at matched fairness",
     "choosing-lambda": "Choosing λ: what the study measured",
+    "literal-configuration": "The paper's literal configuration against the defaults",
 }
 #: The claims page, beside the paper's numbers and claims in the results folder.
 CLAIMS_PAGE = "paper/claims.rst"
@@ -143,6 +147,7 @@ def write_pages(
     bodies["fronts"] = fronts_page(runs, folder, plots=plots)
     bodies["matched-fairness"] = matched_page(runs, folder, plots=plots)
     bodies["choosing-lambda"] = lambda_page(runs)
+    bodies["literal-configuration"] = literal_page(runs)
     written = []
     for name, title in PAGE_TITLES.items():
         head = page_head(title, command, frame, label=f"results-{name}")

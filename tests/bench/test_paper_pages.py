@@ -159,6 +159,7 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
         "fronts.rst",
         "matched-fairness.rst",
         "choosing-lambda.rst",
+        "literal-configuration.rst",
     }
     assert {p.name for p in (pages / "fronts").iterdir()} == {
         "compas-eo.png",
