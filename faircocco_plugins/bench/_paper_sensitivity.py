@@ -351,8 +351,9 @@ def _any_degenerate(runs: pd.DataFrame) -> bool:
 
 def conclusions(comparison: pd.DataFrame) -> list[str]:
     """Sentences that state what a variant changed, from :func:`compare_selected`'s rows: how
-    far it moved the selected models' performance and adjusted score, and FairCOCCO's rank
-    among the other penalties, in the study and in the variant.
+    far it moved the selected models' performance and adjusted score, how many methods' selected
+    models are degenerate, and FairCOCCO's rank among the other penalties, in the study and in
+    the variant.
 
     Examples
     --------
@@ -367,16 +368,19 @@ def conclusions(comparison: pd.DataFrame) -> list[str]:
     ...                    PairedDifference(0.0, -0.01, 0.01, 5),
     ...                    PairedDifference(0.0, -0.01, 0.01, 5),
     ...                    PairedDifference(0.01, -0.01, 0.03, 5)],
+    ...     "base_degenerate": [True, False] * 2, "variant_degenerate": False,
     ... })
     >>> print("\\n".join(conclusions(rows)))  # doctest: +NORMALIZE_WHITESPACE
     * Accuracy: the variant moves the selected models' mean by +0.000 to +0.020 (mean
       absolute change 0.010); 1 of 2 paired differences has a 95% interval that excludes 0.
     * Adjusted score: the variant moves the selected models' mean by +0.0000 to +0.0100 (mean
       absolute change 0.0050); 0 of 2 paired differences have a 95% interval that excludes 0.
+    * Methods whose selected model is degenerate on the test part for some seed: 1 of 2 in the
+      study, 0 of 2 in the variant.
     * Rank of ``faircocco`` among ``faircocco``, ``facl`` (1 the most accurate, or the
       fairest; equal means as shown share a rank), study → variant: german DP: accuracy 2 →
-      1, adjusted score 1 → 1. The order of these penalties by accuracy differs between the
-      study and the variant on 1 of 1 datasets and notions; by the adjusted score, on 0 of 1.
+      1, adjusted score 1 → 1. Its rank by accuracy changes on 1 of 1 datasets and notions;
+      by the adjusted score, on 0 of 1.
     """
     lines = []
     for metric in dict.fromkeys(comparison["metric"]):
@@ -384,6 +388,12 @@ def conclusions(comparison: pd.DataFrame) -> list[str]:
             differences = comparison.loc[comparison["metric"] == metric, "difference"]
             title, _, digits = METRICS[metric]
             lines.append(_shift(title, [d for d in differences if d.n], digits))
+    methods = comparison.drop_duplicates(["dataset", "notion", "method"])
+    lines.append(
+        "* Methods whose selected model is degenerate on the test part for some seed: "
+        f"{int(methods['base_degenerate'].sum())} of {len(methods)} in the study, "
+        f"{int(methods['variant_degenerate'].sum())} of {len(methods)} in the variant."
+    )
     ranks = _ranks(comparison)
     if ranks:
         lines.append(ranks)
@@ -407,7 +417,7 @@ def _shift(title: str, differences: Sequence[PairedDifference], digits: int) -> 
 
 def _ranks(comparison: pd.DataFrame) -> str:
     """FairCOCCO's rank among the penalties by performance and by adjusted score, study →
-    variant, per dataset and notion; and in how many pairs the penalties' order changes."""
+    variant, per dataset and notion; and in how many pairs it changes."""
     penalties = (FOCUS, *RIVALS)
     rows = comparison[comparison["method"].isin(penalties)]
     present = [m for m in penalties if m in set(rows["method"])]
@@ -422,19 +432,19 @@ def _ranks(comparison: pd.DataFrame) -> str:
             (ADJUSTED, ADJUSTED, "adjusted score"),
         ):
             table = group[group["metric"] == metric].set_index("method")
-            ranks = [rank_methods(table[side], metric) for side in ("base", "variant")]
-            changed[key] += ranks[0] != ranks[1]
-            texts.append(f"{label} {_position(ranks[0])} → {_position(ranks[1])}")
+            positions = [
+                _position(rank_methods(table[side], metric)) for side in ("base", "variant")
+            ]
+            changed[key] += positions[0] != positions[1]
+            texts.append(f"{label} {positions[0]} → {positions[1]}")
         pairs += 1
         parts.append(f"{dataset} {str(notion).upper()}: {', '.join(texts)}")
     names = ", ".join(f"``{m}``" for m in present)
     return (
         f"* Rank of ``{FOCUS}`` among {names} (1 the most accurate, or the fairest; equal "
-        f"means as shown share a rank), study → variant: {'; '.join(parts)}. The order of "
-        "these penalties by "
-        f"{METRICS[performance][0].lower()} differs between the study and the variant on "
-        f"{changed['performance']} of {pairs} datasets and notions; by the adjusted score, on "
-        f"{changed[ADJUSTED]} of {pairs}."
+        f"means as shown share a rank), study → variant: {'; '.join(parts)}. Its rank by "
+        f"{METRICS[performance][0].lower()} changes on {changed['performance']} of {pairs} "
+        f"datasets and notions; by the adjusted score, on {changed[ADJUSTED]} of {pairs}."
     )
 
 
