@@ -378,9 +378,10 @@ def conclusions(comparison: pd.DataFrame) -> list[str]:
     * Methods whose selected model is degenerate on the test part for some seed: 1 of 2 in the
       study, 0 of 2 in the variant.
     * Rank of ``faircocco`` among ``faircocco``, ``facl`` (1 the most accurate, or the
-      fairest; equal means as shown share a rank), study → variant: german DP: accuracy 2 →
-      1, adjusted score 1 → 1. Its rank by accuracy changes on 1 of 1 datasets and notions;
-      by the adjusted score, on 0 of 1.
+      fairest; equal means as shown share a rank; the spread is between these penalties' best
+      and worst means), study → variant: german DP: accuracy 2 → 1 (spread 0.010 → 0.010),
+      adjusted score 1 → 1 (spread 0.0100 → 0.0200). Its rank by accuracy changes on 1 of 1
+      datasets and notions; by the adjusted score, on 0 of 1.
     """
     lines = []
     for metric in dict.fromkeys(comparison["metric"]):
@@ -432,17 +433,20 @@ def _ranks(comparison: pd.DataFrame) -> str:
             (ADJUSTED, ADJUSTED, "adjusted score"),
         ):
             table = group[group["metric"] == metric].set_index("method")
-            positions = [
-                _position(rank_methods(table[side], metric)) for side in ("base", "variant")
-            ]
+            sides = [table[side] for side in ("base", "variant")]
+            positions = [_position(rank_methods(means, metric)) for means in sides]
+            spreads = [_spread(means, metric) for means in sides]
             changed[key] += positions[0] != positions[1]
-            texts.append(f"{label} {positions[0]} → {positions[1]}")
+            texts.append(
+                f"{label} {positions[0]} → {positions[1]} (spread {spreads[0]} → {spreads[1]})"
+            )
         pairs += 1
         parts.append(f"{dataset} {str(notion).upper()}: {', '.join(texts)}")
     names = ", ".join(f"``{m}``" for m in present)
     return (
         f"* Rank of ``{FOCUS}`` among {names} (1 the most accurate, or the fairest; equal "
-        f"means as shown share a rank), study → variant: {'; '.join(parts)}. Its rank by "
+        "means as shown share a rank; the spread is between these penalties' best and worst "
+        f"means), study → variant: {'; '.join(parts)}. Its rank by "
         f"{METRICS[performance][0].lower()} changes on {changed['performance']} of {pairs} "
         f"datasets and notions; by the adjusted score, on {changed[ADJUSTED]} of {pairs}."
     )
@@ -465,6 +469,11 @@ def rank_methods(means: pd.Series, metric: str) -> dict[str, int]:
     shown = means.dropna().astype(float).round(digits)
     ranks = shown.rank(method="min", ascending=not higher)
     return {str(method): int(rank) for method, rank in ranks.items()}
+
+
+def _spread(means: pd.Series, metric: str) -> str:
+    known = means.dropna().astype(float)
+    return f"{known.max() - known.min():.{METRICS[metric][2]}f}" if len(known) else MISSING
 
 
 def _position(ranks: Mapping[str, int]) -> str:

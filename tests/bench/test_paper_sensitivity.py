@@ -178,8 +178,9 @@ def test_the_body_states_settings_changes_ranks_and_learning_rates(
     # (0.740 > 0.710); its adjusted score (0.0020) is the lower in the study, the higher in the
     # variant (facl 0.0010)
     assert (
-        "study → variant: german DP: accuracy 2 → 1, adjusted score 1 → 2. Its rank by "
-        "accuracy changes on 1 of 1 datasets and notions; by the adjusted score, on 1 of 1."
+        "study → variant: german DP: accuracy 2 → 1 (spread 0.020 → 0.030), adjusted score "
+        "1 → 2 (spread 0.0010 → 0.0010). Its rank by accuracy changes on 1 of 1 datasets and "
+        "notions; by the adjusted score, on 1 of 1."
     ) in text
     assert (
         "* Methods whose selected model is degenerate on the test part for some seed: 1 of 3 "
