@@ -12,6 +12,7 @@ compute the paper's columns with these functions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -201,11 +202,7 @@ def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFr
     >>> equal_opportunity_differences([1, 1, 1, 1], [1, 1, 1, 0], people).tolist()
     [0.5, 0.5]
     """
-    groups = attribute_groups(sensitive)
-    return pd.Series(
-        {name: equal_opportunity_gap(y_true, y_pred, groups[name]) for name in groups.columns},
-        dtype=float,
-    )
+    return _per_attribute(lambda groups: equal_opportunity_gap(y_true, y_pred, groups), sensitive)
 
 
 def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
@@ -223,10 +220,7 @@ def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
     pandas.Series
         :func:`disparate_impact` of each attribute, indexed by its name.
     """
-    groups = attribute_groups(sensitive)
-    return pd.Series(
-        {name: disparate_impact(y_pred, groups[name]) for name in groups.columns}, dtype=float
-    )
+    return _per_attribute(lambda groups: disparate_impact(y_pred, groups), sensitive)
 
 
 def disparate_impact_ratios(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
@@ -244,11 +238,7 @@ def disparate_impact_ratios(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -
     pandas.Series
         :func:`disparate_impact_ratio` of each attribute, indexed by its name.
     """
-    groups = attribute_groups(sensitive)
-    return pd.Series(
-        {name: disparate_impact_ratio(y_true, y_pred, groups[name]) for name in groups.columns},
-        dtype=float,
-    )
+    return _per_attribute(lambda groups: disparate_impact_ratio(y_true, y_pred, groups), sensitive)
 
 
 def farthest_from_parity(ratios: pd.Series) -> float:
@@ -278,6 +268,12 @@ def farthest_from_parity(ratios: pd.Series) -> float:
         return math.nan
     with np.errstate(divide="ignore"):  # a ratio of 0 is the farthest of all
         return max(kept, key=lambda r: abs(float(np.log(r))))
+
+
+def _per_attribute(gap: Callable[[np.ndarray], float], sensitive: pd.DataFrame) -> pd.Series:
+    """``gap`` of each attribute's groups (:func:`attribute_groups`), indexed by its name."""
+    groups = attribute_groups(sensitive)
+    return pd.Series({name: gap(groups[name].to_numpy()) for name in groups.columns}, dtype=float)
 
 
 def _binary_with_groups(
