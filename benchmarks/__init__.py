@@ -1,8 +1,9 @@
 """Benchmarks: commands that measure and print, run from the repository root.
 
 * ``python benchmarks/score.py [--quick]``: time and memory of the score's estimators;
-* ``python benchmarks/independence_test.py``: size and power of the permutation test against
-  hyppo's HSIC and causal-learn's KCI;
+* ``python benchmarks/independence_test.py``: size, power and speed of the test under its
+  permutation and gamma nulls against hyppo's HSIC and causal-learn's KCI (optional peers:
+  ``benchmarks/requirements.txt``);
 * ``python benchmarks/torch_training.py``: epoch and step times of every training penalty;
 * ``python benchmarks/tradeoff.py``: every penalty over a λ sweep on the paper's datasets.
 

@@ -1,30 +1,55 @@
-"""Size and power of the permutation test: ``python benchmarks/independence_test.py``.
+"""Size, power and speed of the independence test: ``python benchmarks/independence_test.py``.
 
-On generated data with one continuous attribute ``a`` and a weak dependence
-(``y_pred = y + 0.15 a + noise`` under the alternative, ``y_pred = y + noise`` under the null),
-it prints the rejection rate at the 5% level, with its standard error over repetitions, of
-:func:`~faircocco_plugins.independence_test` and, where installed, of hyppo's HSIC test (DP)
-and causal-learn's KCI (EO and CAL), all on the same data; and, for the FairCOCCO rows, the
-mean chance-adjusted score of the fair (null) data. Settings:
+**Rates** (the default). On generated data it prints the rejection rate at the 5% level, with
+its standard error over repetitions, of :func:`~faircocco_plugins.independence_test` under each
+of its nulls (``--nulls``: the permutation null with ``--permutations`` permutations, the gamma
+null) and, where installed, of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for
+DP, ``KCI_CInd`` for EO and CAL), all on the same data; and, for the FairCOCCO rows, the mean
+chance-adjusted score of the fair (null) data. Two families of settings:
 
-* ``dp``: ``a`` independent of ``y``; the null is ``Ŷ ⊥ A``;
-* ``eo-binary`` and ``eo-continuous``: ``a = y + noise`` with a binary or continuous ``y``; the
-  null is ``Ŷ ⊥ A | Y``;
-* ``eo-mixed``: ``y`` has a binary and a continuous column, ``a`` follows both;
-* ``dp-sine`` and ``dp-variance``: DP with a dependence the default settings were not chosen on:
-  ``y_pred = y + 0.4 sin(3a) + noise`` (fine structure, which narrow kernels see) and
-  ``y_pred = y + (1 + 0.35 |a|) noise`` (the attribute changes the spread alone);
-* ``cal-binary``: probabilities ``Ŷ = σ(z)`` of a binary outcome, ``a = z + noise``, and
-  ``Y ~ Bernoulli(σ(z + 0.6 a))`` under the alternative (``σ(z)`` under the null); the null is
-  ``Y ⊥ A | Ŷ`` with a continuous conditioning variable.
+* one continuous attribute ``a`` and a weak dependence (``y_pred = y + 0.15 a + noise`` under
+  the alternative, ``y_pred = y + noise`` under the null):
 
-Benchmarks are not tests: nothing here asserts a rate.
+  * ``dp``: ``a`` independent of ``y``; the null is ``Ŷ ⊥ A``;
+  * ``eo-binary`` and ``eo-continuous``: ``a = y + noise`` with a binary or continuous ``y``;
+    the null is ``Ŷ ⊥ A | Y``;
+  * ``eo-mixed``: ``y`` has a binary and a continuous column, ``a`` follows both;
+  * ``dp-sine`` and ``dp-variance``: DP with a dependence the default settings were not chosen
+    on: ``y_pred = y + 0.4 sin(3a) + noise`` (fine structure, which narrow kernels see) and
+    ``y_pred = y + (1 + 0.35 |a|) noise`` (the attribute changes the spread alone);
+  * ``cal-binary``: probabilities ``Ŷ = σ(z)`` of a binary outcome, ``a = z + noise``, and
+    ``Y ~ Bernoulli(σ(z + 0.6 a))`` under the alternative (``σ(z)`` under the null); the null
+    is ``Y ⊥ A | Ŷ`` with a continuous conditioning variable;
+
+* ``NOTION-OUTCOME-aK`` (``--settings mixed`` lists all 18): notion ``dp``, ``eo`` or ``cal``,
+  a ``binary`` or ``continuous`` outcome (under DP, the predictions: labels or scores) and the
+  first ``K`` of three attributes of mixed type (continuous, binary, four levels), each
+  following a latent ``z`` that the outcome also follows; under the alternative the
+  continuous attribute has a direct effect of 0.15 on the predictions (DP, EO) or of 0.6 on
+  the outcome (CAL, on its logit when binary). ``eo-continuous-a3`` is the setting of the
+  speed comparison.
+
+``--strengths`` multiplies the alternative's effect (power at several strengths); ``--null-only``
+leaves out the alternative (size alone).
+
+**Speed** (``--speed``). The default test (``null="auto"``) against causal-learn's KCI
+(``KCI_CInd``, or ``KCI_UInd`` under DP) and the permutation test with ``--permutations``
+permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
+otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
+alternating on the same data sets; it prints each method's median time and KCI's median over
+it.
+
+The peers are optional: ``pip install -r benchmarks/requirements.txt``.
+
+Benchmarks are not tests: nothing here asserts a rate or a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -37,57 +62,128 @@ import pandas as pd
 from faircocco_plugins import faircocco_score, independence_test
 
 SETTINGS = ("dp", "dp-sine", "dp-variance", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
+#: The family of settings with mixed attributes: ``NOTION-OUTCOME-aK``.
+MIXED = re.compile(r"(dp|eo|cal)-(binary|continuous)-a([123])")
+MIXED_SETTINGS = tuple(
+    f"{notion}-{outcome}-a{k}"
+    for notion in ("dp", "eo", "cal")
+    for outcome in ("binary", "continuous")
+    for k in (1, 2, 3)
+)
+#: The setting of the speed comparison: EO, a continuous outcome, three mixed attributes.
+SPEED_SETTING = "eo-continuous-a3"
 #: Strength of the attribute's direct effect under the alternative (on the outcome's logit for
 #: ``cal-binary``, where a binary outcome carries less information).
 EFFECT = 0.15
 CAL_EFFECT = 0.6
 LEVEL = 0.05
+NULLS = ("permutation", "gamma")
 
 
 @dataclass(frozen=True)
 class Sample:
     y_pred: np.ndarray
-    attribute: np.ndarray
+    attribute: Any
     y_true: np.ndarray | None
     notion: str
 
 
-def sample(setting: str, n: int, dependent: bool, rng: np.random.Generator) -> Sample:
-    """One data set of ``setting`` with ``n`` rows, under the alternative when ``dependent``."""
+def sample(
+    setting: str, n: int, dependent: bool, rng: np.random.Generator, strength: float = 1.0
+) -> Sample:
+    """One data set of ``setting`` with ``n`` rows, under the alternative when ``dependent``
+    (with the effect times ``strength``)."""
+    effect = EFFECT * strength * dependent
+    cal_effect = CAL_EFFECT * strength * dependent
+    mixed = MIXED.fullmatch(setting)
+    if mixed is not None:
+        notion, outcome, k = mixed.groups()
+        return _mixed(notion, outcome == "binary", int(k), n, effect, cal_effect, rng)
     if setting == "cal-binary":
         z = rng.normal(size=n)
         a = z + rng.normal(size=n)
-        outcome = rng.random(n) < _sigmoid(z + CAL_EFFECT * dependent * a)
+        outcome = rng.random(n) < _sigmoid(z + cal_effect * a)
         return Sample(_sigmoid(z), a, outcome.astype(np.float64), "cal")
     if setting == "eo-mixed":
         y = np.column_stack([rng.integers(0, 2, n), rng.normal(size=n)])
         a = y.sum(axis=1) + rng.normal(size=n)
-        pred = y.sum(axis=1) + EFFECT * dependent * a + rng.normal(size=n)
+        pred = y.sum(axis=1) + effect * a + rng.normal(size=n)
         return Sample(pred, a, y, "eo")
     if setting in ("dp-sine", "dp-variance"):
         y, a, noise = rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
         if setting == "dp-sine":
-            return Sample(y + 0.4 * dependent * np.sin(3 * a) + noise, a, None, "dp")
-        return Sample(y + (1 + 0.35 * dependent * np.abs(a)) * noise, a, None, "dp")
+            return Sample(y + 0.4 * strength * dependent * np.sin(3 * a) + noise, a, None, "dp")
+        return Sample(y + (1 + 0.35 * strength * dependent * np.abs(a)) * noise, a, None, "dp")
+    if setting not in SETTINGS:
+        raise ValueError(
+            f"unknown setting {setting!r}; expected one of {SETTINGS} or NOTION-OUTCOME-aK"
+        )
     if setting == "eo-binary":
         y = rng.integers(0, 2, n).astype(np.float64)
     else:
         y = rng.normal(size=n)
     a = rng.normal(size=n) if setting == "dp" else y + rng.normal(size=n)
-    pred = y + EFFECT * dependent * a + rng.normal(size=n)
+    pred = y + effect * a + rng.normal(size=n)
     if setting == "dp":
         return Sample(pred, a, None, "dp")
     return Sample(pred, a, y, "eo")
+
+
+def _mixed(
+    notion: str,
+    binary: bool,
+    k: int,
+    n: int,
+    effect: float,
+    cal_effect: float,
+    rng: np.random.Generator,
+) -> Sample:
+    """A ``NOTION-OUTCOME-aK`` data set: the first ``k`` of a continuous, a binary and a
+    four-level attribute, all following a latent ``z``."""
+    z = rng.normal(size=n)
+    columns = {
+        "continuous": z + rng.normal(size=n),
+        "binary": rng.random(n) < _sigmoid(z),
+        "levels": pd.Categorical(np.clip(np.floor(z + rng.normal(size=n)) + 2, 0, 3).astype(int)),
+    }
+    attributes = pd.DataFrame(columns).iloc[:, :k]
+    direct = columns["continuous"]
+    if notion == "dp":
+        # the predictions follow nothing but noise under the null
+        score = rng.normal(size=n) + effect * direct
+        return Sample((score > 0).astype(np.float64) if binary else score, attributes, None, "dp")
+    if notion == "eo":
+        # the outcome follows z, the attributes through it; the predictions the outcome alone
+        noise = rng.normal(size=n)
+        y = (rng.random(n) < _sigmoid(2 * z)).astype(np.float64) if binary else z + 0.5 * noise
+        return Sample(y + effect * direct + rng.normal(size=n), attributes, y, "eo")
+    # calibration: the outcome follows the predictions' score alone under the null
+    score = z + 0.5 * rng.normal(size=n)
+    if binary:
+        y = (rng.random(n) < _sigmoid(score + cal_effect * direct)).astype(np.float64)
+        return Sample(_sigmoid(score), attributes, y, "cal")
+    return Sample(score, attributes, score + cal_effect * direct + rng.normal(size=n), "cal")
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def _numeric(attribute: Any) -> np.ndarray:
+    """Attributes as a float matrix for the peers: categorical levels as their codes."""
+    if isinstance(attribute, pd.DataFrame):
+        columns = [
+            c.cat.codes.to_numpy() if isinstance(c.dtype, pd.CategoricalDtype) else c.to_numpy()
+            for _, c in attribute.items()
+        ]
+        return np.column_stack(columns).astype(np.float64)
+    return np.asarray(attribute, dtype=np.float64).reshape(len(attribute), -1)
+
+
 Test = Callable[[Sample, int], float]
 
 
-def faircocco_test(permutations: int, options: dict[str, Any]) -> Test:
+def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
     def pvalue(s: Sample, seed: int) -> float:
         result = independence_test(
             s.y_pred,
@@ -96,6 +192,7 @@ def faircocco_test(permutations: int, options: dict[str, Any]) -> Test:
             notion=s.notion,
             n_permutations=permutations,
             random_state=seed,
+            null=null,
             **options,
         )
         return result.pvalue
@@ -103,9 +200,27 @@ def faircocco_test(permutations: int, options: dict[str, Any]) -> Test:
     return pvalue
 
 
+def kci_pvalue(s: Sample) -> float:
+    """causal-learn's KCI as it runs by default (a gamma approximation of its null):
+    ``KCI_UInd`` for DP, ``KCI_CInd`` for EO and CAL."""
+    from causallearn.utils.KCI.KCI import KCI_CInd, KCI_UInd
+
+    attributes = _numeric(s.attribute)
+    if s.notion == "dp":
+        return float(KCI_UInd().compute_pvalue(_column(s.y_pred), attributes)[0])
+    assert s.y_true is not None
+    given = s.y_true if s.notion == "eo" else s.y_pred
+    measured = s.y_pred if s.notion == "eo" else s.y_true
+    return float(KCI_CInd().compute_pvalue(_column(measured), attributes, _column(given))[0])
+
+
+def _column(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).reshape(len(values), -1)
+
+
 def peer_tests() -> dict[str, Test]:
-    """hyppo's HSIC (DP) and causal-learn's KCI (EO, CAL), where installed, as they run by
-    default: both approximate their null distributions instead of permuting."""
+    """hyppo's HSIC (DP) and causal-learn's KCI, where installed, as they run by default: both
+    approximate their null distributions instead of permuting."""
     tests: dict[str, Test] = {}
     if importlib.util.find_spec("hyppo") is not None:
         from hyppo.independence import Hsic
@@ -115,22 +230,11 @@ def peer_tests() -> dict[str, Test]:
                 return float("nan")
             # hyppo's default: above 20 rows a chi-square approximation of the permutation null
             # (a permutation null of 199 took 14 s per test at N = 1000 here)
-            return float(Hsic().test(s.y_pred, s.attribute, random_state=seed)[1])
+            return float(Hsic().test(s.y_pred, _numeric(s.attribute), random_state=seed)[1])
 
         tests["hyppo HSIC"] = hsic
     if importlib.util.find_spec("causallearn") is not None:
-        from causallearn.utils.cit import CIT
-
-        def kci(s: Sample, seed: int) -> float:
-            if s.notion == "dp":
-                return float("nan")
-            assert s.y_true is not None
-            given = s.y_true if s.notion == "eo" else s.y_pred
-            measured = s.y_pred if s.notion == "eo" else s.y_true
-            data = np.column_stack([measured, s.attribute, given])
-            return float(CIT(data, "kci")(0, 1, list(range(2, data.shape[1]))))
-
-        tests["causal-learn KCI"] = kci
+        tests["causal-learn KCI"] = lambda s, seed: kci_pvalue(s)
     return tests
 
 
@@ -142,26 +246,31 @@ def run(
     permutations: int = 199,
     eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
+    nulls: Sequence[str] = NULLS,
+    strengths: Sequence[float] = (1.0,),
     peers: bool = True,
     null_only: bool = False,
+    adjusted: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
-    """Print and return the rejection rates of each test, setting and size.
+    """Print and return the rejection rates of each test, setting, size and strength.
 
     ``eps_values`` and ``width_sets`` list the ``eps`` and the kernel ``widths`` of the
-    FairCOCCO test (``None``: its default); every pair is run. Repetition ``r`` draws its data
-    from seed ``r`` under the null and ``10⁶ + r`` under the alternative, the same for every
-    test; ``null_only`` leaves out the alternative (size alone, e.g. at large ``N``).
+    FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination is run.
+    Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
+    alternative, the same for every test and strength; ``null_only`` leaves out the
+    alternative (size alone, e.g. at large ``N``), ``adjusted`` the mean adjusted score.
     """
-    hypotheses = ((False, "size"),) if null_only else ((False, "size"), (True, "power"))
     tests = {
-        _variant_name(eps, widths): faircocco_test(
+        _variant_name(eps, widths, null): faircocco_test(
             permutations,
             {
                 **({} if eps is None else {"eps": eps}),
                 **({} if widths is None else {"widths": widths}),
             },
+            null,
         )
+        for null in nulls
         for eps in eps_values
         for widths in width_sets
     }
@@ -171,37 +280,71 @@ def run(
     for setting in settings:
         for n in sizes:
             for name, test in tests.items():
-                rates: dict[str, Any] = {"setting": setting, "n": n, "test": name}
-                seconds = 0.0
-                for dependent, label in hypotheses:
-                    rejected = []
-                    for r in range(repetitions):
-                        data = sample(
-                            setting, n, dependent, np.random.default_rng(r + 10**6 * dependent)
-                        )
-                        start = time.perf_counter()
-                        p = test(data, r)
-                        seconds += time.perf_counter() - start
-                        rejected.append(p <= LEVEL)
-                    if np.isnan(p):
-                        break
-                    rate = float(np.mean(rejected))
-                    rates[label] = rate
-                    rates[f"{label}_se"] = float(np.sqrt(rate * (1 - rate) / repetitions))
-                else:
-                    rates["seconds_per_test"] = seconds / (len(hypotheses) * repetitions)
-                    if name.startswith("faircocco"):
+                for rates in _rates(setting, n, strengths, test, repetitions, null_only):
+                    rates["test"] = name
+                    if adjusted and name.startswith("faircocco"):
                         rates["adjusted_null"] = _mean_adjusted(setting, n, repetitions)
                     rows.append(rates)
                     if out is not None:
-                        print(_line(rates), file=out, flush=True)
+                        print(_line(rates, len(strengths) > 1), file=out, flush=True)
     return pd.DataFrame(rows)
 
 
-def _variant_name(eps: float | None, widths: tuple[float, ...] | None) -> str:
+def _rates(
+    setting: str,
+    n: int,
+    strengths: Sequence[float],
+    test: Test,
+    repetitions: int,
+    null_only: bool,
+) -> list[dict[str, Any]]:
+    """Size and, at each strength, power of one test (one row per strength, the same null data
+    for all); no rows for a test that does not apply to the notion."""
+    seconds, calls = 0.0, 0
+
+    def rate(dependent: bool, strength: float) -> float | None:
+        nonlocal seconds, calls
+        rejected = []
+        for r in range(repetitions):
+            data = sample(
+                setting, n, dependent, np.random.default_rng(r + 10**6 * dependent), strength
+            )
+            start = time.perf_counter()
+            p = test(data, r)
+            seconds += time.perf_counter() - start
+            calls += 1
+            if np.isnan(p):
+                return None
+            rejected.append(p <= LEVEL)
+        return float(np.mean(rejected))
+
+    size = rate(False, 1.0)
+    if size is None:
+        return []
+    rows = []
+    for strength in strengths:
+        rates: dict[str, Any] = {"setting": setting, "n": n, "strength": strength}
+        rates.update(_with_error("size", size, repetitions))
+        if not null_only:
+            power = rate(True, strength)
+            assert power is not None
+            rates.update(_with_error("power", power, repetitions))
+        rows.append(rates)
+    for rates in rows:
+        rates["seconds_per_test"] = seconds / calls
+    return rows
+
+
+def _with_error(label: str, rate: float, repetitions: int) -> dict[str, float]:
+    return {label: rate, f"{label}_se": float(np.sqrt(rate * (1 - rate) / repetitions))}
+
+
+def _variant_name(eps: float | None, widths: tuple[float, ...] | None, null: str) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
     if widths is not None:
         name += " w=" + "+".join(f"{w:g}" for w in widths)
+    if null != "permutation":
+        name += f" {null}"
     return name
 
 
@@ -216,13 +359,90 @@ def _mean_adjusted(setting: str, n: int, repetitions: int) -> float:
     return float(np.mean(values))
 
 
-def _line(r: dict[str, Any]) -> str:
+def _line(r: dict[str, Any], with_strength: bool = False) -> str:
     adjusted = f"  adjusted under the null {r['adjusted_null']:.4f}" if "adjusted_null" in r else ""
     power = f"  power {r['power']:.3f} ± {r['power_se']:.3f}" if "power" in r else ""
+    strength = f" x{r['strength']:g}" if with_strength else ""
     return (
-        f"{r['setting']:>14} {r['n']:>5} {r['test']:>28}  size {r['size']:.3f} ± "
+        f"{r['setting']:>18} {r['n']:>5}{strength} {r['test']:>28}  size {r['size']:.3f} ± "
         f"{r['size_se']:.3f}{power}  {r['seconds_per_test']:.3f} s/test{adjusted}"
     )
+
+
+def speed(
+    *,
+    settings: Sequence[str] = (SPEED_SETTING,),
+    sizes: Sequence[int] = (300, 1000, 2000),
+    repetitions: int = 5,
+    permutations: int = 0,
+    out: TextIO | None = None,
+) -> pd.DataFrame:
+    """Median seconds of the default test and, where installed, of causal-learn's KCI (and,
+    with ``permutations``, of the permutation test) on each of ``settings``, the methods
+    alternating on the same data sets in one process; each runs once on data of another seed
+    before it is timed. ``kci_over_this`` is KCI's median over the method's."""
+    methods: dict[str, Callable[[Sample], Any]] = {
+        "faircocco default": lambda s: independence_test(
+            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
+        ),
+    }
+    if importlib.util.find_spec("causallearn") is not None:
+        methods["causal-learn KCI"] = kci_pvalue
+    if permutations:
+        methods[f"faircocco permutation B={permutations}"] = lambda s: independence_test(
+            s.y_pred,
+            s.attribute,
+            y_true=s.y_true,
+            notion=s.notion,
+            null="permutation",
+            n_permutations=permutations,
+        )
+    rows = []
+    for setting in settings:
+        for n in sizes:
+            rows.extend(_timed(methods, setting, n, repetitions, out))
+    return pd.DataFrame(rows)
+
+
+def _timed(
+    methods: dict[str, Callable[[Sample], Any]],
+    setting: str,
+    n: int,
+    repetitions: int,
+    out: TextIO | None,
+) -> list[dict[str, Any]]:
+    warm_up = sample(setting, n, True, np.random.default_rng(10**7))
+    for method in methods.values():
+        method(warm_up)
+    times: dict[str, list[float]] = {name: [] for name in methods}
+    for r in range(repetitions):
+        data = sample(setting, n, True, np.random.default_rng(r))
+        for name, method in methods.items():
+            start = time.perf_counter()
+            method(data)
+            times[name].append(time.perf_counter() - start)
+    kci = statistics.median(times.get("causal-learn KCI", [float("nan")]))
+    rows = []
+    for name, values in times.items():
+        median = statistics.median(values)
+        rows.append(
+            {
+                "setting": setting,
+                "n": n,
+                "method": name,
+                "median_seconds": median,
+                "kci_over_this": kci / median,
+            }
+        )
+        if out is not None:
+            print(
+                f"{setting:>18} {n:>5} {name:>32}  median {median:.4f} s "
+                f"(min {min(values):.4f}, max {max(values):.4f}, {repetitions} runs)  "
+                f"KCI / this {kci / median:.2f}",
+                file=out,
+                flush=True,
+            )
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -230,14 +450,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/independence_test.py",
         description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
-        "permutation test and (where installed) hyppo's HSIC and causal-learn's KCI on the same "
-        "generated data, under the null and a weak dependence.",
+        "test under its permutation and gamma nulls and (where installed) hyppo's HSIC and "
+        "causal-learn's KCI on the same generated data, under the null and a weak dependence; "
+        "or (--speed) the default test's time against KCI's.",
     )
     parser.add_argument(
-        "--settings", default=",".join(SETTINGS), help="comma-separated settings (default: all)"
+        "--settings",
+        default=None,
+        help="comma-separated settings (default: the one-attribute ones; with --speed, "
+        f"{SPEED_SETTING}); 'mixed' stands for the 18 NOTION-OUTCOME-aK settings",
     )
-    parser.add_argument("--sizes", default="300,1000", help="comma-separated N (default: 300,1000)")
-    parser.add_argument("--repetitions", type=int, default=100, metavar="R")
+    parser.add_argument("--sizes", default=None, help="comma-separated N (default: 300,1000)")
+    parser.add_argument("--repetitions", type=int, default=None, metavar="R")
     parser.add_argument("--permutations", type=int, default=199, metavar="B")
     parser.add_argument(
         "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
@@ -249,25 +473,69 @@ def main(argv: Sequence[str] | None = None) -> int:
         "multiples of the bandwidth joined by '+' (e.g. 'default,1')",
     )
     parser.add_argument(
+        "--nulls",
+        default=",".join(NULLS),
+        help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma)",
+    )
+    parser.add_argument(
+        "--strengths",
+        default="1",
+        help="comma-separated multiples of the alternative's effect (default: 1)",
+    )
+    parser.add_argument(
         "--null-only", action="store_true", help="size alone: leave out the alternative"
     )
     parser.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
+    parser.add_argument(
+        "--no-adjusted",
+        action="store_true",
+        help="leave out the mean adjusted score of the null data",
+    )
+    parser.add_argument(
+        "--speed",
+        action="store_true",
+        help="time the default test against KCI, alternating in one process (sizes default "
+        "to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation test)",
+    )
     args = parser.parse_args(argv)
+    args.settings_given = args.settings is not None
+    args.settings = args.settings or ",".join(SETTINGS)
+    if args.speed:
+        speed(
+            settings=args.settings.split(",") if args.settings_given else (SPEED_SETTING,),
+            sizes=_sizes(args.sizes or "300,1000,2000"),
+            repetitions=args.repetitions or 5,
+            permutations=args.permutations,
+            out=sys.stdout,
+        )
+        return 0
+    settings = [
+        setting
+        for name in args.settings.split(",")
+        for setting in (MIXED_SETTINGS if name == "mixed" else (name,))
+    ]
     run(
-        settings=args.settings.split(","),
-        sizes=[int(n) for n in args.sizes.split(",")],
-        repetitions=args.repetitions,
+        settings=settings,
+        sizes=_sizes(args.sizes or "300,1000"),
+        repetitions=args.repetitions or 100,
         permutations=args.permutations,
         eps_values=[None if value == "default" else float(value) for value in args.eps.split(",")],
         width_sets=[
             None if value == "default" else tuple(float(w) for w in value.split("+"))
             for value in args.widths.split(",")
         ],
+        nulls=args.nulls.split(","),
+        strengths=[float(value) for value in args.strengths.split(",")],
         peers=not args.no_peers,
         null_only=args.null_only,
+        adjusted=not args.no_adjusted,
         out=sys.stdout,
     )
     return 0
+
+
+def _sizes(text: str) -> list[int]:
+    return [int(n) for n in text.split(",")]
 
 
 if __name__ == "__main__":

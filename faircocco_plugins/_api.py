@@ -12,16 +12,18 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ._approximate_null import WidthsNull
 from ._backend import as_numpy_scalar, device_terms, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._inputs import JOINT_ROW, report_labels
-from ._options import Options, statistic_default
+from ._local_null import LocalPermutationFit
+from ._options import Choice, Options, statistic_default
 from ._output import as_output
 from ._params import Interval, check_bool, check_params
 from ._problem import Problem, report_columns, select_columns
 from ._strata import members_of, permutation_batches
 from ._stream import fit_stream
-from ._terms import Terms
+from ._terms import Route, Terms
 from ._threads import in_memory_on_one_blas_thread
 
 
@@ -256,12 +258,18 @@ class IndependenceTestResult:
         given (width 1), which is not the score's default ``eps`` 1e-4: call
         :func:`faircocco_score` for the paper's scale.
     pvalue : float
-        The p-value of the smallest per-width p-value, calibrated by the same permutations
-        (with one width, ``(1 + #{T_b >= T}) / (1 + B)``).
+        The p-value of the smallest per-width p-value: under the permutation null, calibrated
+        by the same permutations (with one width, ``(1 + #{T_b >= T}) / (1 + B)``); under the
+        gamma null, each width's p-value from its shifted gamma distribution and their
+        smallest calibrated by a Gaussian copula of the widths' null correlations.
     null_distribution : numpy.ndarray of shape (B, W)
-        The permuted statistics ``T_b`` at each width.
+        The permuted statistics ``T_b`` at each width; no rows (``B = 0``) under the gamma null,
+        which permutes nothing.
     widths : tuple of float
         The kernel widths, as multiples of the bandwidth.
+    null : {"permutation", "gamma"}
+        The null distribution the p-value comes from: the one asked for, or the one
+        ``null="auto"`` chose.
     """
 
     statistic: np.ndarray
@@ -269,6 +277,7 @@ class IndependenceTestResult:
     pvalue: float
     null_distribution: np.ndarray
     widths: tuple[float, ...]
+    null: str = "permutation"
 
 
 @in_memory_on_one_blas_thread
@@ -287,25 +296,35 @@ def independence_test(
     attribute_kernel: str = statistic_default("attribute_kernel", "test"),
     bandwidth: str | float = statistic_default("bandwidth", "test"),
     widths: Sequence[float] = TEST_WIDTHS,
+    null: str = "auto",
     progress: bool = False,
 ) -> IndependenceTestResult:
-    """Permutation test of (conditional) independence with the FairCOCCO statistic.
+    """Test of (conditional) independence with the FairCOCCO statistic.
 
-    DP permutes the attribute rows. EO and CAL permute them within strata of the conditioning
-    variable: its levels when it is discrete, where the kernel factors are computed once and
-    each permutation costs O(N²) (exact) or O(N r²) (low-rank); cells of about 10 nearest rows
-    when it is continuous, where each permutation refits the attribute side (a local
-    permutation test, see the user guide).
+    Two null distributions (``null``):
 
-    Several kernel widths are tested at once: each permutation gives the statistic at every
-    width, and the p-value is that of the smallest per-width p-value among the observed and
-    permuted data (a minimum-p aggregation, which keeps the level exact for any number of
-    widths; Westfall and Young 1993, as in Schrab et al.'s aggregated kernel tests, 2022).
+    * **permutation**: DP permutes the attribute rows. EO and CAL permute them within strata of
+      the conditioning variable: its levels when it is discrete, where the kernel factors are
+      computed once and each permutation costs O(N²) (exact) or O(N r²) (low-rank); cells of
+      about 10 nearest rows when it is continuous, where each permutation refits the attribute
+      side (a local permutation test, see the user guide);
+    * **gamma**: the same permutation null's mean and variance, exact, and its skewness in the
+      Gaussian limit, computed from the estimator's factors in O(N r²) with no permutation,
+      and the shifted gamma distribution with these three moments (Pearson's three-moment
+      approximation; "How FairCOCCO works" derives it). With a continuous conditioning
+      variable, the moments approximate those of the attributes permuted alone within the
+      cells, from their features at every pair of rows of a cell.
+
+    Several kernel widths are tested at once, and the p-value is that of the smallest
+    per-width p-value (a minimum-p aggregation; Westfall and Young 1993, as in Schrab et al.'s
+    aggregated kernel tests, 2022): under the permutation null, among the observed and permuted
+    data, which keeps the level exact for any number of widths; under the gamma null, from a
+    Gaussian copula with the widths' correlations under the same null.
 
     Parameters
     ----------
     n_permutations : int
-        Number ``B`` of permutations.
+        Number ``B`` of permutations of the permutation null (the gamma null permutes nothing).
     eps : float
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
         for power (:ref:`statistic-options`; ``benchmarks/independence_test.py`` and the
@@ -315,11 +334,17 @@ def independence_test(
         ``bandwidth`` (the median distance by default). The default (0.5, 1, 2) finds smooth
         dependence, which wider kernels see best, and fine dependence, which narrower ones do;
         ``(1.0,)`` tests at the score's kernel alone. Each width costs one more statistic per
-        permutation.
+        permutation, or one more set of cumulants.
+    null : {"auto", "permutation", "gamma"}
+        The null distribution. ``"auto"`` takes the gamma null where its level was measured
+        within [0.03, 0.07] at the 5% level (the performance page): at the default ``eps`` and
+        ``conditioning_eps``, from 100 rows, except with a continuous conditioning variable
+        under the exact estimator (below 128 rows with ``method="auto"``); elsewhere the
+        permutation null. The result says which one it used.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool
-        Show a progress bar.
+        Show a progress bar of the permutations.
 
     Other parameters are those of :func:`faircocco_score`.
 
@@ -333,37 +358,79 @@ def independence_test(
     >>> from faircocco_plugins import independence_test
     >>> rng = np.random.default_rng(0)
     >>> a = rng.normal(size=200)
-    >>> result = independence_test(a + rng.normal(size=200), a, n_permutations=99, random_state=0)
-    >>> result.pvalue < 0.05
-    True
+    >>> result = independence_test(a + rng.normal(size=200), a, random_state=0)
+    >>> result.null, result.pvalue < 0.05
+    ('gamma', True)
+    >>> permuted = independence_test(a + rng.normal(size=200), a, null="permutation")
+    >>> permuted.null_distribution.shape
+    (1000, 3)
     """
     check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
+    Choice(NULLS).check(null, "null")
     progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
     options = Options.of_call(locals())
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fits = [problem.fit(width) for width in widths]
-    # the strata come from the conditioning variable, whose bandwidth no width changes
-    members = members_of(fits[0].strata)
-    rng = np.random.default_rng(random_state)
-    null = np.empty((n_permutations, len(fits)))
-    start = 0
-    with _progress_bar(n_permutations, "permutations", progress) as bar:
-        for permutations in permutation_batches(members, rng, n_permutations):
-            stop = start + len(permutations)
-            for j, fit in enumerate(fits):
-                null[start:stop, j] = fit.permuted_statistics(permutations)
-            bar.update(stop - start)
-            start = stop
+    if null == "auto":
+        null = "gamma" if _gamma_is_calibrated(fits[0], options) else "permutation"
     observed = np.asarray([as_numpy_scalar(fit.terms.statistic) for fit in fits])
+    if null == "gamma":
+        permuted = np.empty((0, len(fits)))
+        # the strata come from the conditioning variable, whose bandwidth no width changes
+        null_of_widths = WidthsNull.of([fit.null_factors() for fit in fits], fits[0].strata)
+        pvalue = null_of_widths.pvalue(observed.tolist())
+    else:
+        rng = np.random.default_rng(random_state)
+        permuted = _permuted_statistics(fits, rng, n_permutations, progress)
+        pvalue = _minimum_p_value(observed, permuted)
     at_bandwidth = fits[widths.index(1.0)] if 1.0 in widths else problem.fit()
     return IndependenceTestResult(
         statistic=observed,
         score=as_numpy_scalar(_bounded(at_bandwidth.terms.score())),
-        pvalue=_minimum_p_value(observed, null),
-        null_distribution=null,
+        pvalue=pvalue,
+        null_distribution=permuted,
         widths=widths,
+        null=null,
     )
+
+
+#: The nulls of :func:`independence_test`.
+NULLS = ("auto", "permutation", "gamma")
+#: Fewest rows at which ``null="auto"`` takes the gamma null (its level was measured from here).
+GAMMA_FROM_ROWS = 100
+
+
+def _gamma_is_calibrated(fit: Route, options: Options) -> bool:
+    """Whether ``null="auto"`` takes the gamma null: where its level was measured (the
+    performance page), at the test's own ``eps`` and conditioning ``eps`` from
+    :data:`GAMMA_FROM_ROWS` rows, except with a continuous conditioning variable under the
+    exact estimator (below 128 rows by default), whose null the gamma null takes from a
+    low-rank fit of the same data instead."""
+    return (
+        fit.terms.n >= GAMMA_FROM_ROWS
+        and options.eps == statistic_default("eps", "test")
+        and options.conditioning_eps is None
+        and not (isinstance(fit, LocalPermutationFit) and fit.terms.method == "exact")
+    )
+
+
+def _permuted_statistics(
+    fits: Sequence[Route], rng: np.random.Generator, count: int, progress: bool
+) -> np.ndarray:
+    """The statistic at each width (columns) under ``count`` permutations of the attribute
+    rows within the strata of the conditioning variable, whose bandwidth no width changes."""
+    members = members_of(fits[0].strata)
+    permuted = np.empty((count, len(fits)))
+    start = 0
+    with _progress_bar(count, "permutations", progress) as bar:
+        for permutations in permutation_batches(members, rng, count):
+            stop = start + len(permutations)
+            for j, fit in enumerate(fits):
+                permuted[start:stop, j] = fit.permuted_statistics(permutations)
+            bar.update(stop - start)
+            start = stop
+    return permuted
 
 
 def _minimum_p_value(observed: np.ndarray, null: np.ndarray) -> float:

@@ -45,6 +45,11 @@ class PsdSolver:
         else:
             self._factor = host_cholesky(a)
 
+    @property
+    def lower(self) -> Any:
+        """The lower Cholesky factor ``L`` of ``a = L Lᵀ``."""
+        return self._factor
+
     def solve(self, b: Any) -> Any:
         if self._torch:
             return _torch_engine().cholesky_solve(b, self._factor)

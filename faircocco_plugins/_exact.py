@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ._approximate_null import NullFactors
 from ._backend import eye_like, namespace, solve_psd, trace_of_product
 from ._kernels import KernelInput, kernel_matrix, to_host
 from ._strata import permutation_strata
@@ -98,6 +99,12 @@ class ExactFit:
             ]
         )
 
+    def null_factors(self) -> NullFactors:
+        """The statistic ``Tr[M R_e]`` (``M = P R_u P``) as ``‖xᵀ e‖²_F`` with ``x xᵀ = M`` and
+        ``e eᵀ = R_e``, from their eigendecompositions (``N`` is below the exact estimator's
+        limit, so ``O(N³)`` is its own cost)."""
+        return NullFactors(_psd_root(self._host_m), _psd_root(self._host_r_e))
+
     @cached_property
     def _host_m(self) -> np.ndarray:
         return to_host(self._m)
@@ -131,6 +138,16 @@ def r_operator(k: KernelInput, eps: float, like: Any) -> Any:
         + xp.mean(kernel)
     )
     return solve_psd(gram + (eps * n) * eye_like(n, like), gram)
+
+
+def _psd_root(matrix: np.ndarray) -> np.ndarray:
+    """``x`` with ``x xᵀ = matrix`` for a symmetric PSD ``matrix``, keeping the eigenvalues
+    above rounding level."""
+    values, vectors = np.linalg.eigh((matrix + matrix.T) / 2.0)
+    keep = values > 1e-12 * max(float(values.max()), 0.0)
+    if not keep.any():
+        return np.zeros((matrix.shape[0], 1))  # a zero operator (a constant variable)
+    return vectors[:, keep] * np.sqrt(values[keep])
 
 
 def _strata_blocks(matrix: np.ndarray, strata: np.ndarray) -> StrataBlocks:

@@ -89,14 +89,17 @@ class ExplicitRows:
         self._rank = rank
         self._ridge = ridge
         self.rows: dict[str, Any] = {}
+        self._maps: dict[str, FeatureMap] = {}
+        self._codes: dict[str, np.ndarray] = {}
         for role, k in roles.items():
             tracked = is_tracked(k)
             if not tracked:
                 k = k.on_host()
-            feature_map = self._feature_map(role)
+            feature_map = self._maps[role] = self._feature_map(role)
             codes, factor = feature_map.fit_transform(
                 k, like if tracked else np.zeros(()), differentiated_columns(roles, role)
             )
+            self._codes[role] = codes
             level_rows = feature_map.level_rows(codes)
             if tracked:
                 xp = namespace(like)
@@ -153,6 +156,17 @@ class ExplicitRows:
 
     def host_features(self) -> dict[str, np.ndarray]:
         return {role: to_host(r) for role, r in self.rows.items()}
+
+    def explicit_factors(self, role: str, k: KernelInput) -> tuple[np.ndarray, np.ndarray]:
+        """The level rows ``W[g_i]`` and continuous factor rows ``φ_i`` of ``k`` under
+        ``role``'s fitted feature map (host arrays; :attr:`rows` holds their row-wise
+        Kronecker product for the fitted rows)."""
+        feature_map = self._maps[role]
+        codes, factor = feature_map.transform(k.on_host(), np.zeros(()))
+        # the level factor of the combinations of the fitted rows, which :attr:`rows` hold
+        fitted = self._codes[role]
+        level_rows = feature_map.level_rows(np.concatenate([fitted, codes]))[fitted.size :]
+        return level_rows, to_host(factor)
 
     def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows:
         """Host feature rows of each of ``inputs``, kept as their factors, each under a feature

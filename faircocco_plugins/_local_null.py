@@ -23,7 +23,9 @@ from functools import cached_property
 
 import numpy as np
 
+from ._approximate_null import NullFactors
 from ._kernels import KernelInput
+from ._lowrank import LowRankFit
 from ._strata import local_strata, members_of, permutation_batches
 from ._terms import RefittableRoute, permutable
 
@@ -36,21 +38,25 @@ NULL_PERMUTATIONS = 20
 class LocalPermutationFit:
     """An estimator fit whose null permutes the attribute rows alone within local strata.
 
-    ``attributes(permutation)`` is the extended attribute input (``Ä``) with the rows of the
-    attributes permuted and the conditioning variable's part in place; ``given`` is the
-    conditioning variable, whose local strata are found on first use (a score needs none).
+    ``attributes(rows, given_rows)`` is the extended attribute input (``Ä``) of the attributes
+    of ``rows`` and the conditioning variable of ``given_rows`` (None: in place); ``given`` is
+    the conditioning variable, whose local strata are found on first use (a score needs none).
+    ``lowrank`` gives the low-rank fit of the same data, whose feature map the gamma null needs
+    when ``fit`` is exact.
     """
 
     def __init__(
         self,
         fit: RefittableRoute,
-        attributes: Callable[[np.ndarray], KernelInput],
+        attributes: Callable[[np.ndarray, np.ndarray | None], KernelInput],
         given: KernelInput,
         random_state: int | None,
+        lowrank: Callable[[], RefittableRoute],
     ) -> None:
         self._fit = fit
         self._attributes = attributes
         self._given = given
+        self._lowrank = lowrank
         self._seed = 0 if random_state is None else random_state
         self.terms = replace(fit.terms, compute_null_statistic=self._null_statistic)
 
@@ -62,7 +68,15 @@ class LocalPermutationFit:
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
         """The statistic with the attribute rows (not the conditioning variable) permuted by
         each row of ``permutations``."""
-        return self._fit.attribute_statistics([self._attributes(p) for p in permutations])
+        return self._fit.attribute_statistics([self._attributes(p, None) for p in permutations])
+
+    def null_factors(self) -> NullFactors:
+        """Factors whose moments approximate this null's: the attributes permuted alone within
+        :attr:`strata`, under the feature map of the low-rank fit (of this one, or of the same
+        data when this one is exact: their statistics agree to about 1e-3)."""
+        fit = self._fit if isinstance(self._fit, LowRankFit) else self._lowrank()
+        assert isinstance(fit, LowRankFit)
+        return fit.local_null_factors(self._attributes, self.strata)
 
     def _null_statistic(self) -> float:
         if not permutable(np.bincount(self.strata)):

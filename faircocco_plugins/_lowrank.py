@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, Protocol
 import array_api_compat
 import numpy as np
 
+from ._approximate_null import NullFactors, local_null_factors
 from ._backend import (
     PsdSolver,
     add_rows,
@@ -422,6 +423,8 @@ class MomentSource(Protocol):
 
     def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows: ...
 
+    def explicit_factors(self, role: str, k: KernelInput) -> tuple[np.ndarray, np.ndarray]: ...
+
 
 def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
     if roles is None:
@@ -559,9 +562,13 @@ class GroupedMoments:
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
+        return row_kronecker(*self.explicit_factors(role, k))
+
+    def explicit_factors(self, role: str, k: KernelInput) -> tuple[np.ndarray, np.ndarray]:
+        """The two factors of :meth:`explicit_features`: the level rows ``W[g_i]`` and the
+        continuous factor rows ``φ_i`` of ``k``, host arrays."""
         codes, factor = self.maps[role].transform(k, np.zeros(()))
-        level_rows = self.maps[role].level_factor()[codes]
-        return row_kronecker(level_rows, to_host(factor))
+        return self.maps[role].level_factor()[codes], to_host(factor)
 
     def expanded(
         self, like: Any, groups: list[int] | None = None
@@ -744,6 +751,33 @@ class LowRankFit:
         else:
             a_e_qt = np.linalg.solve(attribute_side, q_transposed)
         return np.einsum("bij,bji->b", _solve_stacked(self._host_solvers[U], q), a_e_qt)
+
+    def null_factors(self) -> NullFactors:
+        """The statistic ``Tr[A_u Q A_e Qᵀ]`` as ``‖xᵀ e‖²_F``: ``x = (I − R_c) Φ̃_u L_u⁻ᵀ``
+        and ``e = Φ̃_e L_e⁻ᵀ``, with ``L_r L_rᵀ = C_rr + εN I`` (so ``R_r = Φ̃_r L_r⁻ᵀ
+        (Φ̃_r L_r⁻ᵀ)ᵀ``); permuting the attribute rows permutes the rows of ``Φ̃_e``."""
+        features, solvers = self._centred_features, self._host_solvers
+        x = divide_by_lower_transposed(features[U], solvers[U].lower)
+        if C in features:
+            x = x - features[C] @ solvers[C].solve(features[C].T @ x)
+        return NullFactors(x, features[E], solvers[E].lower, self._host_grams[(E, E)])
+
+    def local_null_factors(
+        self,
+        attributes: Callable[[np.ndarray, np.ndarray | None], KernelInput],
+        strata: np.ndarray,
+    ) -> NullFactors:
+        """:meth:`null_factors` for the local null, which permutes the attributes alone within
+        ``strata`` (:func:`._approximate_null.local_null_factors`): ``attributes(rows,
+        given_rows)`` is the extended attribute input of the attributes of ``rows`` with the
+        conditioning variable of ``given_rows``, mapped by this fit's feature map."""
+        base = self.null_factors()
+
+        def pair_factors(rows: np.ndarray, given_rows: np.ndarray) -> tuple[np.ndarray, ...]:
+            return self._source.explicit_factors(E, attributes(rows, given_rows))
+
+        mean = to_host(self._means[E])
+        return local_null_factors(base.x, base.lower, pair_factors, mean, strata)
 
     @cached_property
     def _centred_features(self) -> dict[str, np.ndarray]:

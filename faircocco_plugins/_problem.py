@@ -204,12 +204,19 @@ class Problem:
         if Role.GIVEN not in roles or is_discrete(roles[Role.GIVEN]):
             return fit
 
-        def permuted_attributes(permutation: np.ndarray) -> KernelInput:
-            permuted = {**inputs, "sensitive": inputs["sensitive"].take(permutation)}
-            return roles_of(self.options.notion, **permuted)[Role.ATTRIBUTES]
+        def attributes(rows: np.ndarray, given_rows: np.ndarray | None) -> KernelInput:
+            taken = dict(inputs)
+            if given_rows is not None:
+                taken = {name: k.take(given_rows) for name, k in inputs.items()}
+            taken["sensitive"] = inputs["sensitive"].take(rows)
+            return roles_of(self.options.notion, **taken)[Role.ATTRIBUTES]
 
         return LocalPermutationFit(
-            fit, permuted_attributes, roles[Role.GIVEN], self.options.random_state
+            fit,
+            attributes,
+            roles[Role.GIVEN],
+            self.options.random_state,
+            lambda: self.estimate(roles, "lowrank"),
         )
 
     def check_finite(self, flags: Any = None) -> None:
@@ -228,9 +235,10 @@ class Problem:
         """Each variable scaled by its bandwidths, by name."""
         return {name: scalings[name].apply(v) for name, v in self.variables().items()}
 
-    def estimate(self, roles: dict[str, KernelInput]) -> RefittableRoute:
-        """The estimator chosen by ``method`` on the kernel inputs ``roles``."""
-        if self.method() == "exact":
+    def estimate(self, roles: dict[str, KernelInput], method: str | None = None) -> RefittableRoute:
+        """The estimator chosen by ``method`` (default: the options') on the kernel inputs
+        ``roles``."""
+        if (method or self.method()) == "exact":
             return ExactFit(
                 roles[Role.MEASURED],
                 roles[Role.ATTRIBUTES],

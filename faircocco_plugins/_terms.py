@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ._approximate_null import NullFactors
 from ._backend import as_numpy_scalar, namespace
 from ._inputs import Variable
 
@@ -207,6 +208,11 @@ class Route(Protocol):
         rows."""
         ...
 
+    def null_factors(self) -> NullFactors:
+        """The statistic as ``‖xᵀ e‖²_F`` with the attribute rows in ``e``, for the moments of
+        its permutation null (:mod:`._approximate_null`)."""
+        ...
+
 
 @runtime_checkable
 class RefittableRoute(Route, Protocol):
@@ -317,3 +323,7 @@ class ConstantAttributesFit:
 
     def permuted_statistics(self, permutations: np.ndarray) -> np.ndarray:
         return np.zeros(len(permutations))
+
+    def null_factors(self) -> NullFactors:
+        zeros = np.zeros((self.terms.n, 1))
+        return NullFactors(zeros, zeros)

@@ -289,6 +289,7 @@ def _score(args: argparse.Namespace) -> int:
             table[args.sensitive],
             y_true=y_true,
             n_permutations=args.permutations,
+            null="permutation",
             progress=True,
             **options,
         )

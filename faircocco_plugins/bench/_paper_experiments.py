@@ -609,6 +609,7 @@ def pvalues_experiment(
             notion=notion,
             n_permutations=n_permutations,
             random_state=seed,
+            null="permutation",
         )
         rows.append(
             {

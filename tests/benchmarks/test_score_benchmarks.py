@@ -30,8 +30,9 @@ def test_test_benchmark_prints_rates_with_standard_errors(
     arguments += ["--permutations", "19", "--eps", "default,1e-4", "--widths", "default,1"]
     assert independence_test.main([*arguments, "--no-peers"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 8  # two settings times two eps times two width sets
-    assert sum(" w=1 " in line for line in lines) == 4
+    assert len(lines) == 16  # two settings, two nulls, two eps and two width sets
+    assert sum(" w=1 " in line for line in lines) == 8
+    assert sum(" gamma " in line for line in lines) == 8
     for line in lines:
         found = re.search(r"size (\S+) ± (\S+)  power (\S+) ± (\S+)", line)
         assert found is not None
@@ -44,9 +45,37 @@ def test_test_benchmark_prints_rates_with_standard_errors(
 
 def test_test_benchmark_null_only_prints_sizes_alone(capsys: pytest.CaptureFixture[str]) -> None:
     arguments = ["--settings", "eo-continuous", "--sizes", "120", "--repetitions", "2"]
-    assert (
-        independence_test.main([*arguments, "--permutations", "9", "--null-only", "--no-peers"])
-        == 0
-    )
+    arguments += ["--nulls", "permutation", "--permutations", "9", "--null-only", "--no-peers"]
+    assert independence_test.main(arguments) == 0
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert "size" in line and "power" not in line
+
+
+def test_test_benchmark_mixed_settings_at_several_strengths(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each NOTION-OUTCOME-aK setting draws its attributes and outcome; a row per strength, with
+    the size of the same null data and the power of each strength."""
+    arguments = ["--settings", "eo-continuous-a3,cal-binary-a1,dp-binary-a2", "--sizes", "130"]
+    arguments += ["--repetitions", "2", "--nulls", "gamma", "--strengths", "1,4"]
+    assert independence_test.main([*arguments, "--no-peers", "--no-adjusted"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 6
+    sizes = [re.search(r"size (\S+)", line).group(1) for line in lines]  # type: ignore[union-attr]
+    assert sizes[0::2] == sizes[1::2]
+    assert all(" x1 " in line for line in lines[0::2]) and all(
+        " x4 " in line for line in lines[1::2]
+    )
+    for setting in ("eo-continuous-a3", "cal-binary-a1", "dp-binary-a2"):
+        s = independence_test.sample(setting, 50, True, np.random.default_rng(0))
+        assert s.attribute.shape[1] == int(setting[-1])
+        assert (s.y_true is None) == setting.startswith("dp")
+
+
+def test_test_benchmark_times_the_default_test(capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = ["--speed", "--sizes", "150", "--repetitions", "1", "--permutations", "9"]
+    assert independence_test.main(arguments) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    names = ["faircocco default", "faircocco permutation B=9"]
+    assert all(any(name in line for line in lines) for name in names)
+    assert all(line.split()[0] == "eo-continuous-a3" and "median" in line for line in lines)

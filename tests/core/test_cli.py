@@ -154,6 +154,7 @@ def test_score_with_permutations(capsys, csv_file, people):
         notion="eo",
         n_permutations=20,
         random_state=5,
+        null="permutation",
     )
     assert float(match.group(1)) == pytest.approx(expected.pvalue, abs=5e-5)
     # the predictions use sex and age directly: no permutation reaches the observed statistic

@@ -93,8 +93,10 @@ def test_pvalue_follows_its_formula(method, notion):
         method=method,
         n_permutations=b,
         random_state=0,
+        null="permutation",
     )
     assert isinstance(result, IndependenceTestResult)
+    assert result.null == "permutation"
     assert result.widths == (0.5, 1.0, 2.0)
     assert result.null_distribution.shape == (b, 3)
     assert np.all(np.isfinite(result.null_distribution))
@@ -120,6 +122,7 @@ def test_one_width_gives_the_classical_permutation_pvalue(notion):
     attribute = rng.normal(size=n)
     y_pred = 0.2 * attribute + y_true + rng.normal(size=n)
     options = {"y_true": y_true, "notion": notion, "n_permutations": b, "random_state": 0}
+    options["null"] = "permutation"
     result = independence_test(y_pred, attribute, widths=(1.0,), **options)
     assert result.null_distribution.shape == (b, 1)
     exceed = np.sum(result.null_distribution[:, 0] >= result.statistic[0])
@@ -138,7 +141,7 @@ def test_widths_find_both_smooth_and_fine_dependence():
     0.015)."""
     rng = np.random.default_rng(8)
     n = 600
-    options = {"n_permutations": 199, "random_state": 0}
+    options = {"n_permutations": 199, "random_state": 0, "null": "permutation"}
     attribute = rng.normal(size=n)
     fine = 0.4 * np.sin(4 * attribute) + rng.normal(size=n)
     smooth = 0.2 * attribute + rng.normal(size=n)
@@ -165,7 +168,9 @@ def test_ties_with_the_observed_statistic_count_as_exceeding():
     y_pred = rng.normal(size=4)
     attribute = rng.normal(size=4)
     b = 999
-    result = independence_test(y_pred, attribute, n_permutations=b, random_state=0, widths=(1.0,))
+    result = independence_test(
+        y_pred, attribute, n_permutations=b, random_state=0, widths=(1.0,), null="permutation"
+    )
     observed, null = result.statistic[0], result.null_distribution[:, 0]
     tolerance = 1e-9 * abs(observed)
     ties = np.abs(null - observed) <= tolerance
@@ -181,6 +186,7 @@ def test_eo_test_with_a_continuous_outcome_separates_dependence_from_fairness():
     y_true = rng.normal(size=n) + attributes[:, 1]
     noise = rng.normal(size=n)
     options = {"y_true": y_true, "notion": "eo", "n_permutations": 99, "random_state": 1}
+    options["null"] = "permutation"
     unfair = independence_test(y_true + attributes[:, 0] + noise, attributes, **options)
     assert unfair.pvalue == 1 / 100  # no permuted statistic reaches the observed one
     fair = independence_test(y_true + noise, attributes, **options)
@@ -202,7 +208,13 @@ def test_null_distribution_is_that_of_explicitly_permuted_attributes(method, not
     y_pred = 0.2 * attribute + y_true + rng.normal(size=n)
     options = {"y_true": y_true, "notion": notion, "method": method}
     result = independence_test(
-        y_pred, attribute, n_permutations=b, random_state=0, widths=(1.0,), **options
+        y_pred,
+        attribute,
+        n_permutations=b,
+        random_state=0,
+        widths=(1.0,),
+        null="permutation",
+        **options,
     )
     permuting = np.random.default_rng(11)
     explicit = []
@@ -225,9 +237,10 @@ def test_null_distribution_is_that_of_explicitly_permuted_attributes(method, not
 def test_same_seed_same_result_and_different_seed_different_null():
     rng = np.random.default_rng(6)
     y_pred, attributes = independent(100, rng)
-    first = independence_test(y_pred, attributes, n_permutations=50, random_state=3)
-    again = independence_test(y_pred, attributes, n_permutations=50, random_state=3)
-    other = independence_test(y_pred, attributes, n_permutations=50, random_state=4)
+    options = {"n_permutations": 50, "null": "permutation"}
+    first = independence_test(y_pred, attributes, random_state=3, **options)
+    again = independence_test(y_pred, attributes, random_state=3, **options)
+    other = independence_test(y_pred, attributes, random_state=4, **options)
     np.testing.assert_array_equal(first.null_distribution, again.null_distribution)
     assert first.pvalue == again.pvalue
     assert not np.array_equal(first.null_distribution, other.null_distribution)
@@ -251,13 +264,10 @@ def test_the_null_does_not_depend_on_how_permutations_are_batched(monkeypatch, n
     attribute = y_true + rng.normal(size=200)
     y_pred = y_true + rng.normal(size=200)
     truth = None if notion == "dp" else y_true
-    whole = independence_test(
-        y_pred, attribute, y_true=truth, notion=notion, n_permutations=10, random_state=4
-    )
+    options = {"y_true": truth, "notion": notion, "n_permutations": 10, "null": "permutation"}
+    whole = independence_test(y_pred, attribute, random_state=4, **options)
     monkeypatch.setattr("faircocco_plugins._strata.PERMUTATION_BATCH_ROWS", 3 * 200)
-    stacked = independence_test(
-        y_pred, attribute, y_true=truth, notion=notion, n_permutations=10, random_state=4
-    )
+    stacked = independence_test(y_pred, attribute, random_state=4, **options)
     np.testing.assert_allclose(stacked.null_distribution, whole.null_distribution, rtol=1e-12)
     assert stacked.pvalue == whole.pvalue
 
@@ -276,14 +286,15 @@ def constant_cases() -> list:
         ("eo", "attributes"),
     ]
     return [
-        pytest.param(notion, constant, method, id=f"{notion}-{constant}-{method}")
+        pytest.param(notion, constant, method, null, id=f"{notion}-{constant}-{method}-{null}")
         for notion, constant in cases
         for method in ("exact", "lowrank")
+        for null in ("permutation", "gamma")
     ]
 
 
-@pytest.mark.parametrize(("notion", "constant", "method"), constant_cases())
-def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant, method):
+@pytest.mark.parametrize(("notion", "constant", "method", "null"), constant_cases())
+def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant, method, null):
     """A constant variable's centred kernel is 0, so its operator is exactly 0, not rounding
     noise that every permuted statistic (exactly 0) would fall below.
 
@@ -299,7 +310,7 @@ def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant
     data[constant] = np.full_like(data[constant], 0.7)
     options = {"y_true": data["y_true"], "notion": notion, "method": method}
     result = independence_test(
-        data["y_pred"], data["attributes"], n_permutations=199, random_state=0, **options
+        data["y_pred"], data["attributes"], n_permutations=199, random_state=0, null=null, **options
     )
     if (constant == "y_pred" and notion == "cal") or (constant == "y_true" and notion == "eo"):
         assert result.pvalue > ALPHA
@@ -321,6 +332,8 @@ def test_a_log_gets_the_progress_bar_once_finished(monkeypatch, capsys):
     monkeypatch.setattr(tqdm.std, "time", lambda: float(next(seconds)))
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2, 200)
-    independence_test(a + rng.normal(size=200), a, n_permutations=50, progress=True)
+    independence_test(
+        a + rng.normal(size=200), a, n_permutations=50, progress=True, null="permutation"
+    )
     err = capsys.readouterr().err
     assert err.count("50/50") == 1

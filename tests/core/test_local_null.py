@@ -104,7 +104,13 @@ def test_eo_test_rejects_fair_predictors_of_a_continuous_outcome_at_about_its_le
     for seed in range(20):
         y_pred, attribute, y_true = continuous_outcome(1000, 100 + seed)
         result = independence_test(
-            y_pred, attribute, y_true=y_true, notion="eo", n_permutations=49, random_state=seed
+            y_pred,
+            attribute,
+            y_true=y_true,
+            notion="eo",
+            n_permutations=49,
+            random_state=seed,
+            null="permutation",
         )
         rejections += result.pvalue <= 0.05
     assert rejections <= 3  # 1 expected at the 5% level

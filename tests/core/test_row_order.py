@@ -82,15 +82,13 @@ def test_exact_score_and_test_are_invariant_to_row_order(outcome):
     y_pred, attributes, y_true = sample(150, 3, outcome)
     options = {"y_true": y_true, "notion": "eo", "method": "exact"}
     before = faircocco_score(y_pred, attributes, **options)
-    before_test = independence_test(
-        y_pred, attributes, n_permutations=19, random_state=0, widths=(1.0,), **options
-    )
+    test_options = {"n_permutations": 19, "random_state": 0, "widths": (1.0,)}
+    test_options["null"] = "permutation"
+    before_test = independence_test(y_pred, attributes, **test_options, **options)
     y_pred, attributes, y_true = shuffled(3, y_pred, attributes, y_true)
     options["y_true"] = y_true
     assert faircocco_score(y_pred, attributes, **options) == pytest.approx(before, rel=RELATIVE)
-    after_test = independence_test(
-        y_pred, attributes, n_permutations=19, random_state=0, widths=(1.0,), **options
-    )
+    after_test = independence_test(y_pred, attributes, **test_options, **options)
     np.testing.assert_allclose(after_test.statistic, before_test.statistic, rtol=RELATIVE)
     assert after_test.pvalue == before_test.pvalue
 
