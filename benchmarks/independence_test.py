@@ -141,13 +141,13 @@ def _mixed(
     """A ``NOTION-OUTCOME-aK`` data set: the first ``k`` of a continuous, a binary and a
     four-level attribute, all following a latent ``z``."""
     z = rng.normal(size=n)
+    direct = z + rng.normal(size=n)
     columns = {
-        "continuous": z + rng.normal(size=n),
+        "continuous": direct,
         "binary": rng.random(n) < _sigmoid(z),
         "levels": pd.Categorical(np.clip(np.floor(z + rng.normal(size=n)) + 2, 0, 3).astype(int)),
     }
     attributes = pd.DataFrame(columns).iloc[:, :k]
-    direct = columns["continuous"]
     if notion == "dp":
         # the predictions follow nothing but noise under the null
         score = rng.normal(size=n) + effect * direct
