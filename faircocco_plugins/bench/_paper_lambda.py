@@ -335,10 +335,12 @@ def lambda_page(runs: pd.DataFrame) -> list[str]:
 
 
 def _grids(choices: list[LambdaChoice]) -> list[str]:
-    """Each penalty's grid, and where it ends while the score still falls."""
+    """Each penalty's grid, where it goes on further, and where it ends while the score still
+    falls."""
     lines = section("Each penalty's grid")
     lines += [
-        "Each penalty's weights in the study, and the dataset–notion pairs where the grid "
+        "Each penalty's weights in the study, the datasets where its grid goes on because its "
+        "score still fell at the grid's largest λ, and the dataset–notion pairs where the grid "
         "ends too early: the mean validation score still falls by more than "
         f"{STILL_FALLING:g} between its two largest λ, with no degenerate model at either.",
         "",
@@ -346,12 +348,15 @@ def _grids(choices: list[LambdaChoice]) -> list[str]:
     rows = []
     for method in dict.fromkeys(c.method for c in choices):
         own = [c for c in choices if c.method == method]
-        grid = sorted({float(lam) for c in own for lam in c.response.index})
+        grids = {c.dataset: tuple(float(lam) for lam in c.response.index) for c in own}
+        common = Counter(grids.values()).most_common(1)[0][0]
+        longer = {dataset: grid for dataset, grid in grids.items() if grid[-1] > common[-1]}
         short = [c for c in own if c.still_falling]
         rows.append(
             [
                 method,
-                ", ".join(f"{lam:g}" for lam in grid),
+                ", ".join(f"{lam:g}" for lam in common),
+                "; ".join(f"{d} (to {grid[-1]:g})" for d, grid in longer.items()) or "none",
                 f"{len(short)} of {len(own)}",
                 "; ".join(
                     f"{c.dataset} ({c.notion.upper()}): {c.response.iloc[-2]:.4f} → "
@@ -361,7 +366,14 @@ def _grids(choices: list[LambdaChoice]) -> list[str]:
                 or "none",
             ]
         )
-    return lines + list_table(["Method", "λ", "Ends too early", "Where"], rows)
+    lines += list_table(["Method", "λ", "Further on", "Ends too early", "Where"], rows)
+    if "faircocco_paper" in {c.method for c in choices}:
+        lines += [
+            "``faircocco_paper`` keeps the paper's own weights: it is the paper's literal "
+            "configuration, shown beside the defaults, not a grid to extend.",
+            "",
+        ]
+    return lines
 
 
 def _row(choice: LambdaChoice, cost_names: tuple[str, ...]) -> list[str]:

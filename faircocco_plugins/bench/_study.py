@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
@@ -20,6 +21,10 @@ DEFAULT_SEEDS: tuple[int, ...] = tuple(range(10))
 #: results store holds one study, the same in every other setting.
 _NOT_IDENTITY: tuple[str, ...] = ("data_dir",)
 
+#: A grid override's key: ``parameter``, ``method.parameter`` or ``method.parameter@dataset``.
+_OVERRIDE_KEY = re.compile(
+    r"(?:(?P<method>[^.@]+)\.)?(?P<parameter>[^.@]+)(?(method)(?:@(?P<dataset>[^.@]+))?)"
+)
 
 #: The study's optional size settings and their smallest values.
 _SIZE_LIMITS = {
@@ -65,7 +70,9 @@ class StudyConfig:
         Values that replace a method's own for a hyper-parameter, in every method whose grid
         has it: ``{"lam": (0.5, 1.0, 2.0)}`` sweeps those penalty weights for every penalty. A
         key ``"<method>.<parameter>"`` overrides that method's alone and takes precedence:
-        ``{"lam": (0.5, 1.0), "faircocco.lam": (0.5, 1.0, 50.0)}``.
+        ``{"lam": (0.5, 1.0), "faircocco.lam": (0.5, 1.0, 50.0)}``; a key
+        ``"<method>.<parameter>@<dataset>"`` overrides it on that dataset alone and takes
+        precedence over both.
     fixed_params : mapping of str to mapping, optional
         Per dataset, hyper-parameters fixed to one value in every method whose grid has them,
         such as the learning rate and batch size chosen for the network on that dataset.
@@ -137,10 +144,11 @@ class StudyConfig:
                     f"grid_overrides[{key!r}] must be a non-empty sequence of values; got "
                     f"{values!r}."
                 )
-            if not isinstance(key, str) or not all(key.split(".")) or key.count(".") > 1:
+            if not isinstance(key, str) or not _OVERRIDE_KEY.fullmatch(key):
                 raise ValueError(
                     f"grid_overrides has the key {key!r}; expected a parameter name such as "
-                    "'lam', or a method and a parameter such as 'faircocco.lam'."
+                    "'lam', a method and a parameter such as 'faircocco.lam', or those on one "
+                    "dataset such as 'faircocco.lam@adult'."
                 )
         check_params({name: getattr(self, name) for name in _SIZE_LIMITS}, _SIZE_LIMITS)
         if (
@@ -216,7 +224,7 @@ class StudyConfig:
         [{'lam': 5.0, 'learning_rate': 0.01}]
         """
         grid = dict(spec.param_grid if self.grid == "full" else spec.quick_grid)
-        for key, values in overrides_of(self.grid_overrides, spec.name).items():
+        for key, values in overrides_of(self.grid_overrides, spec.name, dataset).items():
             if key in grid:
                 grid[key] = tuple(values)
         for key, value in self.fixed_params.get(dataset, {}).items():
@@ -226,16 +234,17 @@ class StudyConfig:
 
 
 def overrides_of(
-    grid_overrides: Mapping[str, Sequence[Any]], method: str
+    grid_overrides: Mapping[str, Sequence[Any]], method: str, dataset: str
 ) -> dict[str, Sequence[Any]]:
-    """The grid overrides that reach one method: the shared ones (``"lam"``), replaced by the
-    method's own (``"faircocco.lam"``).
+    """The grid overrides that reach one method on one dataset: the shared ones (``"lam"``),
+    replaced by the method's own (``"faircocco.lam"``), replaced by the method's own on that
+    dataset (``"faircocco.lam@adult"``).
 
     Parameters
     ----------
     grid_overrides : mapping of str to sequence
         As :attr:`StudyConfig.grid_overrides`.
-    method : str
+    method, dataset : str
 
     Returns
     -------
@@ -245,18 +254,24 @@ def overrides_of(
     Examples
     --------
     >>> from faircocco_plugins.bench._study import overrides_of
-    >>> overrides = {"lam": (1.0, 2.0), "faircocco.lam": (1.0, 200.0)}
-    >>> overrides_of(overrides, "faircocco"), overrides_of(overrides, "facl")
+    >>> overrides = {"lam": (1.0, 2.0), "faircocco.lam": (1.0, 200.0),
+    ...              "faircocco.lam@adult": (1.0, 500.0)}
+    >>> overrides_of(overrides, "faircocco", "german"), overrides_of(overrides, "facl", "adult")
     ({'lam': (1.0, 200.0)}, {'lam': (1.0, 2.0)})
+    >>> overrides_of(overrides, "faircocco", "adult")
+    {'lam': (1.0, 500.0)}
     """
-    shared = {key: values for key, values in grid_overrides.items() if "." not in key}
-    prefix = f"{method}."
-    own = {
-        key.removeprefix(prefix): values
-        for key, values in grid_overrides.items()
-        if key.startswith(prefix)
+    by_scope: dict[tuple[str | None, str | None], dict[str, Sequence[Any]]] = {}
+    for key, values in grid_overrides.items():
+        match = _OVERRIDE_KEY.fullmatch(key)
+        assert match is not None  # keys are checked by StudyConfig
+        scope = (match["method"], match["dataset"])
+        by_scope.setdefault(scope, {})[match["parameter"]] = values
+    return {
+        **by_scope.get((None, None), {}),
+        **by_scope.get((method, None), {}),
+        **by_scope.get((method, dataset), {}),
     }
-    return {**shared, **own}
 
 
 def _json_ready(value: Any) -> Any:
@@ -350,7 +365,7 @@ def cell_differences(recorded: Mapping[str, Any], run: Cell | RunRecord) -> list
         if (setting is not None or name.startswith("max_")) and setting != config[name]:
             differences.append(f"{name}: {config[name]!r} in the store, {setting!r} here")
     fixed = config["fixed_params"].get(run.dataset, {})
-    overrides = overrides_of(config["grid_overrides"], run.method)
+    overrides = overrides_of(config["grid_overrides"], run.method, run.dataset)
     for key, value in run.params.items():
         if key in fixed and value != fixed[key]:
             differences.append(

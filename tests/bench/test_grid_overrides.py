@@ -61,7 +61,26 @@ def test_a_methods_own_override_replaces_the_shared_one_for_that_method_alone() 
     ]
 
 
-@pytest.mark.parametrize("key", [".lam", "pen.", "a.pen.lam", ""])
+def test_a_methods_override_on_one_dataset_replaces_its_own_there_alone() -> None:
+    config = StudyConfig(
+        name="s",
+        datasets=("german", "adult"),
+        seeds=(0,),
+        grid_overrides={"lam": (0.5,), "pen.lam": (1.0, 50.0), "pen.lam@german": (1.0, 500.0)},
+    )
+    assert [s["lam"] for s in config.settings_of(_spec("pen"), "german")] == [1.0, 500.0]
+    assert [s["lam"] for s in config.settings_of(_spec("pen"), "adult")] == [1.0, 50.0]
+    assert [s["lam"] for s in config.settings_of(_spec("other"), "german")] == [0.5]
+    recorded = config.to_dict()
+    assert cell_differences(recorded, _run("pen", 500.0)) == []
+    assert cell_differences(recorded, _run("pen", 50.0)) == [
+        "lam: [1.0, 500.0] in the store, 50.0 here"
+    ]
+
+
+@pytest.mark.parametrize(
+    "key", [".lam", "pen.", "a.pen.lam", "", "lam@german", "pen.lam@", "a.b@c@d"]
+)
 def test_a_malformed_override_key_is_refused(key: str) -> None:
     with pytest.raises(ValueError, match=f"grid_overrides has the key '{key}'; expected"):
         StudyConfig(datasets=("german",), grid_overrides={key: (1.0,)})
@@ -121,12 +140,21 @@ def test_the_extended_paper_study_keeps_every_committed_run_and_adds_the_new_arm
     methods = available_methods()
     cells, skipped = plan_study(config, methods, PROFILES)
 
-    def grid(method: str) -> set[Any]:
-        return {c.params.get("lam", c.params.get("target")) for c in cells if c.method == method}
+    def grid(method: str, dataset: str | None = None) -> set[Any]:
+        return {
+            c.params.get("lam", c.params.get("target"))
+            for c in cells
+            if c.method == method and dataset in (None, c.dataset)
+        }
 
-    stronger = {0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0}
-    assert grid("faircocco") == grid("facl") == grid("hsic") == stronger
-    assert grid("farmi") == grid("covariance") == grid("linear_loss") == {0.5, 1, 2, 5, 10, 20}
+    shared = {0.5, 1.0, 2.0, 5.0, 10.0, 20.0}
+    stronger = shared | {50.0, 100.0, 200.0}
+    assert grid("faircocco", "adult") == grid("facl", "adult") == grid("hsic", "german") == stronger
+    assert grid("farmi", "drugs") == grid("covariance", "adult") == grid("linear_loss") == shared
+    # grids that go on where their score still fell at their largest weight
+    assert grid("faircocco", "communities") == grid("hsic", "adult") == stronger | {500, 1000}
+    assert grid("facl", "german") == grid("facl", "law_school") == stronger | {500, 1000}
+    assert grid("farmi", "adult") == grid("covariance", "credit_card") == stronger
     assert grid("faircocco_path") == {"halve", "gap"}
     assert {(c.dataset, c.notion) for c in cells if c.method == "faircocco_path"} == {
         (c.dataset, c.notion) for c in cells if c.method == "faircocco"

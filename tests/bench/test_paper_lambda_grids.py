@@ -8,7 +8,7 @@ from faircocco_plugins.bench._paper_lambda import STILL_FALLING, LambdaChoice, _
 
 
 def _choice(scores: list[float], degenerate: tuple[float, ...] = (), **names: str) -> LambdaChoice:
-    lambdas = [5.0, 10.0, 20.0][: len(scores)]
+    lambdas = [5.0, 10.0, 20.0, 50.0][: len(scores)]
     return LambdaChoice(
         dataset=names.get("dataset", "adult"),
         notion="dp",
@@ -35,19 +35,22 @@ def test_a_grid_ends_too_early_only_when_the_score_still_falls_past_the_threshol
     assert _choice([0.03, 0.02, 0.01], degenerate=(5.0,)).still_falling
 
 
-def test_grids_section_lists_each_method_and_where_it_ends_too_early() -> None:
+def test_grids_section_says_where_each_grid_goes_on_and_where_it_ends_too_early() -> None:
     choices = [
         _choice([0.03, 0.02, 0.01]),
         _choice([0.03, 0.02, 0.02], dataset="german"),
+        _choice([0.03, 0.02, 0.015, 0.015], dataset="drugs"),
         _choice([0.04, 0.01], method="facl"),
+        _choice([0.04, 0.01], method="faircocco_paper"),
     ]
     text = "\n".join(_grids(choices))
     farmi = (
-        "   * - farmi\n     - 5, 10, 20\n     - 1 of 2\n"
+        "   * - farmi\n     - 5, 10, 20\n     - drugs (to 50)\n     - 1 of 3\n"
         "     - adult (DP): 0.0200 → 0.0100 at λ = 20\n"
     )
     assert farmi in text
     assert (
-        "   * - facl\n     - 5, 10\n     - 1 of 1\n     - adult (DP): 0.0400 → 0.0100 at λ = 10\n"
-        in text
+        "   * - facl\n     - 5, 10\n     - none\n     - 1 of 1\n"
+        "     - adult (DP): 0.0400 → 0.0100 at λ = 10\n" in text
     )
+    assert "``faircocco_paper`` keeps the paper's own weights" in text
