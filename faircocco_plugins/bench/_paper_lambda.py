@@ -7,7 +7,8 @@ response to λ is the mean over seeds of the validation chance-adjusted FairCOCC
 (``nn``) on the same dataset and notion; its cost is the test performance against the
 network's, paired by seed (:func:`paired_difference`). A penalty's grid ends too early on a
 dataset and notion when its score still falls by more than :data:`STILL_FALLING` between its two
-largest λ with no degenerate model there.
+largest λ with no degenerate model there, and is still above :data:`STILL_FALLING` (a score
+below it has no such fall left to make).
 """
 
 from __future__ import annotations
@@ -85,10 +86,11 @@ class LambdaChoice:
     @property
     def still_falling(self) -> bool:
         """Whether the score still falls by more than :data:`STILL_FALLING` between the two
-        largest λ, neither degenerate: a larger λ might be fairer still."""
+        largest λ, neither degenerate, to a score above it: a larger λ might be fairer still."""
         if len(self.response) < 2 or set(self.response.index[-2:]) & set(self.degenerate):
             return False
-        return bool(self.response.iloc[-2] - self.response.iloc[-1] > STILL_FALLING)
+        last, fall = self.response.iloc[-1], self.response.iloc[-2] - self.response.iloc[-1]
+        return bool(fall > STILL_FALLING and last > STILL_FALLING)
 
     def halves(self, lam: float) -> bool:
         """Whether λ reaches the target without a degenerate model."""
@@ -342,7 +344,8 @@ def _grids(choices: list[LambdaChoice]) -> list[str]:
         "Each penalty's weights in the study, the datasets where its grid goes on because its "
         "score still fell at the grid's largest λ, and the dataset–notion pairs where the grid "
         "ends too early: the mean validation score still falls by more than "
-        f"{STILL_FALLING:g} between its two largest λ, with no degenerate model at either.",
+        f"{STILL_FALLING:g} between its two largest λ, with no degenerate model at either, to a "
+        f"score above {STILL_FALLING:g} (below it, no such fall is left to make).",
         "",
     ]
     rows = []

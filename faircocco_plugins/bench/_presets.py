@@ -31,7 +31,7 @@ PAPER_CPU_STRONG_STRENGTHS: tuple[float, ...] = (*PAPER_CPU_STRENGTHS, 50.0, 100
 #: without degenerate models, the grid goes on there (the choosing-λ page's "Each penalty's
 #: grid" has the evidence).
 PAPER_CPU_EXTENDED_STRENGTHS: Mapping[tuple[str, str], tuple[float, ...]] = {
-    ("farmi", "adult"): PAPER_CPU_STRONG_STRENGTHS,
+    ("farmi", "adult"): (*PAPER_CPU_STRONG_STRENGTHS, 500.0, 1000.0),
     ("farmi", "german"): PAPER_CPU_STRONG_STRENGTHS,
     ("covariance", "german"): PAPER_CPU_STRONG_STRENGTHS,
     ("covariance", "credit_card"): PAPER_CPU_STRONG_STRENGTHS,

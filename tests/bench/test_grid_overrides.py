@@ -154,7 +154,8 @@ def test_the_extended_paper_study_keeps_every_committed_run_and_adds_the_new_arm
     # grids that go on where their score still fell at their largest weight
     assert grid("faircocco", "communities") == grid("hsic", "adult") == stronger | {500, 1000}
     assert grid("facl", "german") == grid("facl", "law_school") == stronger | {500, 1000}
-    assert grid("farmi", "adult") == grid("covariance", "credit_card") == stronger
+    assert grid("farmi", "adult") == stronger | {500, 1000}
+    assert grid("farmi", "german") == grid("covariance", "credit_card") == stronger
     assert grid("faircocco_path") == {"halve", "gap"}
     assert {(c.dataset, c.notion) for c in cells if c.method == "faircocco_path"} == {
         (c.dataset, c.notion) for c in cells if c.method == "faircocco"

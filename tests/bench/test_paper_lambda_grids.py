@@ -27,6 +27,9 @@ def _choice(scores: list[float], degenerate: tuple[float, ...] = (), **names: st
 def test_a_grid_ends_too_early_only_when_the_score_still_falls_past_the_threshold() -> None:
     assert _choice([0.03, 0.02, 0.02 - 2 * STILL_FALLING]).still_falling
     assert not _choice([0.03, 0.02, 0.02 - STILL_FALLING / 2]).still_falling
+    # a score that ends below the threshold has no such fall left to make
+    assert not _choice([0.03, 3 * STILL_FALLING, STILL_FALLING / 2]).still_falling
+    assert _choice([0.03, 3 * STILL_FALLING, 1.5 * STILL_FALLING]).still_falling
     # rising at the end, a single λ, or a degenerate model at either of the two largest λ
     assert not _choice([0.03, 0.01, 0.02]).still_falling
     assert not _choice([0.03]).still_falling
