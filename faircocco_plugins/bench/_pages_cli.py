@@ -114,7 +114,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._paper_pages import write_pages
+    from .paper import write_pages
 
     status = figures_error("pages", args.no_plots)
     if status is not None:

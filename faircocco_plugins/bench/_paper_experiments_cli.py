@@ -33,7 +33,7 @@ def register(commands: Any) -> None:
     >>> parser.parse_args(["paper-experiment", "pvalues", "--out", "p.csv.gz"]).seeds
     3
     """
-    from ._paper_experiments import EXPERIMENTS
+    from .paper import EXPERIMENTS
 
     parser = commands.add_parser(
         "paper-experiment",
@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         return command_error("paper-experiment", "--datasets does not apply to 'attributes'")
     if args.datasets is not None and args.experiment == "pvalues" and len(args.datasets) != 1:
         return command_error("paper-experiment", "'pvalues' takes one dataset in --datasets")
-    from ._paper_experiments import RUNNERS, ExperimentSettings, write_table
+    from .paper import RUNNERS, ExperimentSettings, write_table
 
     given = {
         "epochs": args.epochs,
@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
 def _training(tuning: str | None) -> dict[str, dict[str, Any]]:
     if tuning is None:
         return {}
-    from ._paper_common import load_runs
     from ._protocol import chosen_training
+    from .paper import load_runs
 
     return chosen_training(load_runs(tuning)[1])

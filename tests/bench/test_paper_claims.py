@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from faircocco_plugins.bench._paper_claims import (
+from faircocco_plugins.bench.paper._claims import (
     FAILS,
     FAVOURABLE,
     HOLDS,
@@ -25,7 +25,7 @@ from faircocco_plugins.bench._paper_claims import (
     _score_deo_pairs,
     _trade_off_claim,
 )
-from faircocco_plugins.bench._paper_common import PairedDifference
+from faircocco_plugins.bench.paper._common import PairedDifference
 
 
 def _comparison(low: float, high: float, expect: str, n: int = 5) -> Comparison:

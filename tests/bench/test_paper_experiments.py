@@ -12,8 +12,9 @@ import pytest
 from test_paper_pages import export  # noqa: F401  (the study's export the pages start from)
 
 from faircocco_plugins import faircocco_report
-from faircocco_plugins.bench._paper_common import PaperNumbers
-from faircocco_plugins.bench._paper_experiments import (
+from faircocco_plugins.bench._runner import RegistryLoader
+from faircocco_plugins.bench.paper._common import PaperNumbers
+from faircocco_plugins.bench.paper._experiments import (
     RUNNERS,
     AttributeLoader,
     ExperimentSettings,
@@ -23,12 +24,11 @@ from faircocco_plugins.bench._paper_experiments import (
     pvalues_experiment,
     train_network,
 )
-from faircocco_plugins.bench._paper_extra_pages import (
+from faircocco_plugins.bench.paper._extra_pages import (
     pvalue_trends,
     stable_batch_sizes,
     write_experiment_pages,
 )
-from faircocco_plugins.bench._runner import RegistryLoader
 from faircocco_plugins.cli import main
 
 pytest.importorskip("faircocco_torch")

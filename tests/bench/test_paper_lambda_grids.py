@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from faircocco_plugins.bench._paper_lambda import STILL_FALLING, LambdaChoice, _grids
+from faircocco_plugins.bench.paper._lambda import STILL_FALLING, LambdaChoice, _grids
 
 
 def _choice(scores: list[float], degenerate: tuple[float, ...] = (), **names: str) -> LambdaChoice:

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from faircocco_plugins.bench._paper_literal import literal_arm_table, literal_page
+from faircocco_plugins.bench.paper._literal import literal_arm_table, literal_page
 
 
 def _run(method: str, lam: float | None, seed: int, **test: float) -> dict[str, Any]:

@@ -11,14 +11,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from faircocco_plugins.bench._paper_matched import (
+from faircocco_plugins.bench._pareto_points import pareto_points
+from faircocco_plugins.bench.paper._matched import (
     FIGURE_FOLDER,
     matched_by_seed,
     matched_mix,
     matched_page,
     matched_table,
 )
-from faircocco_plugins.bench._pareto_points import pareto_points
 
 
 def _run(method: str, seed: int, lam: float | None, **metrics: Any) -> dict[str, Any]:

@@ -14,14 +14,14 @@ from scipy import stats
 from faircocco_plugins.bench import ResultsStore, RunRecord
 from faircocco_plugins.bench._export import read_export, write_export
 from faircocco_plugins.bench._hypervolume_table import hypervolume_table
-from faircocco_plugins.bench._paper_common import (
+from faircocco_plugins.bench._runner import git_revision
+from faircocco_plugins.bench.paper._common import (
     PaperNumbers,
     paired_difference,
     runs_of_export,
 )
-from faircocco_plugins.bench._paper_lambda import lambda_choices, recommendation
-from faircocco_plugins.bench._paper_pages import write_pages
-from faircocco_plugins.bench._runner import git_revision
+from faircocco_plugins.bench.paper._lambda import lambda_choices, recommendation
+from faircocco_plugins.bench.paper._pages import write_pages
 from faircocco_plugins.cli import main
 
 PAPER = Path(__file__).resolve().parents[2] / "docs" / "results" / "paper" / "paper_numbers.csv"

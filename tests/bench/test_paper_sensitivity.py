@@ -12,14 +12,14 @@ import pytest
 from faircocco_plugins.bench import ResultsStore, RunRecord
 from faircocco_plugins.bench._export import write_export
 from faircocco_plugins.bench._pages_cli import SENSITIVITY_OPTIONS
-from faircocco_plugins.bench._paper_common import load_runs
-from faircocco_plugins.bench._paper_sensitivity import (
+from faircocco_plugins.bench._selection import select_runs
+from faircocco_plugins.bench.paper._common import load_runs
+from faircocco_plugins.bench.paper._sensitivity import (
     VARIANT_TITLES,
     compare_selected,
     network_as_tuned,
     sensitivity_body,
 )
-from faircocco_plugins.bench._selection import select_runs
 from faircocco_plugins.cli import main
 
 PAPER = Path(__file__).resolve().parents[2] / "docs" / "results" / "paper" / "paper_numbers.csv"

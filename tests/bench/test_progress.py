@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from faircocco_plugins.bench._paper_experiments import ExperimentSettings, _bar
 from faircocco_plugins.bench._progress import progress_lines
+from faircocco_plugins.bench.paper._experiments import ExperimentSettings, _bar
 
 
 def test_the_experiments_progress_in_a_log_shows_the_last_line_once(

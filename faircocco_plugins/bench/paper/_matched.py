@@ -19,16 +19,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._vocabulary import NOTIONS
-from ._fronts import non_dominated
-from ._hypervolume_table import UNPENALISED
-from ._metrics import degenerate_runs
-from ._paper_common import MISSING, PairedDifference, list_table, paired_difference, section
-from ._paper_tables import notion_title
-from ._pareto_points import pareto_points, performance_metric
-from ._plots import figure_name
-from ._results_tables import dataset_order, method_order
-from ._selection import params_key
+from ..._vocabulary import NOTIONS
+from .._fronts import non_dominated
+from .._hypervolume_table import UNPENALISED
+from .._metrics import degenerate_runs
+from .._pareto_points import pareto_points, performance_metric
+from .._plots import figure_name
+from .._results_tables import dataset_order, method_order
+from .._selection import params_key
+from ._common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._tables import notion_title
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class FairnessMeasure:
 
         Examples
         --------
-        >>> from faircocco_plugins.bench._paper_matched import MATCHED_MEASURES
+        >>> from faircocco_plugins.bench.paper._matched import MATCHED_MEASURES
         >>> [m.label(m.levels[0], 0.05) for m in MATCHED_MEASURES]
         ['DI ≥ 0.8', 'DEO ≤ 0.05', 'adjusted score ≤ 0.5 × nn (0.05)']
         """
@@ -168,7 +168,7 @@ def matched_mix(
 
     Examples
     --------
-    >>> from faircocco_plugins.bench._paper_matched import matched_mix
+    >>> from faircocco_plugins.bench.paper._matched import matched_mix
     >>> deo, accuracy = [0.02, 0.10, 0.06, 0.20], [0.70, 0.80, 0.72, 0.78]
     >>> weights = matched_mix(deo, accuracy, 0.08, higher_is_fairer=False, maximise=True)
     >>> weights.round(2).tolist(), round(float(weights @ accuracy), 3)
@@ -231,7 +231,7 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_matched import matched_by_seed
+    >>> from faircocco_plugins.bench.paper._matched import matched_by_seed
     >>> runs = pd.DataFrame({
     ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
     ...     "seed": 0, "params": [{"lam": 1.0}, {"lam": 5.0}],
@@ -316,7 +316,7 @@ def matched_table(runs: pd.DataFrame, *, confidence: float = CONFIDENCE) -> pd.D
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_matched import matched_table
+    >>> from faircocco_plugins.bench.paper._matched import matched_table
     >>> runs = pd.DataFrame({
     ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
     ...     "seed": [0, 0, 1, 1], "params": [{"lam": 1.0}, {"lam": 5.0}] * 2,

@@ -30,17 +30,17 @@ from typing import Any
 import pandas as pd
 from scipy import stats
 
-from ._hypervolume_table import hypervolume_by_seed
-from ._metrics import degenerate_runs
-from ._paper_common import MISSING, PairedDifference, list_table, paired_difference, section
-from ._paper_extra_pages import (
+from .._hypervolume_table import hypervolume_by_seed
+from .._metrics import degenerate_runs
+from .._selection import DEFAULT_TOLERANCE, select_runs
+from ._common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._extra_pages import (
     STABLE_ABSOLUTE_ERROR,
     STABLE_RELATIVE_ERROR,
     pvalue_trends,
     stable_batch_sizes,
 )
-from ._paper_tables import ATTRIBUTE_DATASETS, BINARY_DATASETS
-from ._selection import DEFAULT_TOLERANCE, select_runs
+from ._tables import ATTRIBUTE_DATASETS, BINARY_DATASETS
 
 #: The method whose claims are judged.
 OURS = "faircocco"

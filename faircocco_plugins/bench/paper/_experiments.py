@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._api import faircocco_report, faircocco_score, independence_test
-from ..plugins import DegenerateModelWarning, available_methods
-from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD, evaluate_predictions
-from ._presets import PRESETS
-from ._progress import progress_lines
-from ._runner import (
+from ..._api import faircocco_report, faircocco_score, independence_test
+from ...plugins import DegenerateModelWarning, available_methods
+from .._metrics import R2_THRESHOLD, SPREAD_THRESHOLD, evaluate_predictions
+from .._presets import PRESETS
+from .._progress import progress_lines
+from .._runner import (
     Loader,
     Part,
     RegistryLoader,
@@ -143,7 +143,7 @@ class AttributeLoader:
 
     Examples
     --------
-    >>> from faircocco_plugins.bench._paper_experiments import AttributeLoader
+    >>> from faircocco_plugins.bench.paper._experiments import AttributeLoader
     >>> loader = AttributeLoader((("synthetic", ("x1",)),))
     >>> list(loader("synthetic", 0).sensitive.columns)
     ['x1', 'sex', 'age', 'region']

@@ -21,8 +21,12 @@ from typing import Any
 
 import pandas as pd
 
-from ._metrics import degenerate_runs
-from ._paper_common import (
+from .._metrics import degenerate_runs
+from .._protocol import chosen_training
+from .._results_table_types import DEGENERATE_MARK
+from .._results_tables import dataset_order, method_order
+from .._selection import DEFAULT_TOLERANCE, select_runs
+from ._common import (
     MISSING,
     PairedDifference,
     list_table,
@@ -32,11 +36,7 @@ from ._paper_common import (
     section,
     write_page,
 )
-from ._paper_tables import notion_title
-from ._protocol import chosen_training
-from ._results_table_types import DEGENERATE_MARK
-from ._results_tables import dataset_order, method_order
-from ._selection import DEFAULT_TOLERANCE, select_runs
+from ._tables import notion_title
 
 #: The page's file name, without suffix.
 SENSITIVITY_PAGE = "sensitivity"
@@ -245,7 +245,7 @@ def network_as_tuned(runs: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_sensitivity import network_as_tuned
+    >>> from faircocco_plugins.bench.paper._sensitivity import network_as_tuned
     >>> runs = pd.DataFrame({
     ...     "study": "s", "dataset": "german", "notion": "dp", "seed": 0, "status": "ok",
     ...     "method": ["nn", "nn", "facl"],
@@ -288,7 +288,7 @@ def compare_selected(base: pd.DataFrame, variant: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_sensitivity import compare_selected
+    >>> from faircocco_plugins.bench.paper._sensitivity import compare_selected
     >>> def selected(accuracy, adjusted):
     ...     return pd.DataFrame({
     ...         "dataset": "german", "notion": "dp", "method": "facl", "seed": [0, 1],
@@ -358,8 +358,8 @@ def conclusions(comparison: pd.DataFrame) -> list[str]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_common import PairedDifference
-    >>> from faircocco_plugins.bench._paper_sensitivity import conclusions
+    >>> from faircocco_plugins.bench.paper._common import PairedDifference
+    >>> from faircocco_plugins.bench.paper._sensitivity import conclusions
     >>> rows = pd.DataFrame({
     ...     "dataset": "german", "notion": "dp", "method": ["faircocco", "facl"] * 2,
     ...     "metric": ["accuracy"] * 2 + ["faircocco_adjusted"] * 2,
@@ -460,7 +460,7 @@ def rank_methods(means: pd.Series, metric: str) -> dict[str, int]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_sensitivity import rank_methods
+    >>> from faircocco_plugins.bench.paper._sensitivity import rank_methods
     >>> rank_methods(pd.Series({"faircocco": 0.00012, "facl": 0.00009, "hsic": 0.0021}),
     ...              "faircocco_adjusted")
     {'faircocco': 1, 'facl': 1, 'hsic': 3}
@@ -523,7 +523,7 @@ def learning_rates(selected: pd.DataFrame) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_sensitivity import learning_rates
+    >>> from faircocco_plugins.bench.paper._sensitivity import learning_rates
     >>> rates = [0.001, 0.01, 0.001]
     >>> learning_rates(pd.DataFrame({"params": [{"learning_rate": r} for r in rates]}))
     '0.01 (1), 0.001 (2)'
@@ -549,7 +549,7 @@ def training_text(runs: pd.DataFrame) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_sensitivity import training_text
+    >>> from faircocco_plugins.bench.paper._sensitivity import training_text
     >>> runs = pd.DataFrame({
     ...     "dataset": "german", "study": "s",
     ...     "settings": [{"epochs": 20, "warmup_epochs": 2}, {"epochs": 20}],

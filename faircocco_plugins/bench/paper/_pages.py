@@ -3,23 +3,23 @@
 :func:`write_pages` writes, into one folder:
 
 * ``table-3-eo.rst``, ``table-9-dp.rst``, ``table-11-cal.rst``: the binary tables, our selected
-  models beside the paper's numbers (:mod:`._paper_tables`);
+  models beside the paper's numbers (:mod:`._tables`);
 * ``table-4-attributes.rst``: several attributes under EO;
 * ``fronts.rst`` and ``fronts/*.png``: the fronts over each method's strength, with their
-  hypervolumes (:mod:`._paper_fronts`);
+  hypervolumes (:mod:`._fronts`);
 * ``matched-fairness.rst`` and ``matched/*.png``: each method's performance at a few levels of
-  DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._paper_matched`);
+  DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._matched`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
-  recommendation (:mod:`._paper_lambda`);
+  recommendation (:mod:`._lambda`);
 * ``paper/claims.rst``: each of the paper's claims judged on the runs, beside the paper's
-  numbers and ``claims.md`` (:mod:`._paper_claims`);
+  numbers and ``claims.md`` (:mod:`._claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
-  from the tables of ``faircocco paper-experiment`` when given (:mod:`._paper_extra_pages`);
+  from the tables of ``faircocco paper-experiment`` when given (:mod:`._extra_pages`);
 * ``literal-configuration.rst``: FairCOCCO as the paper's text reads beside the project's
-  defaults, per λ, with the seeds near chance (:mod:`._paper_literal`);
+  defaults, per λ, with the seeds near chance (:mod:`._literal`);
 * ``sensitivity.rst``: the selected models beside those of variants of the study (each
   method's own learning rate, more epochs), from their exports when given
-  (:mod:`._paper_sensitivity`);
+  (:mod:`._sensitivity`);
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
   numbers and claims.
 
@@ -36,9 +36,12 @@ from typing import Any
 
 import pandas as pd
 
-from .._vocabulary import NOTIONS
-from ._paper_claims import claims_page
-from ._paper_common import (
+from ..._vocabulary import NOTIONS
+from .._protocol import chosen_training
+from .._results_tables import dataset_order, summarise_runs
+from .._selection import DEFAULT_TOLERANCE
+from ._claims import claims_page
+from ._common import (
     MISSING,
     PaperNumbers,
     list_table,
@@ -47,21 +50,18 @@ from ._paper_common import (
     section,
     write_page,
 )
-from ._paper_extra_pages import REQUIRED, read_table, write_experiment_pages
-from ._paper_fronts import fronts_page
-from ._paper_lambda import lambda_page
-from ._paper_literal import literal_page
-from ._paper_matched import matched_page
-from ._paper_sensitivity import write_sensitivity_page
-from ._paper_tables import (
+from ._extra_pages import REQUIRED, read_table, write_experiment_pages
+from ._fronts import fronts_page
+from ._lambda import lambda_page
+from ._literal import literal_page
+from ._matched import matched_page
+from ._sensitivity import write_sensitivity_page
+from ._tables import (
     BINARY_TABLES,
     attributes_table_page,
     binary_table_page,
     notion_title,
 )
-from ._protocol import chosen_training
-from ._results_tables import dataset_order, summarise_runs
-from ._selection import DEFAULT_TOLERANCE
 
 #: The pages, by file name (without suffix), in the order of the table of contents.
 PAGE_TITLES: dict[str, str] = {

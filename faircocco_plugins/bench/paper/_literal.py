@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._metrics import degenerate_runs
-from ._paper_common import MISSING, list_table, penalty_weight, section
-from ._results_tables import NEAR_CHANCE, dataset_order, format_mean_std
+from .._metrics import degenerate_runs
+from .._results_tables import NEAR_CHANCE, dataset_order, format_mean_std
+from ._common import MISSING, list_table, penalty_weight, section
 
 #: The arm run as the paper's text reads, and the project's defaults it is set beside.
 LITERAL, DEFAULTS, NETWORK = "faircocco_paper", "faircocco", "nn"
@@ -56,7 +56,7 @@ def literal_arm_table(runs: pd.DataFrame, dataset: str, notion: str) -> pd.DataF
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_literal import literal_arm_table
+    >>> from faircocco_plugins.bench.paper._literal import literal_arm_table
     >>> runs = pd.DataFrame({
     ...     "dataset": "adult", "notion": "dp", "status": "ok", "seed": [0, 1, 0, 1],
     ...     "method": ["faircocco_paper"] * 2 + ["faircocco"] * 2,

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ._paper_common import MISSING, PaperNumbers, list_table, section
-from ._results_table_types import DEGENERATE_MARK, NOTION_TITLES
-from ._results_tables import format_mean_std, method_order
-from ._selection import DEFAULT_TOLERANCE
+from .._results_table_types import DEGENERATE_MARK, NOTION_TITLES
+from .._results_tables import format_mean_std, method_order
+from .._selection import DEFAULT_TOLERANCE
+from ._common import MISSING, PaperNumbers, list_table, section
 
 
 @dataclass(frozen=True)

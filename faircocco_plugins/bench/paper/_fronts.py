@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..plugins import NOTIONS
-from ._hypervolume_table import hypervolume_table
-from ._paper_common import MISSING, list_table, section
-from ._paper_tables import notion_title
-from ._pareto_points import pareto_points, performance_metric
-from ._plots import DEGENERATE_MARKER, figure_name
-from ._results_tables import dataset_order, format_mean_std, method_order
+from ...plugins import NOTIONS
+from .._hypervolume_table import hypervolume_table
+from .._pareto_points import pareto_points, performance_metric
+from .._plots import DEGENERATE_MARKER, figure_name
+from .._results_tables import dataset_order, format_mean_std, method_order
+from ._common import MISSING, list_table, section
+from ._tables import notion_title
 
 #: The panels of the paper's fronts figure (``fig:pareto_curves``): one attribute's score
 #: against the MSE under EO.

@@ -1,5 +1,5 @@
 """The pages of the paper's smaller experiments, from the tables ``faircocco paper-experiment``
-writes (:mod:`._paper_experiments`).
+writes (:mod:`._experiments`).
 
 * ``convergence.rst``: the score on random batches against batch size, and the batch size
   from which its estimate stays within 10% of the full-data value;
@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._paper_common import MISSING, PaperNumbers, list_table, section, write_page
-from ._paper_tables import notion_title
-from ._plots import figure_name
-from ._results_tables import format_mean_std
-from ._runner import git_revision
+from .._plots import figure_name
+from .._results_tables import format_mean_std
+from .._runner import git_revision
+from ._common import MISSING, PaperNumbers, list_table, section, write_page
+from ._tables import notion_title
 
 #: The experiments' pages, by file name (without suffix), in the order of the contents.
 EXPERIMENT_TITLES: dict[str, str] = {
@@ -170,7 +170,7 @@ def stable_batch_sizes(
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_extra_pages import stable_batch_sizes
+    >>> from faircocco_plugins.bench.paper._extra_pages import stable_batch_sizes
     >>> frame = pd.DataFrame({
     ...     "dataset": "d", "notion": "dp", "model": "nn", "seed": 0,
     ...     "batch_size": [16, 64, 256], "full_score": 0.2, "full_adjusted": 0.1,

@@ -20,9 +20,11 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from ..plugins import NOTIONS
-from ._metrics import degenerate_runs
-from ._paper_common import (
+from ...plugins import NOTIONS
+from .._metrics import degenerate_runs
+from .._pareto_points import performance_metric
+from .._results_tables import dataset_order, method_order
+from ._common import (
     MISSING,
     PairedDifference,
     list_table,
@@ -30,8 +32,6 @@ from ._paper_common import (
     penalty_weight,
     section,
 )
-from ._pareto_points import performance_metric
-from ._results_tables import dataset_order, method_order
 
 #: The share of the network's validation score a chosen λ must reach.
 TARGET_SHARE = 0.5

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._export import KEY_COLUMNS, read_export
-from ._progress import format_duration
-from ._results_tables import format_mean_std
-from ._runner import git_revision
-from ._store import EVALUATED_PARTS, RUN_COLUMNS
+from .._export import KEY_COLUMNS, read_export
+from .._progress import format_duration
+from .._results_tables import format_mean_std
+from .._runner import git_revision
+from .._store import EVALUATED_PARTS, RUN_COLUMNS
 
 #: Columns of the paper's numbers file that identify one printed number.
 PAPER_COLUMNS: tuple[str, ...] = (
@@ -70,7 +70,7 @@ def runs_of_export(frame: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.bench._export import export_runs
-    >>> from faircocco_plugins.bench._paper_common import runs_of_export
+    >>> from faircocco_plugins.bench.paper._common import runs_of_export
     >>> runs = pd.DataFrame({
     ...     "run_id": ["r1"], "study": ["s"], "dataset": ["german"], "method": ["nn"],
     ...     "notion": ["eo"], "seed": [0], "params": [{"lr": 0.01}], "settings": [{}],
@@ -236,7 +236,7 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_common import paired_difference
+    >>> from faircocco_plugins.bench.paper._common import paired_difference
     >>> a = pd.Series([0.80, 0.82, 0.85], index=[0, 1, 2])
     >>> b = pd.Series([0.81, 0.80, 0.82], index=[2, 0, 1])
     >>> paired_difference(a, b).text()
@@ -291,7 +291,7 @@ def wall_seconds(finished: pd.Series) -> float:
     Examples
     --------
     >>> import pandas as pd
-    >>> from faircocco_plugins.bench._paper_common import wall_seconds
+    >>> from faircocco_plugins.bench.paper._common import wall_seconds
     >>> times = pd.to_datetime(["2026-01-01 10:00", "2026-01-01 10:05", "2026-01-01 12:00",
     ...                         "2026-01-01 12:10"])
     >>> wall_seconds(pd.Series(times)) / 60  # 5 minutes, a pause of 115, then 10 minutes
