@@ -51,6 +51,7 @@ from ._row_table import RowTable
 from ._strata import Strata
 from ._terms import Role
 from ._threads import single_blas_thread
+from ._vocabulary import notion_named
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
 _STRATUM = "stratum"
@@ -157,7 +158,7 @@ class BatchStatistic:
             )
         self.chance_adjusted = chance_adjusted
         self.options = Options.of_call(locals(), method="lowrank")
-        if notion == "cal":
+        if notion_named(notion).given == "pred":
             raise ValueError(
                 "BatchStatistic supports notion='dp' and 'eo': calibration conditions on the "
                 "predictions, so its kernels cannot be fitted ahead. Use faircocco_statistic."
@@ -222,13 +223,14 @@ class BatchStatistic:
         y_true : array-like of shape (n,) or (n, k), optional
             The training outcomes; required for EO.
         """
-        if self.options.notion == "eo" and y_true is None:
-            raise ValueError("y_true is required for notion='eo'; pass the training outcomes.")
+        notion = notion_named(self.options.notion)
+        if notion.needs_outcome and y_true is None:
+            raise ValueError(
+                f"y_true is required for notion={notion.name!r}; pass the training outcomes."
+            )
         refuse_meta_tensors({"sensitive_features": sensitive_features, "y_true": y_true})
         sensitive = to_variable(host_array(sensitive_features), "sensitive_features", None)
-        truth = (
-            None if self.options.notion == "dp" else to_variable(host_array(y_true), "y_true", None)
-        )
+        truth = to_variable(host_array(y_true), "y_true", None) if notion.needs_outcome else None
         check_lengths([v for v in (sensitive, truth) if v is not None])
         _check_joint(sensitive, self.options)
         self._fit_variables(sensitive, truth)

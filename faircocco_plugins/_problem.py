@@ -2,7 +2,8 @@
 
 A *problem* is a notion's three kernel inputs: ``u`` (the variable whose dependence is measured),
 ``e`` (the attributes, extended by the conditioning variable under the product kernel, as in the
-paper's Lemma 1) and, for EO/CAL, ``c`` (the conditioning variable):
+paper's Lemma 1) and, for EO/CAL, ``c`` (the conditioning variable), as each
+:class:`~faircocco_plugins._vocabulary.Notion` says:
 
 =========  ==========  ================  ==========
 notion     u           e                 c
@@ -44,6 +45,7 @@ from ._options import Options
 from ._row_order import canonical_order, in_order
 from ._strata import is_discrete, permutation_strata
 from ._terms import ConstantAttributesFit, RefittableRoute, Role, Route
+from ._vocabulary import notion_named
 
 #: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
 #: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance
@@ -81,10 +83,11 @@ class Problem:
         its small results (or :meth:`fit` starts), not here: on an accelerator, one wait for
         the device instead of one per argument.
         """
-        if options.notion != "dp" and y_true is None:
+        notion = notion_named(options.notion)
+        if notion.needs_outcome and y_true is None:
             raise ValueError(
-                f"y_true is required for notion={options.notion!r} (it is the conditioning "
-                "variable); pass the true outcomes."
+                f"y_true is required for notion={options.notion!r} ({notion.title} reads the "
+                "true outcome); pass the true outcomes."
             )
         named = {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         refuse_meta_tensors(named)
@@ -107,8 +110,7 @@ class Problem:
         check_lengths(given)
         deferred = deferred and any(v.numeric is not None for v in given)
         finite = FiniteCheck(given) if deferred else None
-        if options.notion == "dp":
-            truth = None
+        truth = notion.outcome(truth)
         if reference is None:
             like = np.zeros((), dtype=np.float64)
         else:
@@ -123,7 +125,8 @@ class Problem:
         the low-rank estimator factors exactly (which sees no names)."""
         if self.method() != "lowrank":
             return
-        measured, given = MEASURED_AND_GIVEN[self.options.notion]
+        notion = notion_named(self.options.notion)
+        measured, given = notion.measured, notion.given
         variables = self.variables()
         # the joint attribute kernel one-hot encodes nominal attributes: no levels to factor
         attributes = [] if self.options.attribute_kernel == "joint" else [self.sensitive]
@@ -173,7 +176,7 @@ class Problem:
         variable's stay).
         """
         rows = bandwidth_rows(self.n, self.options.random_state)
-        measured, _ = MEASURED_AND_GIVEN[self.options.notion]
+        measured = notion_named(self.options.notion).measured
         return {
             name: fit_scaling(name, variable, self.options, rows).widened(
                 width_factor if name in ("sensitive", measured) else 1.0
@@ -282,23 +285,16 @@ def problem_roles(
     return roles_of(notion, **variables.kernel_inputs(scalings))
 
 
-#: The variable each notion measures (``u``) and the one it conditions on (``c``), by name: the
-#: table above.
-MEASURED_AND_GIVEN: dict[str, tuple[str, str | None]] = {
-    "dp": ("pred", None),
-    "eo": ("pred", "truth"),
-    "cal": ("truth", "pred"),
-}
-
-
 def roles_of(
     notion: str,
     pred: KernelInput | None,
     sensitive: KernelInput,
     truth: KernelInput | None = None,
 ) -> dict[str, KernelInput]:
-    """The roles of the notion table above; a role whose variable is ``None`` is left out."""
-    measured_name, given_name = MEASURED_AND_GIVEN[notion]
+    """The roles of the notion (the table above); a role whose variable is ``None`` is left
+    out."""
+    record = notion_named(notion)
+    measured_name, given_name = record.measured, record.given
     inputs = {"pred": pred, "truth": truth}
     if given_name is None:
         table = {Role.MEASURED: inputs[measured_name], Role.ATTRIBUTES: sensitive}

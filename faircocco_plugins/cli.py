@@ -28,8 +28,8 @@ import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._options import statistic_default
-from ._problem import MEASURED_AND_GIVEN
 from ._stream import STREAM_FIT_ROWS
+from ._vocabulary import notion_named
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30
@@ -247,7 +247,7 @@ def _score(args: argparse.Namespace) -> int:
         score_parser.error(
             "--permutations needs the whole table in memory; it cannot be combined with --chunksize"
         )
-    if args.notion != "dp" and args.target is None:
+    if notion_named(args.notion).needs_outcome and args.target is None:
         score_parser.error(f"--notion {args.notion} needs --target COL (the true outcome)")
     path: str = args.file
     if args.missing_values is not None and _format(path) != "csv":
@@ -324,7 +324,8 @@ def _duration(seconds: float) -> str:
 def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> str:
     """The test's null hypothesis and p-value, and why its statistic is not the score."""
     columns = {"pred": args.pred, "truth": args.target}
-    measured, given = MEASURED_AND_GIVEN[args.notion]
+    notion = notion_named(args.notion)
+    measured, given = notion.measured, notion.given
     hypothesis = f"{columns[measured]} is independent of {', '.join(args.sensitive)}"
     if given is not None:
         hypothesis += f" given {columns[given]}"

@@ -53,7 +53,7 @@ from ._inputs import align_by_index, as_array, check_labels
 from ._kernels import median_distance
 from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 from ._params import Interval, check_params
-from ._vocabulary import KINDS, NOTIONS, TASKS
+from ._vocabulary import KINDS, NOTION_RECORDS, NOTIONS, TASKS
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -220,7 +220,8 @@ class Capabilities:
                 found.append(f"{kind} sensitive attributes (supported: {list(self.attributes)})")
         if len(attributes) > 1 and self.multiple_attributes == "single":
             found.append(f"{len(attributes)} sensitive attributes (it supports one only)")
-        if notion in ("eo", "cal") and outcome is not None and outcome not in self.outcomes:
+        needs_outcome = notion in NOTION_RECORDS and NOTION_RECORDS[notion].needs_outcome
+        if needs_outcome and outcome is not None and outcome not in self.outcomes:
             found.append(
                 f"{outcome} outcomes under notion={notion!r} (supported: {list(self.outcomes)})"
             )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .._vocabulary import KINDS, NOTIONS
+from .._vocabulary import KINDS, NOTION_RECORDS, NOTIONS
 from ..plugins import MethodSpec, available_methods
 
 #: Mark of a supported capability.
@@ -109,7 +109,8 @@ def _notes(spec: MethodSpec) -> str:
     notes = []
     if "classification" not in caps.tasks:
         notes.append("no classification")
-    if any(notion in caps.notions for notion in ("eo", "cal")) and set(caps.outcomes) != set(KINDS):
+    reads_outcome = any(NOTION_RECORDS[notion].needs_outcome for notion in caps.notions)
+    if reads_outcome and set(caps.outcomes) != set(KINDS):
         accepted = ", ".join(caps.outcomes) if caps.outcomes else "none"
         notes.append(f"outcomes under EO/CAL: {accepted}")
     if caps.attributes_at_prediction:

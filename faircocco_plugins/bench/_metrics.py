@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
-from .._vocabulary import NOTIONS, TASKS
+from .._vocabulary import NOTIONS, TASKS, notion_named
 from ..gaps import (
     disparate_impact_ratios,
     disparate_impacts,
@@ -415,7 +415,7 @@ def _faircocco(
             report = faircocco_report(
                 y_pred,
                 frame,
-                y_true=None if notion == "dp" else y_true,
+                y_true=notion_named(notion).outcome(y_true),
                 notion=notion,
                 random_state=random_state,
             )

@@ -9,16 +9,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from .._vocabulary import NOTION_RECORDS
 from ._markup import md_escape
 
 #: Appended to the cells of methods whose selected model is degenerate on some seed.
 DEGENERATE_MARK = "†"
 #: How the tables name each notion.
-NOTION_TITLES = {
-    "dp": "demographic parity (DP)",
-    "eo": "equalised odds (EO)",
-    "cal": "calibration (CAL)",
-}
+NOTION_TITLES = {name: notion.title for name, notion in NOTION_RECORDS.items()}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..._api import faircocco_report, faircocco_score, independence_test
+from ..._vocabulary import notion_named
 from ...plugins import DegenerateModelWarning, available_methods
 from .._metrics import R2_THRESHOLD, SPREAD_THRESHOLD, evaluate_predictions
 from .._presets import PRESETS
@@ -400,7 +401,7 @@ def _batch_estimates(
         report = faircocco_report(
             scores[rows],
             sensitive.iloc[rows].reset_index(drop=True),
-            y_true=None if notion == "dp" else outcome[rows],
+            y_true=notion_named(notion).outcome(outcome[rows]),
             notion=notion,
             random_state=seed,
         )
@@ -504,7 +505,7 @@ def attributes_experiment(
         all_adjusted = faircocco_score(
             network.scores_of(network.test),
             sensitive[names],
-            y_true=None if notion == "dp" else outcome,
+            y_true=notion_named(notion).outcome(outcome),
             notion=notion,
             adjusted=True,
             random_state=seed,
@@ -605,7 +606,7 @@ def pvalues_experiment(
         test = independence_test(
             network.scores_of(network.test)[chosen],
             sensitive.iloc[chosen].reset_index(drop=True),
-            y_true=None if notion == "dp" else y.to_numpy(dtype=np.float64)[chosen],
+            y_true=notion_named(notion).outcome(y.to_numpy(dtype=np.float64)[chosen]),
             notion=notion,
             n_permutations=n_permutations,
             random_state=seed,
