@@ -47,22 +47,7 @@ _STUDY_OPTIONS = (
 
 
 def register(commands: Any) -> None:
-    """Add the ``bench`` subcommand to the ``faircocco`` command's subparsers.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subparsers of the ``faircocco`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from faircocco_plugins.bench._cli import register
-    >>> parser = argparse.ArgumentParser(prog="faircocco")
-    >>> register(parser.add_subparsers(dest="command"))
-    >>> parser.parse_args(["bench", "--preset", "quick"]).preset
-    'quick'
-    """
+    """Add the ``bench`` subcommand to the ``faircocco`` command's subparsers."""
     from ._backends import BACKENDS
     from ._presets import PRESETS
 

@@ -1,5 +1,9 @@
 """What the harness's subcommands share: argument types, common options and error lines.
 
+Each subcommand module has a ``register(commands)`` that adds its subparsers to ``commands``,
+the ``argparse._SubParsersAction`` of the ``faircocco`` parser, and sets their ``run``, a
+callable taking the parsed arguments and returning the exit status.
+
 An argument type raises :class:`argparse.ArgumentTypeError`, which argparse prints as a usage
 error naming the option. A check made after parsing prints ``faircocco <command>: error: ...``
 on standard error and gives the exit status 2, as argparse does for its own errors.

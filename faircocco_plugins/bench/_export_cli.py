@@ -14,22 +14,7 @@ from typing import Any
 
 
 def register(commands: Any) -> None:
-    """Add the ``export`` and ``import`` subcommands to the ``faircocco`` command's subparsers.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subparsers of the ``faircocco`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from faircocco_plugins.bench._export_cli import register
-    >>> parser = argparse.ArgumentParser(prog="faircocco")
-    >>> register(parser.add_subparsers(dest="command"))
-    >>> parser.parse_args(["export", "results.sqlite", "--out", "runs.csv.gz"]).out
-    'runs.csv.gz'
-    """
+    """Add the ``export`` and ``import`` subcommands to the ``faircocco`` command's subparsers."""
     export = commands.add_parser(
         "export",
         help="write a results store's runs as one compact CSV (one row per run and part)",

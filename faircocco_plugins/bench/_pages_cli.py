@@ -32,22 +32,7 @@ SENSITIVITY_OPTIONS: dict[str, str] = {
 
 
 def register(commands: Any) -> None:
-    """Add the ``pages`` subcommand to the ``faircocco`` command's subparsers.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subparsers of the ``faircocco`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from faircocco_plugins.bench._pages_cli import register
-    >>> parser = argparse.ArgumentParser(prog="faircocco")
-    >>> register(parser.add_subparsers(dest="command"))
-    >>> parser.parse_args(["pages", "runs.csv.gz", "--paper", "p.csv", "--out", "docs"]).out
-    'docs'
-    """
+    """Add the ``pages`` subcommand to the ``faircocco`` command's subparsers."""
     pages = commands.add_parser(
         "pages",
         help="write the results pages of the paper's study (Sphinx) from its export",

@@ -17,22 +17,7 @@ from ._cli_args import command_error, missing_extra_error, names, non_negative_i
 
 
 def register(commands: Any) -> None:
-    """Add the ``paper-experiment`` subcommand to the ``faircocco`` command's subparsers.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subparsers of the ``faircocco`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from faircocco_plugins.bench._paper_experiments_cli import register
-    >>> parser = argparse.ArgumentParser(prog="faircocco")
-    >>> register(parser.add_subparsers(dest="command"))
-    >>> parser.parse_args(["paper-experiment", "pvalues", "--out", "p.csv.gz"]).seeds
-    3
-    """
+    """Add the ``paper-experiment`` subcommand to the ``faircocco`` command's subparsers."""
     from .paper import EXPERIMENTS
 
     parser = commands.add_parser(

@@ -22,22 +22,7 @@ from ._cli_args import (
 
 
 def register(commands: Any) -> None:
-    """Add the ``report`` subcommand to the ``faircocco`` command's subparsers.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subparsers of the ``faircocco`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from faircocco_plugins.bench._report_cli import register
-    >>> parser = argparse.ArgumentParser(prog="faircocco")
-    >>> register(parser.add_subparsers(dest="command"))
-    >>> parser.parse_args(["report", "results.sqlite", "--out", "report"]).formats
-    ('md', 'html')
-    """
+    """Add the ``report`` subcommand to the ``faircocco`` command's subparsers."""
     report = commands.add_parser(
         "report",
         help="write the tables and Pareto figures of a results store",
