@@ -491,20 +491,42 @@ _PARITY_BOUNDS, _QUICK_PARITY_BOUNDS = (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.
 _FAIRCOCCO_BOUNDS, _QUICK_FAIRCOCCO_BOUNDS = (0.0005, 0.001, 0.002, 0.005, 0.01), (0.001, 0.005)
 
 
+#: Each constraint of the reductions: its method names' suffix, what it is, its capabilities.
+_CONSTRAINTS: dict[str, tuple[str, str, Capabilities]] = {
+    "parity": (
+        "",
+        "DemographicParity / EqualizedOdds",
+        _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
+    ),
+    "tpr": (
+        "_tpr",
+        "TruePositiveRateParity",
+        _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
+    ),
+    "faircocco": (
+        "_faircocco",
+        "the linearised FairCOCCO constraint",
+        _reduction_capabilities(
+            _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
+        ),
+    ),
+}
+
+
 def _reduction_spec(
-    name: str,
-    description: str,
     reduction: Callable[..., FairlearnMethod],
+    label: str,
     constraint: str,
-    capabilities: Capabilities,
     sweep: tuple[str, tuple[float, ...], tuple[float, ...]],
 ) -> MethodSpec:
-    """A reduction (:func:`expgrad` or :func:`gridsearch`) under one constraint, swept over
-    ``sweep``: its parameter, then the full and the quick grid's values."""
+    """A reduction (:func:`expgrad` or :func:`gridsearch`, fairlearn's ``label``) under one
+    constraint of :data:`_CONSTRAINTS`, swept over ``sweep``: its parameter, then the full and
+    the quick grid's values."""
+    suffix, what, capabilities = _CONSTRAINTS[constraint]
     parameter, values, quick_values = sweep
     return MethodSpec(
-        name=name,
-        description=description,
+        name=f"fairlearn_{reduction.__name__}{suffix}",
+        description=f"fairlearn {label} with {what}",
         capabilities=capabilities,
         factory=functools.partial(reduction, constraint=constraint),
         param_grid={"base": BASES, parameter: values},
@@ -519,58 +541,12 @@ _PARITY_SWEEP = ("difference_bound", _PARITY_BOUNDS, _QUICK_PARITY_BOUNDS)
 _FAIRCOCCO_SWEEP = ("difference_bound", _FAIRCOCCO_BOUNDS, _QUICK_FAIRCOCCO_BOUNDS)
 _WEIGHT_SWEEP = ("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9))
 
-EXPGRAD = _reduction_spec(
-    "fairlearn_expgrad",
-    "fairlearn ExponentiatedGradient with DemographicParity / EqualizedOdds",
-    expgrad,
-    "parity",
-    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
-    _PARITY_SWEEP,
-)
-EXPGRAD_TPR = _reduction_spec(
-    "fairlearn_expgrad_tpr",
-    "fairlearn ExponentiatedGradient with TruePositiveRateParity",
-    expgrad,
-    "tpr",
-    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
-    _PARITY_SWEEP,
-)
-EXPGRAD_FAIRCOCCO = _reduction_spec(
-    "fairlearn_expgrad_faircocco",
-    "fairlearn ExponentiatedGradient with the linearised FairCOCCO constraint",
-    expgrad,
-    "faircocco",
-    _reduction_capabilities(
-        _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
-    ),
-    _FAIRCOCCO_SWEEP,
-)
-GRIDSEARCH = _reduction_spec(
-    "fairlearn_gridsearch",
-    "fairlearn GridSearch with DemographicParity / EqualizedOdds",
-    gridsearch,
-    "parity",
-    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE),
-    _WEIGHT_SWEEP,
-)
-GRIDSEARCH_TPR = _reduction_spec(
-    "fairlearn_gridsearch_tpr",
-    "fairlearn GridSearch with TruePositiveRateParity",
-    gridsearch,
-    "tpr",
-    _reduction_capabilities(_NOMINAL, _GROUPS_NOTE, notions=("eo",)),
-    _WEIGHT_SWEEP,
-)
-GRIDSEARCH_FAIRCOCCO = _reduction_spec(
-    "fairlearn_gridsearch_faircocco",
-    "fairlearn GridSearch with the linearised FairCOCCO constraint",
-    gridsearch,
-    "faircocco",
-    _reduction_capabilities(
-        _ALL_KINDS, "random Fourier features of all attributes jointly, any kind"
-    ),
-    _WEIGHT_SWEEP,
-)
+EXPGRAD = _reduction_spec(expgrad, "ExponentiatedGradient", "parity", _PARITY_SWEEP)
+EXPGRAD_TPR = _reduction_spec(expgrad, "ExponentiatedGradient", "tpr", _PARITY_SWEEP)
+EXPGRAD_FAIRCOCCO = _reduction_spec(expgrad, "ExponentiatedGradient", "faircocco", _FAIRCOCCO_SWEEP)
+GRIDSEARCH = _reduction_spec(gridsearch, "GridSearch", "parity", _WEIGHT_SWEEP)
+GRIDSEARCH_TPR = _reduction_spec(gridsearch, "GridSearch", "tpr", _WEIGHT_SWEEP)
+GRIDSEARCH_FAIRCOCCO = _reduction_spec(gridsearch, "GridSearch", "faircocco", _WEIGHT_SWEEP)
 THRESHOLD_OPTIMIZER = MethodSpec(
     name="fairlearn_threshold",
     description="fairlearn ThresholdOptimizer (per-group thresholds) for DP / equalised odds",
