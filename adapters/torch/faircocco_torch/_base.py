@@ -151,7 +151,10 @@ class FairnessPenalty(nn.Module):
         return self
 
     def forward(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """``lam`` times :meth:`statistic`, a 0-d tensor differentiable in ``y_pred``.
+        """The training term of :meth:`evaluate`, a 0-d tensor differentiable in ``y_pred``.
+
+        Here ``lam`` times :meth:`statistic`; :class:`FairCOCCOConstraint` returns its
+        Lagrangian term, then, in training mode, updates its multiplier.
 
         Parameters
         ----------
@@ -170,6 +173,8 @@ class FairnessPenalty(nn.Module):
         """
         term, statistic = self.evaluate(y_pred, sensitive, y_true)
         self.last_statistic_ = statistic.detach()
+        if self.training:
+            self._observe(self.last_statistic_)
         return term
 
     def evaluate(
@@ -199,7 +204,14 @@ class FairnessPenalty(nn.Module):
         (tensor(0.4000), tensor(0.2000))
         """
         statistic = self.statistic(y_pred, sensitive, y_true)
-        return self.lam * statistic, statistic
+        return self._term(statistic), statistic
+
+    def _term(self, statistic: torch.Tensor) -> torch.Tensor:
+        """The training term of a batch statistic."""
+        return self.lam * statistic
+
+    def _observe(self, statistic: torch.Tensor) -> None:
+        """What a penalty learns from a training call's statistic (detached): nothing here."""
 
     def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
         """The unweighted batch statistic (differentiable in ``y_pred``).

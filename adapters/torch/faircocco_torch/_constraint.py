@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
 from faircocco_plugins.plugins import Interval, check_params, statistic_default
@@ -123,44 +121,12 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
         self.multiplier_history_: list[float] = []
         self.statistic_history_: list[float] = []
 
-    def forward(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The Lagrangian term ``μ (I_F − bound)``; in training mode, then update ``μ``.
+    def _term(self, statistic: torch.Tensor) -> torch.Tensor:
+        """The Lagrangian term ``μ (I_F − bound)``, with ``μ`` as it stands."""
+        return self.multiplier * (statistic - self.bound)
 
-        Parameters
-        ----------
-        y_pred, sensitive, y_true
-            As for :meth:`FairCOCCOPenalty.forward`.
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
-        term, value = self.evaluate(y_pred, sensitive, y_true)
-        self.last_statistic_ = value.detach()
-        if self.training:
-            self.update_multiplier(float(value.detach()))
-        return term
-
-    def evaluate(
-        self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The Lagrangian term ``μ (I_F − bound)`` and ``I_F``, leaving ``μ`` unchanged.
-
-        Parameters
-        ----------
-        y_pred, sensitive, y_true
-            As for :meth:`FairCOCCOPenalty.forward`.
-
-        Returns
-        -------
-        term : torch.Tensor
-            ``μ (I_F − bound)``.
-        statistic : torch.Tensor
-            ``I_F``.
-        """
-        value = self.statistic(y_pred, sensitive, y_true)
-        return self.multiplier * (value - self.bound), value
+    def _observe(self, statistic: torch.Tensor) -> None:
+        self.update_multiplier(float(statistic))
 
     def update_multiplier(self, statistic: float) -> float:
         """One projected ascent step on the multiplier, from an observed statistic.

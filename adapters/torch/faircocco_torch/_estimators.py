@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,33 @@ _ESTIMATOR_LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "n_threads": Interval("integer", 1, optional=True),
 }
+
+
+def _init_with(signature: inspect.Signature) -> Callable[..., None]:
+    """An ``__init__`` with ``signature`` that stores each argument as the attribute of its
+    name, as scikit-learn's estimators do; ``get_params`` and ``clone`` read the signature."""
+
+    def __init__(self: Any, **params: Any) -> None:
+        arguments = signature.bind(self, **params)
+        arguments.apply_defaults()
+        for name, value in list(arguments.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    return __init__
+
+
+def _add_parameter(
+    init: Callable[..., None], name: str, default: Any, *, after: str
+) -> inspect.Signature:
+    """``init``'s signature with the keyword-only parameter ``name`` after ``after``."""
+    signature = inspect.signature(init)
+    parameters = list(signature.parameters.values())
+    added = inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=type(default).__name__
+    )
+    at = list(signature.parameters).index(after) + 1
+    return signature.replace(parameters=[*parameters[:at], added, *parameters[at:]])
 
 
 class _FairNetwork(BaseEstimator):
@@ -434,47 +462,9 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
     """
 
     _task = "classification"
+    penalty_on: str
 
-    def __init__(
-        self,
-        *,
-        penalty: str | nn.Module | None = "faircocco",
-        notion: str = "eo",
-        lam: float = 1.0,
-        penalty_on: str = "proba",
-        hidden_layer_sizes: Sequence[int] | None = None,
-        batch_size: int = 128,
-        learning_rate: float = 1e-3,
-        epochs: int = 100,
-        warmup_epochs: int = 0,
-        weight_decay: float = 0.0,
-        early_stopping: bool = False,
-        validation_fraction: float = 0.2,
-        patience: int = 10,
-        device: str = "cpu",
-        n_threads: int | None = 1,
-        verbose: bool = False,
-        random_state: int | np.random.RandomState | None = None,
-    ) -> None:
-        super().__init__(
-            penalty=penalty,
-            notion=notion,
-            lam=lam,
-            hidden_layer_sizes=hidden_layer_sizes,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            epochs=epochs,
-            warmup_epochs=warmup_epochs,
-            weight_decay=weight_decay,
-            early_stopping=early_stopping,
-            validation_fraction=validation_fraction,
-            patience=patience,
-            device=device,
-            n_threads=n_threads,
-            verbose=verbose,
-            random_state=random_state,
-        )
-        self.penalty_on = penalty_on
+    __init__ = _init_with(_add_parameter(_FairNetwork.__init__, "penalty_on", "proba", after="lam"))
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None

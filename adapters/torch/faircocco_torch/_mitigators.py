@@ -160,25 +160,45 @@ _QUICK_BOUNDS = (0.0005, 0.001, 0.002)
 _TRAINING_SETTINGS = ("epochs", "warmup_epochs")
 
 
-def _penalised(
-    name: str, description: str, factory: Any, penalty: type[FairnessPenalty]
+def _network_spec(
+    name: str,
+    description: str,
+    capabilities: Capabilities,
+    factory: Any,
+    sweep: tuple[str, tuple[Any, ...], tuple[Any, ...]] | None,
+    training_settings: tuple[str, ...] = _TRAINING_SETTINGS,
 ) -> MethodSpec:
+    """A method of the paper's network: the optimisation sweep, and ``sweep``'s parameter (then
+    its full and its quick grid's values) when the method has a strength to sweep."""
+    param_grid, quick_grid = dict(_TRAINING_GRID), dict(_QUICK_TRAINING)
+    parameter: str | None = None
+    if sweep is not None:
+        parameter, values, quick_values = sweep
+        param_grid[parameter], quick_grid[parameter] = values, quick_values
     return MethodSpec(
         name=name,
         description=description,
-        capabilities=penalty.capabilities,
+        capabilities=capabilities,
         factory=factory,
-        param_grid={**_TRAINING_GRID, "lam": _LAMBDAS},
-        quick_grid={**_QUICK_TRAINING, "lam": _QUICK_LAMBDAS},
-        sweep_param="lam",
-        training_settings=_TRAINING_SETTINGS,
+        param_grid=param_grid,
+        quick_grid=quick_grid,
+        sweep_param=parameter,
+        training_settings=training_settings,
     )
 
 
-NN = MethodSpec(
-    name="nn",
-    description="The paper's network without a fairness term (the paper's NN row)",
-    capabilities=Capabilities(
+def _penalised(
+    name: str, description: str, factory: Any, penalty: type[FairnessPenalty]
+) -> MethodSpec:
+    return _network_spec(
+        name, description, penalty.capabilities, factory, ("lam", _LAMBDAS, _QUICK_LAMBDAS)
+    )
+
+
+NN = _network_spec(
+    "nn",
+    "The paper's network without a fairness term (the paper's NN row)",
+    Capabilities(
         tasks=TASKS,
         notions=NOTIONS,
         attributes=KINDS,
@@ -187,11 +207,8 @@ NN = MethodSpec(
         needs_gradients=True,
         note="no fairness term: the baseline every penalty is added to",
     ),
-    factory=nn,
-    param_grid=dict(_TRAINING_GRID),
-    quick_grid=dict(_QUICK_TRAINING),
-    sweep_param=None,
-    training_settings=_TRAINING_SETTINGS,
+    nn,
+    None,
 )
 FAIRCOCCO = _penalised(
     "faircocco",
@@ -200,42 +217,35 @@ FAIRCOCCO = _penalised(
     FairCOCCOPenalty,
 )
 #: The paper's weights; its single binary-attribute datasets under DP and EO (Tables 3 and 9).
-FAIRCOCCO_PAPER = MethodSpec(
-    name="faircocco_paper",
-    description="The network with the FairCOCCO penalty in the paper's literal settings "
+FAIRCOCCO_PAPER = _network_spec(
+    "faircocco_paper",
+    "The network with the FairCOCCO penalty in the paper's literal settings "
     "(ε = 1e-4, no chance adjustment, a joint attribute kernel, no warm-up)",
-    capabilities=replace(
+    replace(
         FairCOCCOPenalty.capabilities,
         notions=("dp", "eo"),
         attributes=("binary",),
         note="the paper's binary tables only (DP and EO, binary attributes); faircocco runs "
         "the penalty everywhere",
     ),
-    factory=faircocco_paper,
-    param_grid={**_TRAINING_GRID, "lam": (0.5, 1.0, 2.0, 5.0)},
-    quick_grid={**_QUICK_TRAINING, "lam": (0.5, 2.0, 5.0)},
-    sweep_param="lam",
+    faircocco_paper,
+    ("lam", (0.5, 1.0, 2.0, 5.0), (0.5, 2.0, 5.0)),
     # the study's warm-up does not reach it: the paper penalises from the first epoch
     training_settings=("epochs",),
 )
-FAIRCOCCO_CONSTRAINT = MethodSpec(
-    name="faircocco_constraint",
-    description="The network trained under I_F <= bound by a Lagrangian multiplier",
-    capabilities=FairCOCCOConstraint.capabilities,
-    factory=faircocco_constraint,
-    param_grid={**_TRAINING_GRID, "bound": _BOUNDS},
-    quick_grid={**_QUICK_TRAINING, "bound": _QUICK_BOUNDS},
-    sweep_param="bound",
-    training_settings=_TRAINING_SETTINGS,
+FAIRCOCCO_CONSTRAINT = _network_spec(
+    "faircocco_constraint",
+    "The network trained under I_F <= bound by a Lagrangian multiplier",
+    FairCOCCOConstraint.capabilities,
+    faircocco_constraint,
+    ("bound", _BOUNDS, _QUICK_BOUNDS),
 )
-FAIRCOCCO_PATH = MethodSpec(
-    name="faircocco_path",
-    description="The network along a warm-started λ path, kept where it meets a fairness target",
-    capabilities=FairCOCCOPenalty.capabilities,
-    factory=faircocco_path,
-    param_grid={**_TRAINING_GRID, "target": ("halve", "gap")},
-    quick_grid={**_QUICK_TRAINING, "target": ("halve", "gap")},
-    sweep_param="target",
+FAIRCOCCO_PATH = _network_spec(
+    "faircocco_path",
+    "The network along a warm-started λ path, kept where it meets a fairness target",
+    FairCOCCOPenalty.capabilities,
+    faircocco_path,
+    ("target", ("halve", "gap"), ("halve", "gap")),
     training_settings=("epochs",),
 )
 FACL = _penalised(

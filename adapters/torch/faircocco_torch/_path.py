@@ -24,6 +24,7 @@ from ._estimators import (
     FairCOCCOClassifier,
     FairCOCCORegressor,
     _FairNetwork,
+    _init_with,
 )
 from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
 from ._training import FitHistory, fit_fair, torch_threads
@@ -68,16 +69,7 @@ def _path_init(network: type[_FairNetwork]) -> Callable[..., None]:
         for name, default in _PATH_DEFAULTS.items()
         if name not in names
     ]
-    signature = inspect.Signature([*shared, *own])
-
-    def __init__(self: Any, **params: Any) -> None:
-        arguments = signature.bind(self, **params)
-        arguments.apply_defaults()
-        for name, value in list(arguments.arguments.items())[1:]:
-            setattr(self, name, value)
-
-    __init__.__signature__ = signature  # type: ignore[attr-defined]
-    return __init__
+    return _init_with(inspect.Signature([*shared, *own]))
 
 
 class _FairPath(_FairNetwork):
@@ -98,10 +90,9 @@ class _FairPath(_FairNetwork):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n, p)
-            Numeric features.
-        y : array-like of shape (n,)
-            Class labels (classifier) or numeric targets (regressor).
+        X, y
+            As for :meth:`FairCOCCOClassifier.fit` (classifier) or
+            :meth:`FairCOCCORegressor.fit` (regressor).
         sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
             Sensitive attributes of any mix of types, as for
             :meth:`FairCOCCOClassifier.fit`; required.
