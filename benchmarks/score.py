@@ -1,8 +1,8 @@
 """Times and memory of the score's estimators: ``python benchmarks/score.py [--quick]``.
 
 It prints, for demographic parity (DP) and equalised odds (EO) with three sensitive attributes of
-mixed type (one continuous, one binary, one with four levels), a binary outcome and continuous
-predictions:
+mixed type (one continuous, one binary, one with four levels), a binary outcome (or, with
+``--outcome continuous``, a continuous one) and continuous predictions:
 
 (a) exact and low-rank time at small N, the low-rank error against the exact score and the
     speed-up;
@@ -46,6 +46,8 @@ NOTIONS = ("dp", "eo")
 #: its extended attribute variable's factor the widest (performance docs, "CAL at scale").
 LOWRANK_NOTIONS = (*NOTIONS, "cal")
 ATTRIBUTES = ["age", "sex", "region"]
+#: The kinds of outcome of the data: ``binary`` (a label) or ``continuous`` (a regression target).
+OUTCOMES = ("binary", "continuous")
 MIB = 2.0**20
 GIB = 2.0**30
 
@@ -106,26 +108,35 @@ class BenchResult:
     targets: list[Target] = field(default_factory=list)
 
 
-def bench_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bench_data(
+    n: int, seed: int = 0, outcome: str = "binary"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Predictions, attributes ``(age, sex, region)`` as an ``n × 3`` float array, and outcomes.
 
     The binary and four-level attributes are float columns, so the low-rank estimator detects
-    their few distinct values and factors them exactly over their levels.
+    their few distinct values and factors them exactly over their levels. A ``binary`` outcome
+    and the predictions are :func:`make_synthetic`'s; a ``continuous`` outcome is a regression
+    target that follows age and sex, and the predictions follow it, age and sex, with noise.
+    Under EO and CAL the extended attributes then hold two continuous columns (age and the
+    outcome or the predictions).
     """
     people = make_synthetic(n, random_state=seed)
+    age = people["age"].to_numpy(dtype=np.float64)
+    male = (people["sex"] == "m").to_numpy(dtype=np.float64)
     attributes = np.column_stack(
-        [
-            people["age"].to_numpy(dtype=np.float64),
-            (people["sex"] == "m").to_numpy(dtype=np.float64),
-            people["region"].cat.codes.to_numpy().astype(np.float64),
-        ]
+        [age, male, people["region"].cat.codes.to_numpy().astype(np.float64)]
     )
-    return people["y_pred"].to_numpy(), attributes, people["y_true"].to_numpy()
+    if outcome == "binary":
+        return people["y_pred"].to_numpy(), attributes, people["y_true"].to_numpy()
+    rng = np.random.default_rng([seed, 1])
+    y_true = 0.04 * (age - 49.0) + 0.8 * male - 0.4 + rng.normal(size=n)
+    y_pred = y_true + 0.05 * (age - 49.0) + male - 0.5 + rng.normal(scale=0.7, size=n)
+    return y_pred, attributes, y_true
 
 
-def bench_frame(n: int, seed: int = 0) -> pd.DataFrame:
+def bench_frame(n: int, seed: int = 0, outcome: str = "binary") -> pd.DataFrame:
     """The data of :func:`bench_data` as a DataFrame, the form a stream of chunks takes."""
-    y_pred, attributes, y_true = bench_data(n, seed)
+    y_pred, attributes, y_true = bench_data(n, seed, outcome)
     frame = pd.DataFrame(attributes, columns=ATTRIBUTES)
     frame["y_true"] = y_true
     frame["y_pred"] = y_pred
@@ -139,6 +150,7 @@ def run(
     command: str | None = None,
     out: TextIO | None = None,
     seed: int = 0,
+    outcome: str = "binary",
 ) -> BenchResult:
     """Run the benchmark and print its tables to ``out`` (standard output by default).
 
@@ -154,12 +166,16 @@ def run(
         Where to print.
     seed : int
         Seed of the synthetic data.
+    outcome : {"binary", "continuous"}
+        The kind of outcome of the data (:func:`bench_data`).
 
     Returns
     -------
     BenchResult
     """
     check_params({"repeats": repeats}, {"repeats": Interval("integer", 1)})
+    if outcome not in OUTCOMES:
+        raise ValueError(f"outcome={outcome!r} is not valid; expected one of {OUTCOMES}.")
     stream = sys.stdout if out is None else out
     sizes = Sizes.quick() if quick else Sizes.full()
     result = BenchResult()
@@ -167,17 +183,18 @@ def run(
     def emit(text: str = "") -> None:
         print(text, file=stream, flush=True)
 
-    for line in _header(command, quick, repeats):
+    for line in _header(command, quick, repeats, outcome):
         emit(line)
-    _section_exact(sizes, repeats, seed, result, emit)
-    _section_lowrank(sizes, repeats, seed, result, emit)
+    data = (seed, outcome)
+    _section_exact(sizes, repeats, data, result, emit)
+    _section_lowrank(sizes, repeats, data, result, emit)
     _section_scaling(sizes, result, emit)
-    _section_stream(sizes, seed, result, emit)
+    _section_stream(sizes, data, result, emit)
     _section_targets(sizes, quick, result, emit)
     return result
 
 
-def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
+def _header(command: str | None, quick: bool, repeats: int, outcome: str) -> list[str]:
     if command is None:
         command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])
     cores = os.cpu_count() or 0
@@ -197,7 +214,11 @@ def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
         f"BLAS:     {_blas_description()}",
         "          (the scores run on 1 BLAS thread; see set_config)",
         "data:     synthetic; attributes age (continuous), sex (binary, float 0/1), region "
-        "(4 levels, float codes); binary y_true; y_pred a probability",
+        + (
+            "(4 levels, float codes); binary y_true; y_pred a probability"
+            if outcome == "binary"
+            else "(4 levels, float codes); continuous y_true; y_pred a regression output"
+        ),
         f"timing:   time.perf_counter; 'warm' is the median of {repeats} calls after one warm-up "
         "call; 'cold' is the first call in a fresh process",
     ]
@@ -210,12 +231,16 @@ def _header(command: str | None, quick: bool, repeats: int) -> list[str]:
 
 
 def _section_exact(
-    sizes: Sizes, repeats: int, seed: int, result: BenchResult, emit: Callable[[str], None]
+    sizes: Sizes,
+    repeats: int,
+    data: tuple[int, str],
+    result: BenchResult,
+    emit: Callable[[str], None],
 ) -> None:
     emit("(a) exact vs low-rank at small N (same process, warm)")
     rows = []
     for n in sizes.exact:
-        y_pred, attributes, y_true = bench_data(n, seed)
+        y_pred, attributes, y_true = bench_data(n, *data)
         for notion in NOTIONS:
             timings = {}
             scores = {}
@@ -252,14 +277,18 @@ def _section_exact(
 
 
 def _section_lowrank(
-    sizes: Sizes, repeats: int, seed: int, result: BenchResult, emit: Callable[[str], None]
+    sizes: Sizes,
+    repeats: int,
+    data: tuple[int, str],
+    result: BenchResult,
+    emit: Callable[[str], None],
 ) -> None:
     emit("(b) low-rank at large N (one fresh subprocess per N and notion)")
     rows = []
     method = ""
     for n in sizes.lowrank:
         for notion in LOWRANK_NOTIONS:
-            entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), str(seed)])
+            entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), *map(str, data)])
             result.lowrank[(notion, n)] = entry
             method = entry["rss_method"]
             rows.append(
@@ -301,7 +330,7 @@ def _section_scaling(sizes: Sizes, result: BenchResult, emit: Callable[[str], No
 
 
 def _section_stream(
-    sizes: Sizes, seed: int, result: BenchResult, emit: Callable[[str], None]
+    sizes: Sizes, data: tuple[int, str], result: BenchResult, emit: Callable[[str], None]
 ) -> None:
     chunks = sizes.stream_rows // sizes.stream_chunk
     emit(
@@ -310,7 +339,9 @@ def _section_stream(
     )
     rows = []
     for notion in NOTIONS:
-        entry = _in_subprocess(["stream", str(sizes.stream_chunk), notion, str(chunks), str(seed)])
+        entry = _in_subprocess(
+            ["stream", str(sizes.stream_chunk), notion, str(chunks), *map(str, data)]
+        )
         result.stream[notion] = entry
         rows.append(
             (
@@ -446,8 +477,8 @@ def _in_subprocess(arguments: Sequence[str]) -> dict[str, Any]:
 # --- measurements run inside the subprocess -------------------------------------------------
 
 
-def _lowrank_worker(n: int, notion: str, repeats: int, seed: int) -> dict[str, Any]:
-    call = _scorer(*bench_data(n, seed), notion, "lowrank")
+def _lowrank_worker(n: int, notion: str, repeats: int, seed: int, outcome: str) -> dict[str, Any]:
+    call = _scorer(*bench_data(n, seed, outcome), notion, "lowrank")
     gc.collect()
     baseline, rss_method = _reset_peak_rss()
     start = time.perf_counter()
@@ -473,8 +504,10 @@ def _lowrank_worker(n: int, notion: str, repeats: int, seed: int) -> dict[str, A
     }
 
 
-def _stream_worker(chunk_rows: int, notion: str, chunks: int, seed: int) -> dict[str, Any]:
-    chunk = bench_frame(chunk_rows, seed)
+def _stream_worker(
+    chunk_rows: int, notion: str, chunks: int, seed: int, outcome: str
+) -> dict[str, Any]:
+    chunk = bench_frame(chunk_rows, seed, outcome)
 
     def stream() -> Iterator[pd.DataFrame]:
         for _ in range(chunks):
@@ -607,11 +640,12 @@ def _looks_numeric(cell: str) -> bool:
 
 
 def _worker_main(arguments: list[str]) -> None:
-    kind, size, notion, count, seed = arguments
+    kind, size, notion, count, seed, *rest = arguments
+    outcome = rest[0] if rest else "binary"  # KIND N NOTION COUNT SEED [OUTCOME]
     if kind == "lowrank":
-        report = _lowrank_worker(int(size), notion, int(count), int(seed))
+        report = _lowrank_worker(int(size), notion, int(count), int(seed), outcome)
     elif kind == "stream":
-        report = _stream_worker(int(size), notion, int(count), int(seed))
+        report = _stream_worker(int(size), notion, int(count), int(seed), outcome)
     else:
         raise SystemExit(f"unknown measurement {kind!r}")
     print(json.dumps(report))
@@ -636,8 +670,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="K",
         help="timed calls after one warm-up call; the median is reported (default: 3)",
     )
+    parser.add_argument(
+        "--outcome",
+        choices=OUTCOMES,
+        default="binary",
+        help="the kind of outcome of the data (default: binary); with a continuous one the "
+        "extended attributes of EO and CAL hold two continuous columns",
+    )
     args = parser.parse_args(arguments)
-    run(quick=args.quick, repeats=args.repeats, command=" ".join([parser.prog, *arguments]))
+    run(
+        quick=args.quick,
+        repeats=args.repeats,
+        command=" ".join([parser.prog, *arguments]),
+        outcome=args.outcome,
+    )
     return 0
 
 

@@ -6,11 +6,14 @@ Each variable gets a feature map ``Φ`` with ``Φ Φᵀ ≈ K``:
   their level combinations: ``K_disc = Z W Wᵀ Zᵀ`` with ``Z`` the one-hot combination matrix and
   ``W`` a square root of the small kernel matrix between combinations;
 * its continuous columns by a Nyström factor on pivots chosen by pivoted incomplete Cholesky
-  (on detached values), which reproduces the incomplete Cholesky factor;
+  (on detached values), which reproduces the incomplete Cholesky factor; a large input's pivots
+  are chosen among candidate rows (:func:`pivot_candidates`), and every row is then covered to
+  the same tolerance;
 * the product kernel is the row-wise Kronecker product ``Φ_i = W[g_i] ⊗ φ_i``.
 
 The Kronecker product is never formed: rows are grouped by their combination of codes across all
-variables, per-group sums and Gram matrices of the continuous factors are accumulated, and the
+variables, per-group sums and Gram matrices of the continuous factors are accumulated (their
+rows formed a block of rows at a time, so that no ``N × r`` factor is held), and the
 cross-Gram matrices ``C_xy = Φ_xᵀ Φ_y`` are assembled from them. Every quantity is a sum over
 rows, so chunks of a stream are reduced one at a time. With centred Grams ``C``,
 ``R = Φ (C + εN I)⁻¹ Φᵀ`` and every trace of the paper is ``r × r`` algebra.
@@ -32,6 +35,7 @@ from ._approximate_null import NullFactors, local_null_factors
 from ._backend import (
     PsdSolver,
     add_rows,
+    as_like,
     divide_by_lower_transposed,
     eye_like,
     namespace,
@@ -73,18 +77,78 @@ def pivot_tolerance(ridge: Ridge, role: str) -> float:
     return min(MAX_TOLERANCE, max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role)))
 
 
+#: Pivots are chosen among all the rows of an input of up to this many rows, and among about
+#: this many of a larger one (see :func:`pivot_candidates`).
+PIVOT_ROWS = 2**14
+#: Side of the grid cells of :func:`pivot_candidates`, in bandwidths (the columns are scaled).
+CELL = 0.1
+#: Rows whose factor rows are formed, and added to the Grams, at a time: never ``N × r`` at once
+#: (at 10⁶ rows, blocks of 2¹⁵ rows took the same time and 35 MiB more memory).
+ROW_BLOCK = 2**14
+
+
+def pivot_candidates(z: np.ndarray) -> np.ndarray | None:
+    """The rows among which the pivots of ``z``'s factor are chosen: None (all of them) up to
+    :data:`PIVOT_ROWS` rows; beyond, that many evenly spaced rows and rows of a grid's cells
+    (:func:`cell_rows`), so that sparse regions, where the largest residuals remain, have
+    candidates too.
+
+    Pivoting all ``N`` rows costs ``O(N r²)`` memory-bound steps on an ``N × r`` factor (at
+    10⁶ rows, EO with a continuous outcome spent 10 of its 12 s there, and 1.6 GB held the
+    factor and its copy); pivoting the candidates costs ``O(r²)`` per candidate, and the factor
+    rows then come from one Nyström product per block of rows. The rows are in their canonical
+    order (:mod:`._row_order`), so evenly spaced rows are a function of the data. A row left
+    above the tolerance joins the candidates (:meth:`FeatureMap.cover`), so every row ends
+    within it, as when all rows were candidates.
+    """
+    n = z.shape[0]
+    if n <= PIVOT_ROWS:
+        return None
+    spaced = np.linspace(0, n - 1, PIVOT_ROWS).round().astype(np.int64)
+    return np.union1d(spaced, cell_rows(z))
+
+
+def cell_rows(z: np.ndarray) -> np.ndarray:
+    """The first row of each occupied cell of a grid on the rows of ``z``, with cells of side
+    :data:`CELL` (wider for a grid of more than :data:`PIVOT_ROWS` cells over the columns'
+    extents); of more than :data:`PIVOT_ROWS` occupied cells, the least populated, which hold
+    the rows farthest from the others (the evenly spaced candidates stand for dense regions).
+    """
+    n, d = z.shape
+    low = z.min(axis=0)
+    extent = z.max(axis=0) - low
+    side = max(CELL, float(np.exp(np.mean(np.log(extent)) - np.log(PIVOT_ROWS) / d)))
+    while np.prod(np.floor(extent / side) + 1) > 2**52:  # cell numbers exact in float64
+        side *= 2
+    shape = tuple((np.floor(extent / side) + 1).astype(np.int64).tolist())
+    cells = np.minimum(np.floor((z - low) / side).astype(np.int64), np.array(shape) - 1)
+    keys = np.ravel_multi_index(tuple(cells.T), shape)
+    if math.prod(shape) <= 4 * n:  # linear time for a grid of few cells
+        first = np.full(math.prod(shape), n)
+        np.minimum.at(first, keys, np.arange(n))
+        counts = np.bincount(keys, minlength=first.size)[first < n]
+        rows = first[first < n]
+    else:
+        _, rows, counts = np.unique(keys, return_index=True, return_counts=True)
+    if rows.size > PIVOT_ROWS:
+        rows = rows[np.argsort(counts, kind="stable")[:PIVOT_ROWS]]
+    return rows
+
+
 #: Pivots per block of :func:`incomplete_cholesky`'s factor rows.
 PIVOT_BLOCK = 16
 
 
 def incomplete_cholesky(
-    z: np.ndarray, tolerance: float, max_rank: int
+    z: np.ndarray, tolerance: float, max_rank: int, initial: Sequence[int] | np.ndarray = ()
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pivoted incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel.
 
     Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
     factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance`` must be above rounding
-    level: a pivot's own residual is left at its rounding error, not set to zero.
+    level: a pivot's own residual is left at its rounding error, not set to zero. ``initial``
+    are rows to pivot on, in this order, before the greedy choice (the pivots of a subset of
+    the rows, to extend).
     """
     n = z.shape[0]
     residual = np.ones(n)
@@ -103,9 +167,9 @@ def incomplete_cholesky(
     # rounding, stays below the tolerance without being set. Distances are taken as differences,
     # not from squared norms, whose cancellation fails for values spanning many magnitudes.
     for k in range(rank):
-        i = int(greedy_pivots(residual, columns))
+        i = int(initial[k]) if k < len(initial) else int(greedy_pivots(residual, columns))
         pivot_residual = float(residual[i])
-        if pivot_residual <= tolerance:
+        if pivot_residual <= tolerance and k >= len(initial):
             break
         full, row = divmod(k, PIVOT_BLOCK)
         if not row:
@@ -232,6 +296,10 @@ class FeatureMap:
         self.tolerance = tolerance
         self.max_width = max_width
         self._landmarks: Any = None
+        #: the rows of the fitted input that are the landmarks, in pivoting order
+        self._pivots = np.zeros(0, dtype=np.int64)
+        #: which rows of the fitted input the pivots were chosen among (None: all of them)
+        self._candidates: np.ndarray | None = None
         # factors of the kernel between the level combinations of recent batches: a
         # combination's level values never change, so the factor of a set of them is reusable
         self._level_roots: dict[bytes, np.ndarray] = {}
@@ -245,6 +313,23 @@ class FeatureMap:
         of an input that carries them). Levels are exact but piecewise constant, so those
         columns stay continuous; the others are factored over their levels where they have few.
         """
+        codes, factor = self.fit(first, like, differentiated)
+        if factor is None:
+            factor = self.continuous_rows(first.z)
+            uncovered = self.uncovered(factor, np.arange(first.n))
+            if uncovered.size:
+                self.cover(first, uncovered)
+                factor = self.continuous_rows(first.z)
+        return codes, factor
+
+    def fit(
+        self, first: KernelInput, like: Any, differentiated: Sequence[int] | None = None
+    ) -> tuple[np.ndarray, Any | None]:
+        """:meth:`fit_transform` that leaves the factor rows to the caller (None) unless the
+        fit gives them at no cost: incomplete Cholesky's own, when every row was a candidate
+        pivot and none needs a gradient. The caller forms them with :meth:`continuous_rows`
+        and, when the pivots were chosen among candidates, covers the rows that
+        :meth:`uncovered` finds."""
         z_host = None if first.z is None else to_host(first.z)
         if differentiated is None:
             tracked = bool(getattr(first.z, "requires_grad", False))
@@ -259,28 +344,68 @@ class FeatureMap:
 
     def _fit(
         self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int], like: Any
-    ) -> tuple[np.ndarray, Any]:
+    ) -> tuple[np.ndarray, Any | None]:
         numeric_levels = list(discrete)
         codes = self._fit_levels(first, z_host, discrete)
+        self._candidates = None
         if not self.continuous_columns:
             return codes, self._constant_factor(first.n, like)
-        xp = namespace(like)
-        device = array_api_compat.device(like)
-        z_cont = self._select(first.z)
         assert z_host is not None
-        chosen, factor = incomplete_cholesky(
-            z_host[:, self.continuous_columns], self.tolerance, self.rank or MAX_RANK
-        )
+        z = z_host[:, self.continuous_columns]
+        candidates = pivot_candidates(z)
+        if candidates is None:
+            chosen, factor = incomplete_cholesky(z, self.tolerance, self.max_rank)
+        else:
+            chosen, _ = incomplete_cholesky(z[candidates], self.tolerance, self.max_rank)
+            chosen, factor = candidates[chosen], None
+            self._candidates = np.zeros(first.n, dtype=bool)
+            self._candidates[candidates] = True
         width = self.levels.n_combinations * chosen.size
         if numeric_levels and self.max_width is not None and width > self.max_width:
             # a small batch with many levels: incomplete Cholesky on every numeric column
             # gives a factor that fits
             return self._fit(first, z_host, [], like)
-        self._landmarks = xp.take(z_cont, xp.asarray(chosen, device=device), axis=0)
+        self._set_pivots(first, chosen)
+        if factor is None or getattr(first.z, "requires_grad", False):
+            return codes, None
+        return codes, as_like(factor, like)
+
+    def _set_pivots(self, first: KernelInput, pivots: np.ndarray) -> None:
+        """Take ``pivots`` (rows of ``first``) as the landmarks of the Nyström rows."""
+        self._pivots = pivots
+        xp = namespace(first.z)
+        z = self._select(first.z)
+        self._landmarks = xp.take(z, xp.asarray(pivots, device=array_api_compat.device(z)), axis=0)
         self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
-        if getattr(first.z, "requires_grad", False):
-            return codes, self._continuous_factor(first.z)
-        return codes, xp.asarray(factor, dtype=like.dtype, device=device)
+
+    @property
+    def max_rank(self) -> int:
+        """The cap on the number of pivots."""
+        return self.rank or MAX_RANK
+
+    def uncovered(self, factor: Any, rows: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` (of the input this map was fitted on, whose factor rows are
+        ``factor``) need more pivots: rows that were not candidates and keep a residual
+        ``1 − ‖φᵢ‖²`` above the tolerance, while the rank is below its cap (none when every row
+        was a candidate)."""
+        if self._candidates is None or self.continuous_rank >= self.max_rank:
+            return rows[:0]
+        host = to_host(factor)
+        residual = 1.0 - np.einsum("ij,ij->i", host, host)
+        return rows[(residual > self.tolerance) & ~self._candidates[rows]]
+
+    def cover(self, first: KernelInput, rows: np.ndarray) -> None:
+        """Add pivots for ``rows`` of ``first`` (the input this map was fitted on), which
+        join the candidates: incomplete Cholesky goes on from the same pivots, which lowers
+        every row's residual, so that every row ends within the tolerance (or the rank at its
+        cap)."""
+        assert self._candidates is not None
+        self._candidates[rows] = True
+        candidates = np.flatnonzero(self._candidates)
+        z = to_host(self._select(first.z))[candidates]
+        initial = np.searchsorted(candidates, self._pivots)
+        chosen, _ = incomplete_cholesky(z, self.tolerance, self.max_rank, initial)
+        self._set_pivots(first, candidates[chosen])
 
     def _fit_levels(
         self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int]
@@ -321,16 +446,27 @@ class FeatureMap:
 
     def transform(self, k: KernelInput, like: Any) -> tuple[np.ndarray, Any]:
         """Level-combination codes (host) and continuous factor rows (``n × r``) of a chunk."""
-        z_host = None if k.z is None or not self.levels.numeric_columns else to_host(k.z)
-        codes = self.levels.encode(k.n, z_host, k.codes, k.levels)
-        if self._landmarks is None:
-            return codes, self._constant_factor(k.n, like)
-        return codes, self._continuous_factor(k.z)
+        return self.codes(k), self.factor(k, like)
 
-    def _continuous_factor(self, z: Any) -> Any:
-        """Nyström rows ``K(z, landmarks) chol(K(landmarks, landmarks))⁻ᵀ``."""
-        cross = gaussian(self._select(z), self._landmarks)
-        return divide_by_lower_transposed(cross, self._cholesky)
+    def codes(self, k: KernelInput) -> np.ndarray:
+        """Level-combination codes of the rows of ``k`` (host)."""
+        z_host = None if k.z is None or not self.levels.numeric_columns else to_host(k.z)
+        return self.levels.encode(k.n, z_host, k.codes, k.levels)
+
+    def factor(self, k: KernelInput, like: Any) -> Any:
+        """Continuous factor rows (``n × r``) of ``k``: :meth:`continuous_rows`, or ones for a
+        variable without continuous columns."""
+        if self._landmarks is None:
+            return self._constant_factor(k.n, like)
+        return self.continuous_rows(k.z)
+
+    def continuous_rows(self, z: Any) -> Any:
+        """Nyström rows ``K(z, landmarks) chol(K(landmarks, landmarks))⁻ᵀ`` of the numeric
+        columns ``z`` of an input."""
+        # the kernel is taken landmarks first and transposed: the solve then runs on a
+        # column-major array, in 60% of the time on a row-major one (32,768 × 100)
+        cross = gaussian(self._landmarks, self._select(z))
+        return divide_by_lower_transposed(cross.T, self._cholesky)
 
     @staticmethod
     def _constant_factor(n: int, like: Any) -> Any:
@@ -483,36 +619,76 @@ class GroupedMoments:
         self.n += other.n
 
     def add(self, chunk: dict[str, KernelInput], like: Any) -> None:
-        """Accumulate one chunk."""
-        xp = namespace(like)
-        codes, factors = [], []
-        for role in self.roles:
-            feature_map = self.maps[role]
-            fit = feature_map.transform if self._fitted else feature_map.fit_transform
-            role_codes, factor = fit(chunk[role], like)
-            codes.append(role_codes)
-            factors.append(factor)
+        """Accumulate one chunk; the first fits the feature maps on it.
+
+        When the pivots of the first chunk, chosen among candidates, leave some of its rows
+        uncovered (:meth:`FeatureMap.uncovered`), those are covered and the chunk is
+        accumulated again.
+        """
+        if self._fitted:
+            codes = [self.maps[role].codes(chunk[role]) for role in self.roles]
+            self._add_chunk(chunk, like, codes, {}, check=False)
+            return
+        fitted = {role: self.maps[role].fit(chunk[role], like) for role in self.roles}
+        self._fitted = True
+        codes = [fitted[role][0] for role in self.roles]
+        factors = {role: f for role, (_, f) in fitted.items() if f is not None}
+        uncovered = self._add_chunk(chunk, like, codes, factors, check=True)
+        if uncovered:
+            for role, rows in uncovered.items():
+                self.maps[role].cover(chunk[role], rows)
+            self._groups, self._keys, self.n = [], LevelRegistry(), 0
+            self._add_chunk(chunk, like, codes, factors, check=False)
+
+    def _add_chunk(
+        self,
+        chunk: dict[str, KernelInput],
+        like: Any,
+        codes: list[np.ndarray],
+        factors: dict[str, Any],
+        check: bool,
+    ) -> dict[str, np.ndarray]:
+        """Accumulate ``chunk``, whose level codes are ``codes`` (one array per variable), in
+        blocks of :data:`ROW_BLOCK` rows taken in the order of their groups, so that each
+        group's rows are consecutive. Factor rows are those of ``factors`` (of some variables,
+        from their fit), the others formed block by block: never ``N × r`` at once. With
+        ``check`` (the chunk the maps were fitted on), return the rows each map leaves
+        uncovered, and accumulate nothing once there are any."""
         if self.strata is not None:
-            codes.append(self.strata.assign(chunk[C]))
+            codes = [*codes, self.strata.assign(chunk[C])]
         groups = self._keys.encode_rows(np.stack(codes, axis=1))
         # numpy radix-sorts 16-bit keys in O(n)
         order = np.argsort(
             groups.astype(np.int16) if groups.max() < 2**15 else groups, kind="stable"
         )
-        bounds = np.flatnonzero(np.diff(groups[order])) + 1
-        starts = np.concatenate([[0], bounds])
-        stops = np.concatenate([bounds, [groups.size]])
-        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
-            # each group's rows gathered on their own: a sorted copy of all factors would
-            # double the peak memory, and the small blocks stay in cache
-            rows = order[start:stop] if starts.size > 1 else None
-            parts = [f if rows is None else take_rows(f, rows) for f in factors]
-            block = parts[0] if len(parts) == 1 else xp.concat(parts, axis=1)
-            group = int(groups[order[start]])
-            sums = xp.sum(block, axis=0)
-            gram = xp.permute_dims(block, (1, 0)) @ block
-            self._accumulate(group, stop - start, sums, gram)
-        self._fitted = True
+        uncovered: dict[str, list[np.ndarray]] = {}
+        for start in range(0, groups.size, ROW_BLOCK):
+            rows = order[start : start + ROW_BLOCK]
+            block = []
+            for role in self.roles:
+                if role in factors:
+                    block.append(take_rows(factors[role], rows))
+                    continue
+                feature_map = self.maps[role]
+                block.append(feature_map.factor(chunk[role].take(rows), like))
+                found = feature_map.uncovered(block[-1], rows) if check else rows[:0]
+                if found.size:
+                    uncovered.setdefault(role, []).append(found)
+            if not uncovered:
+                self._add_rows(groups[rows], block, like)
+        return {role: np.concatenate(found) for role, found in uncovered.items()}
+
+    def _add_rows(self, groups: np.ndarray, factors: list[Any], like: Any) -> None:
+        """Accumulate rows sorted by their group, ``groups``, with factor rows ``factors`` (one
+        array per variable)."""
+        xp = namespace(like)
+        block = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
+        bounds = (np.flatnonzero(np.diff(groups)) + 1).tolist()
+        for start, stop in zip([0, *bounds], [*bounds, groups.size], strict=True):
+            rows = block[start:stop]
+            sums = xp.sum(rows, axis=0)
+            gram = xp.permute_dims(rows, (1, 0)) @ rows
+            self._accumulate(int(groups[start]), stop - start, sums, gram)
         self.n += groups.size
 
     def _accumulate(self, group: int, count: int, sums: Any, gram: Any) -> None:
