@@ -109,6 +109,28 @@ def notion_named(name: str) -> Notion:
     return NOTION_RECORDS[name]
 
 
+def toolkit_name(name: str, toolkit_field: str) -> str:
+    """A notion's name in a toolkit's API (a :class:`Notion` field such as
+    ``"fairlearn_moment"``); a clear error for a notion the toolkit does not name.
+
+    Examples
+    --------
+    >>> from faircocco_plugins._vocabulary import toolkit_name
+    >>> toolkit_name("eo", "fairlearn_constraint")
+    'equalized_odds'
+    >>> toolkit_name("cal", "fairlearn_moment")
+    Traceback (most recent call last):
+    ...
+    ValueError: notion='cal' is not valid; expected 'dp' or 'eo'.
+    """
+    named = {n: getattr(r, toolkit_field) for n, r in NOTION_RECORDS.items()}
+    named = {n: value for n, value in named.items() if value is not None}
+    if name not in named:
+        expected = " or ".join(repr(n) for n in named)
+        raise ValueError(f"notion={name!r} is not valid; expected {expected}.")
+    return str(named[name])
+
+
 #: Kinds of a sensitive attribute or of an outcome.
 KINDS: tuple[Literal["binary", "categorical", "continuous"], ...] = (
     "binary",

@@ -53,7 +53,7 @@ from ._inputs import align_by_index, as_array, check_labels
 from ._kernels import median_distance
 from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
 from ._params import Interval, check_params
-from ._vocabulary import KINDS, NOTION_RECORDS, NOTIONS, TASKS
+from ._vocabulary import KINDS, NOTION_RECORDS, NOTIONS, TASKS, Notion, notion_named, toolkit_name
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -63,6 +63,7 @@ __all__ = [
     "METHOD_ENTRY_POINT_GROUP",
     "MULTIPLE_ATTRIBUTES",
     "NOTIONS",
+    "NOTION_RECORDS",
     "STATISTIC_OPTIONS",
     "TASKS",
     "TRAINING_SETTINGS",
@@ -76,6 +77,7 @@ __all__ = [
     "MethodLoadError",
     "MethodSpec",
     "Mitigator",
+    "Notion",
     "align_by_index",
     "as_array",
     "attribute_kind",
@@ -85,8 +87,10 @@ __all__ = [
     "check_statistic_options",
     "kind_from_levels",
     "median_distance",
+    "notion_named",
     "outcome_kind",
     "statistic_default",
+    "toolkit_name",
 ]
 
 #: The entry-point group that adapters register their methods (:class:`MethodSpec`) under.

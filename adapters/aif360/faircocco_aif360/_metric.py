@@ -9,6 +9,7 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 
 import faircocco_plugins
+from faircocco_plugins.plugins import notion_named
 
 from ._conversion import outcome, protected, task_of
 from ._quiet_import import without_unneeded_notices
@@ -88,7 +89,7 @@ class FairCOCCOMetric(Metric):
         values = getattr(self.classified_dataset, self.predictions).ravel()
         if self.predictions == "labels" and self.task == "classification":
             values = values == self.classified_dataset.favorable_label
-        y_true = outcome(self.dataset, self.task) if notion != "dp" else None
+        y_true = outcome(self.dataset, self.task) if notion_named(notion).needs_outcome else None
         return np.asarray(values, dtype=np.float64), protected(self.dataset), y_true
 
     @dont_decorate

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind
+from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind, toolkit_name
 
 from ._memo import metric_memos_released
 
@@ -383,7 +383,8 @@ def adversarial_debiasing(
 
 
 def _parity_constraint(notion: str) -> str:
-    return {"dp": "DemographicParity", "eo": "EqualizedOdds"}[notion]
+    """AIF360's reductions take fairlearn's constraint names."""
+    return toolkit_name(notion, "fairlearn_moment")
 
 
 def _logistic() -> Any:
@@ -497,9 +498,6 @@ def calibrated_eq_odds(
     )
 
 
-_ROC_METRICS = {"dp": "Statistical parity difference", "eo": "Average odds difference"}
-
-
 def reject_option(
     *, task: str, notion: str, random_state: int | None = None, metric_bound: float = 0.05
 ) -> AIF360Method:
@@ -511,7 +509,7 @@ def reject_option(
         lambda priv, unpriv, names: RejectOptionClassification(
             unpriv,
             priv,
-            metric_name=_ROC_METRICS[notion],
+            metric_name=toolkit_name(notion, "aif360_metric"),
             metric_ub=metric_bound,
             metric_lb=-metric_bound,
         ),

@@ -21,7 +21,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing
 
-from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
+from faircocco_plugins.plugins import (
+    DegenerateModelWarning,
+    Interval,
+    check_params,
+    toolkit_name,
+)
 from faircocco_plugins.targets import AUC_FLOOR, check_target, choose_step, resolve_target
 
 from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
@@ -245,8 +250,7 @@ class FairCOCCOGridSearch(GridSearch):
     def _notion(self) -> str:
         """``notion``, or the constraints'."""
         if self.notion is not None:
-            if self.notion not in ("dp", "eo"):
-                raise ValueError(f"notion={self.notion!r} is not valid; expected 'dp' or 'eo'.")
+            toolkit_name(self.notion, "fairlearn_moment")  # a notion fairlearn's reductions have
             return self.notion
         if isinstance(self.constraints, FairCOCCOMoment):
             return str(self.constraints.notion)

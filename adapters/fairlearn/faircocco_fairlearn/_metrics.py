@@ -16,6 +16,7 @@ from faircocco_plugins.plugins import (
     as_array,
     check_params,
     check_statistic_options,
+    notion_named,
 )
 
 #: The smallest ``min_rows``: at two rows the chance-adjusted score is 0/0.
@@ -236,7 +237,7 @@ def _rows(
     the pairing: only its length is checked."""
     rows = align_by_index(
         {
-            "y_true": None if notion == "dp" else y_true,
+            "y_true": notion_named(notion).outcome(y_true),
             "y_pred": y_pred,
             "sensitive_features": _unpacked(sensitive_features),
         }

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind
+from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind, toolkit_name
 
 from ._moment import FairCOCCOMoment
 
@@ -122,13 +122,10 @@ class _Unaware:
 
 def parity_constraint(notion: str, difference_bound: float) -> Any:
     """fairlearn's constraint for a notion: DemographicParity or EqualizedOdds."""
-    from fairlearn.reductions import DemographicParity, EqualizedOdds
+    from fairlearn import reductions
 
-    if notion == "dp":
-        return DemographicParity(difference_bound=difference_bound)
-    if notion == "eo":
-        return EqualizedOdds(difference_bound=difference_bound)
-    raise ValueError(f"notion={notion!r} is not valid; expected 'dp' or 'eo'.")
+    moment = getattr(reductions, toolkit_name(notion, "fairlearn_moment"))
+    return moment(difference_bound=difference_bound)
 
 
 #: The constraints ExponentiatedGradient can take here, by the name ``constraint`` takes.
@@ -269,12 +266,10 @@ def threshold_optimizer(
     from fairlearn.postprocessing import ThresholdOptimizer
 
     _check_task(task)
-    constraints = {"dp": "demographic_parity", "eo": "equalized_odds"}
-    if notion not in constraints:
-        raise ValueError(f"notion={notion!r} is not valid; expected 'dp' or 'eo'.")
+    constraint = toolkit_name(notion, "fairlearn_constraint")
     optimizer = ThresholdOptimizer(
         estimator=base_model(base, random_state),
-        constraints=constraints[notion],
+        constraints=constraint,
         predict_method="predict_proba",
     )
     return ThresholdMethod(optimizer, random_state)
@@ -394,9 +389,7 @@ def adversarial(
 
     if task not in ("classification", "regression"):
         raise ValueError(f"task={task!r} is not valid; expected 'classification' or 'regression'.")
-    constraints = {"dp": "demographic_parity", "eo": "equalized_odds"}
-    if notion not in constraints:
-        raise ValueError(f"notion={notion!r} is not valid; expected 'dp' or 'eo'.")
+    constraint = toolkit_name(notion, "fairlearn_constraint")
     classify = task == "classification"
     estimator = AdversarialFairnessClassifier if classify else AdversarialFairnessRegressor
     hidden: list[Any] = [64, "leaky_relu", 64, "leaky_relu"] if classify else [64, "leaky_relu"]
@@ -405,7 +398,7 @@ def adversarial(
             backend="torch",
             predictor_model=hidden,
             adversary_model=[3, "leaky_relu"],
-            constraints=constraints[notion],
+            constraints=constraint,
             alpha=alpha,
             epochs=epochs,
             batch_size=128,

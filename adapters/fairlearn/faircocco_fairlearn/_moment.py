@@ -25,7 +25,13 @@ import pandas as pd
 from fairlearn.reductions import ClassificationMoment, ErrorRate
 
 from faircocco_plugins import is_nominal
-from faircocco_plugins.plugins import Interval, check_params, median_distance
+from faircocco_plugins.plugins import (
+    Interval,
+    check_params,
+    median_distance,
+    notion_named,
+    toolkit_name,
+)
 
 from ._metrics import _table, _unpacked
 
@@ -76,8 +82,7 @@ class FairCOCCOMoment(ClassificationMoment):
         random_state: int | None = None,
     ) -> None:
         super().__init__()
-        if notion not in ("dp", "eo"):
-            raise ValueError(f"notion={notion!r} is not valid; expected 'dp' or 'eo'.")
+        toolkit_name(notion, "fairlearn_moment")  # a notion fairlearn's reductions have
         check_params(
             {
                 "n_features": n_features,
@@ -110,7 +115,7 @@ class FairCOCCOMoment(ClassificationMoment):
             )
         super().load_data(X, labels)
         features = self._random_features(_scaled(table))
-        if self.notion == "eo":
+        if notion_named(self.notion).needs_outcome:
             means = pd.DataFrame(features).groupby(labels.to_numpy()).transform("mean")
             self.U = features - means.to_numpy()
         else:

@@ -9,12 +9,10 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from faircocco_plugins.plugins import Interval, as_array, check_params
+from faircocco_plugins.plugins import Interval, as_array, check_params, notion_named
 
 from ._capabilities import PenaltyCapabilities, column_kind, outcome_kind
 from ._encoding import SensitiveSchema
-
-NOTIONS = ("dp", "eo", "cal")
 
 
 @dataclass
@@ -96,8 +94,7 @@ class FairnessPenalty(nn.Module):
         self, notion: str = "eo", lam: float = 1.0, *, schema: SensitiveSchema | None = None
     ) -> None:
         super().__init__()
-        if not isinstance(notion, str) or notion not in NOTIONS:
-            raise ValueError(f"notion={notion!r} is not valid; expected one of {list(NOTIONS)}.")
+        notion_named(notion)  # a clear error for an unknown notion
         self.capabilities.check(type(self).__name__, notion=notion)
         check_params({"lam": lam}, {"lam": Interval("real", 0)})
         if schema is not None and not isinstance(schema, SensitiveSchema):
@@ -268,7 +265,7 @@ class FairnessPenalty(nn.Module):
                 "have the same length."
             )
         truth = None
-        if self.notion != "dp":
+        if notion_named(self.notion).needs_outcome:
             if y_true is None:
                 raise ValueError(
                     f"{name}: y_true is required for notion={self.notion!r}; pass the true "

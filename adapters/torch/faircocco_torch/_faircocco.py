@@ -7,7 +7,12 @@ from typing import Any, ClassVar
 import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
-from faircocco_plugins.plugins import STATISTIC_OPTIONS, check_statistic_options, statistic_default
+from faircocco_plugins.plugins import (
+    STATISTIC_OPTIONS,
+    check_statistic_options,
+    notion_named,
+    statistic_default,
+)
 
 from ._base import Batch, FairnessPenalty
 from ._capabilities import KINDS, PenaltyCapabilities
@@ -150,7 +155,8 @@ class FairCOCCOPenalty(FairnessPenalty):
         schema: SensitiveSchema | None = None,
     ) -> None:
         super().__init__(notion=notion, lam=lam, schema=schema)
-        batched = notion != "cal" and method != "exact"
+        # a notion conditioned on the predictions cannot fit its kernels ahead of a batch
+        batched = notion_named(notion).given != "pred" and method != "exact"
         if chance_adjusted and not batched:
             raise ValueError(
                 "chance_adjusted=True needs notion 'dp' or 'eo' with method 'auto' or "

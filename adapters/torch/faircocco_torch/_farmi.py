@@ -7,6 +7,8 @@ from typing import ClassVar
 import torch
 from torch import nn
 
+from faircocco_plugins.plugins import notion_named
+
 from ._base import Batch, FairnessPenalty, onehot_outcome
 from ._capabilities import PenaltyCapabilities
 from ._encoding import SensitiveSchema
@@ -110,7 +112,7 @@ class FARMIPenalty(FairnessPenalty):
                     "binarise it, or use continuous='binarize'."
                 )
             onehot = attribute_onehot(kind, columns.to(dtype))
-            if self.notion == "cal":
+            if notion_named(self.notion).given == "pred":  # sufficiency: Y ⊥ A | Ŷ
                 total = total + lspc_log_likelihood(phi_joint, onehot, self.lspc_lambda)
                 total = total - lspc_log_likelihood(phi_pred, onehot, self.lspc_lambda)
             else:

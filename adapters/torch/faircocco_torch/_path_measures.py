@@ -18,6 +18,7 @@ from faircocco_plugins.gaps import (
     equal_opportunity_differences,
     farthest_from_parity,
 )
+from faircocco_plugins.plugins import notion_named
 from faircocco_plugins.targets import AUC_FLOOR
 
 from ._encoding import SensitiveSchema
@@ -135,7 +136,7 @@ class ValidationMeasures:
         }
 
     def _adjusted(self, pred: np.ndarray, truth: np.ndarray) -> float:
-        y_true = None if self.notion == "dp" else truth
+        y_true = notion_named(self.notion).outcome(truth)
         score = faircocco_score(pred, self.frame, y_true=y_true, notion=self.notion, adjusted=True)
         return float(score)
 
