@@ -30,9 +30,10 @@ chance-adjusted score of the fair (null) data. Two families of settings:
   speed comparison.
 
 ``--strengths`` multiplies the alternative's effect (power at several strengths); ``--null-only``
-leaves out the alternative (size alone).
+leaves out the alternative (size alone), ``--alternative-only`` the null (power alone).
 
-**Speed** (``--speed``). The default test (``null="auto"``) against causal-learn's KCI
+**Speed** (``--speed``). The default test (``null="auto"``, which permutes with a continuous
+conditioning variable) and the gamma null (``null="gamma"``) against causal-learn's KCI
 (``KCI_CInd``, or ``KCI_UInd`` under DP) and the permutation test with ``--permutations``
 permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
 otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
@@ -250,6 +251,7 @@ def run(
     strengths: Sequence[float] = (1.0,),
     peers: bool = True,
     null_only: bool = False,
+    alternative_only: bool = False,
     adjusted: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
@@ -259,8 +261,11 @@ def run(
     FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
-    alternative (size alone, e.g. at large ``N``), ``adjusted`` the mean adjusted score.
+    alternative (size alone, e.g. at large ``N``), ``alternative_only`` the null (power alone,
+    at half the cost), ``adjusted`` the mean adjusted score.
     """
+    if null_only and alternative_only:
+        raise ValueError("null_only and alternative_only leave nothing to run; pass one")
     tests = {
         _variant_name(eps, widths, null): faircocco_test(
             permutations,
@@ -280,7 +285,9 @@ def run(
     for setting in settings:
         for n in sizes:
             for name, test in tests.items():
-                for rates in _rates(setting, n, strengths, test, repetitions, null_only):
+                for rates in _rates(
+                    setting, n, strengths, test, repetitions, null_only, alternative_only
+                ):
                     rates["test"] = name
                     if adjusted and name.startswith("faircocco"):
                         rates["adjusted_null"] = _mean_adjusted(setting, n, repetitions)
@@ -297,9 +304,11 @@ def _rates(
     test: Test,
     repetitions: int,
     null_only: bool,
+    alternative_only: bool,
 ) -> list[dict[str, Any]]:
     """Size and, at each strength, power of one test (one row per strength, the same null data
-    for all); no rows for a test that does not apply to the notion."""
+    for all; either alone with ``null_only`` or ``alternative_only``); no rows for a test that
+    does not apply to the notion."""
     seconds, calls = 0.0, 0
 
     def rate(dependent: bool, strength: float) -> float | None:
@@ -318,16 +327,18 @@ def _rates(
             rejected.append(p <= LEVEL)
         return float(np.mean(rejected))
 
-    size = rate(False, 1.0)
-    if size is None:
+    size = None if alternative_only else rate(False, 1.0)
+    if size is None and not alternative_only:
         return []
     rows = []
     for strength in strengths:
+        power = None if null_only else rate(True, strength)
+        if power is None and not null_only:
+            return []  # the test does not apply to the notion (alternative_only)
         rates: dict[str, Any] = {"setting": setting, "n": n, "strength": strength}
-        rates.update(_with_error("size", size, repetitions))
-        if not null_only:
-            power = rate(True, strength)
-            assert power is not None
+        if size is not None:
+            rates.update(_with_error("size", size, repetitions))
+        if power is not None:
             rates.update(_with_error("power", power, repetitions))
         rows.append(rates)
     for rates in rows:
@@ -361,11 +372,12 @@ def _mean_adjusted(setting: str, n: int, repetitions: int) -> float:
 
 def _line(r: dict[str, Any], with_strength: bool = False) -> str:
     adjusted = f"  adjusted under the null {r['adjusted_null']:.4f}" if "adjusted_null" in r else ""
+    size = f"  size {r['size']:.3f} ± {r['size_se']:.3f}" if "size" in r else ""
     power = f"  power {r['power']:.3f} ± {r['power_se']:.3f}" if "power" in r else ""
     strength = f" x{r['strength']:g}" if with_strength else ""
     return (
-        f"{r['setting']:>18} {r['n']:>5}{strength} {r['test']:>28}  size {r['size']:.3f} ± "
-        f"{r['size_se']:.3f}{power}  {r['seconds_per_test']:.3f} s/test{adjusted}"
+        f"{r['setting']:>18} {r['n']:>5}{strength} {r['test']:>28}{size}{power}  "
+        f"{r['seconds_per_test']:.3f} s/test{adjusted}"
     )
 
 
@@ -377,13 +389,17 @@ def speed(
     permutations: int = 0,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
-    """Median seconds of the default test and, where installed, of causal-learn's KCI (and,
-    with ``permutations``, of the permutation test) on each of ``settings``, the methods
-    alternating on the same data sets in one process; each runs once on data of another seed
-    before it is timed. ``kci_over_this`` is KCI's median over the method's."""
+    """Median seconds of the default test, of the gamma null and, where installed, of
+    causal-learn's KCI (and, with ``permutations``, of the permutation test with that many
+    permutations) on each of ``settings``, the methods alternating on the same data sets in
+    one process; each runs once on data of another seed before it is timed.
+    ``kci_over_this`` is KCI's median over the method's."""
     methods: dict[str, Callable[[Sample], Any]] = {
         "faircocco default": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
+        ),
+        "faircocco gamma": lambda s: independence_test(
+            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
         ),
     }
     if importlib.util.find_spec("causallearn") is not None:
@@ -438,7 +454,7 @@ def _timed(
             print(
                 f"{setting:>18} {n:>5} {name:>32}  median {median:.4f} s "
                 f"(min {min(values):.4f}, max {max(values):.4f}, {repetitions} runs)  "
-                f"KCI / this {kci / median:.2f}",
+                f"KCI / this {kci / median:.3g}",
                 file=out,
                 flush=True,
             )
@@ -482,8 +498,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="1",
         help="comma-separated multiples of the alternative's effect (default: 1)",
     )
-    parser.add_argument(
+    hypotheses = parser.add_mutually_exclusive_group()
+    hypotheses.add_argument(
         "--null-only", action="store_true", help="size alone: leave out the alternative"
+    )
+    hypotheses.add_argument(
+        "--alternative-only", action="store_true", help="power alone: leave out the null"
     )
     parser.add_argument("--no-peers", action="store_true", help="leave out hyppo and causal-learn")
     parser.add_argument(
@@ -528,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         strengths=[float(value) for value in args.strengths.split(",")],
         peers=not args.no_peers,
         null_only=args.null_only,
+        alternative_only=args.alternative_only,
         adjusted=not args.no_adjusted,
         out=sys.stdout,
     )

@@ -196,12 +196,12 @@ def test_level_under_the_null_is_about_alpha(setting, n):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("setting", "n"), [("eo-continuous-a1", 300), ("cal-binary-a3", 300), ("eo-continuous-a3", 150)]
-)
+@pytest.mark.parametrize(("setting", "n"), [("eo-continuous-a1", 300), ("cal-binary-a3", 300)])
 def test_level_under_a_continuous_conditioning_variable_is_about_alpha(setting, n):
-    """The local null's approximation, over 300 fair data sets (3.3 binomial standard errors;
-    with the two-moment gamma, eo-continuous-a1 rejected 10% at N = 300)."""
+    """The local null's approximation, asked for by name, over 300 fair data sets (3.3
+    binomial standard errors; with the two-moment gamma, eo-continuous-a1 rejected 10% at
+    N = 300). Not everywhere: eo-continuous-a3 rejected 10.8% of 1,000 at N = 150, which is
+    why ``null="auto"`` permutes with a continuous conditioning variable."""
     repetitions = 300
     bound = 3.3 * math.sqrt(ALPHA * (1 - ALPHA) / repetitions)
     assert abs(rejection_rate(setting, n, repetitions) - ALPHA) <= bound
@@ -223,6 +223,27 @@ def test_the_result_says_which_null_it_used():
     assert independence_test(*data, eps=1e-4, **options).null == "permutation"
     assert independence_test(s.y_pred[:60], s.attribute[:60], notion="dp").null == "permutation"
     assert independence_test(*data, null="gamma", eps=1e-4, **options).null == "gamma"
+
+
+@pytest.mark.parametrize(
+    ("setting", "n", "method"),
+    [
+        ("eo-continuous-a3", 150, "auto"),  # the gamma null rejected 10.8% of fair predictors
+        ("eo-continuous-a3", 100, "lowrank"),  # the same approximation below 128 rows
+        ("eo-continuous-a1", 300, "auto"),
+        ("cal-continuous-a2", 300, "auto"),
+        ("cal-binary-a1", 300, "auto"),
+    ],
+)
+def test_auto_permutes_with_a_continuous_conditioning_variable(setting, n, method):
+    """A continuous outcome under EO, or continuous predictions under CAL: the gamma null's
+    moments are approximate there and its level was measured above 7%, so ``"auto"``
+    permutes (a discrete conditioning variable keeps the gamma null, see above)."""
+    s = sample(setting, n, False, np.random.default_rng(0))
+    options = {"y_true": s.y_true, "notion": s.notion, "method": method, "n_permutations": 9}
+    result = independence_test(s.y_pred, s.attribute, **options)
+    assert result.null == "permutation"
+    assert result.null_distribution.shape == (9, 3)
 
 
 @pytest.mark.parametrize("null", ["Permutation", "chi2", "", None, 1])
