@@ -49,6 +49,7 @@ from array_api_compat import is_torch_array
 from faircocco_plugins import BatchStatistic, faircocco_score
 from faircocco_plugins import _backend as backend_module
 from faircocco_plugins import _batch_statistic as batch_module
+from faircocco_plugins import _routes as routes_module
 from faircocco_plugins._torch_penalty import batch_statistic
 from faircocco_torch import FACLPenalty, FairCOCCOPenalty, HSICPenalty
 
@@ -220,6 +221,7 @@ def _device_route(forced: bool) -> Iterator[None]:
     with (
         mock.patch.object(batch_module, "on_accelerator", is_torch_array),
         mock.patch.object(backend_module, "on_accelerator", is_torch_array),
+        mock.patch.object(routes_module, "on_accelerator", is_torch_array),
     ):
         yield
 

@@ -13,7 +13,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ._approximate_null import WidthsNull
-from ._backend import as_numpy_scalar, device_terms, namespace
+from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._inputs import JOINT_ROW, report_labels
 from ._local_null import LocalPermutationFit
@@ -21,6 +21,7 @@ from ._options import Choice, Options, statistic_default
 from ._output import as_output
 from ._params import Interval, check_bool, check_params
 from ._problem import Problem, report_columns, select_columns
+from ._routes import device_terms
 from ._strata import members_of, permutation_batches
 from ._stream import fit_stream
 from ._terms import Route, Terms

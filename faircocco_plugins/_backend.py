@@ -186,18 +186,6 @@ def _torch_engine() -> Any:
     return _torch_engine
 
 
-def device_terms(problem: Any) -> Any:
-    """The terms of a :class:`._problem.Problem` of torch tensors on an accelerator computed
-    there (:mod:`._torch_route`, imported on the first one); None for other problems and for
-    those the device route leaves to the host route. CPU tensors take the host route, which is
-    faster on the CPU (performance docs, "Device route")."""
-    if not on_accelerator(problem.like):
-        return None
-    from . import _torch_route
-
-    return _torch_route.device_terms(problem)
-
-
 def on_accelerator(value: Any) -> bool:
     """Whether ``value`` is a torch tensor on a device other than the CPU."""
     return array_api_compat.is_torch_array(value) and value.device.type != "cpu"
@@ -212,14 +200,6 @@ def refuse_meta_tensors(named: Mapping[str, Any]) -> None:
                 f"{name} is a tensor on the 'meta' device, which holds no values; materialise "
                 f"it on a device with data first (e.g. {name}.to('cpu'))."
             )
-
-
-def device_batch_statistic(y_pred: Any, side: Any, shift: float, options: Any) -> Any:
-    """A training batch's statistic on ``y_pred``'s device (:mod:`._torch_penalty`, imported
-    on the first call)."""
-    from . import _torch_penalty
-
-    return _torch_penalty.batch_statistic(y_pred, side, shift, options)
 
 
 def host_array(value: Any) -> Any:

@@ -17,13 +17,12 @@ from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ._backend import (
     PsdSolver,
-    device_batch_statistic,
     divide_by_lower_transposed,
     host_array,
     host_cholesky,
@@ -33,6 +32,7 @@ from ._backend import (
     refuse_meta_tensors,
     take_rows,
 )
+from ._batch_null import SPREAD_FLOOR, PermutationNull
 from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
 from ._kernels import (
     KernelInput,
@@ -47,6 +47,7 @@ from ._options import Options, statistic_default
 from ._output import as_output
 from ._problem import Problem, fit_scaling, roles_of
 from ._range_watch import RangeWatch
+from ._routes import device_batch_statistic
 from ._row_table import RowTable
 from ._strata import Strata
 from ._terms import Role
@@ -58,9 +59,6 @@ _STRATUM = "stratum"
 #: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
 #: numpy's BLAS to one thread: narrower products run on one thread anyway.
 _NARROW_SIDE = 32
-#: Below this spread (root mean square about their mean), relative to the larger of 1 and their
-#: root mean square, predictions count as constant for the gradient (:meth:`gradient_damping`).
-SPREAD_FLOOR = 1e-3
 
 
 class BatchStatistic:
@@ -757,31 +755,6 @@ def _permutation_null(
     row_delta = delta[row_strata][:, None]
     solve = None if conditioning is None or c_rows is None else conditioning.solve
     return PermutationNull(indicators, coefficients, row_delta, c_rows, solve)
-
-
-class PermutationNull(NamedTuple):
-    """``K ↦ P Ω P K`` (see :func:`_permutation_null`), in the namespace of its arrays.
-
-    ``Ω = U C Uᵀ + diag(δ)`` with the stratum ``indicators`` ``U``, the ``coefficients`` ``C``
-    and ``row_delta`` ``δ``; ``P x = x − C̄ solve(C̄ᵀ x)`` with the conditioning rows ``C̄``
-    (``P = I`` when ``solve`` is None).
-    """
-
-    indicators: Any
-    coefficients: Any
-    row_delta: Any
-    c_rows: Any
-    solve: Callable[[Any], Any] | None
-
-    def __call__(self, kernel: Any) -> Any:
-        y = self.project(kernel)
-        u = self.indicators
-        return self.project(u @ (self.coefficients @ (u.T @ y)) + self.row_delta * y)
-
-    def project(self, x: Any) -> Any:
-        if self.solve is None:
-            return x
-        return x - self.c_rows @ self.solve(self.c_rows.T @ x)
 
 
 def _gaussian_gradients(

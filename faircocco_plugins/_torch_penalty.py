@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from ._batch_statistic import SPREAD_FLOOR, PermutationNull
+from ._batch_null import SPREAD_FLOOR, PermutationNull
 from ._kernels import gaussian
 from ._lowrank import MAX_RANK, pivot_tolerance
 from ._terms import Role

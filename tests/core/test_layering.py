@@ -6,6 +6,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,3 +24,29 @@ def test_the_core_contract_lists_every_core_module():
         if path.stem not in ("__init__", "cli") and not path.stem.startswith("_torch_")
     }
     assert listed == modules | {"faircocco_plugins.datasets"}
+
+
+def test_no_module_of_the_package_imports_itself_back():
+    """No import cycle, function-level imports included: each module's imports lead only down."""
+    grimp = pytest.importorskip("grimp")  # import-linter's graph, in the development install
+    graph = grimp.build_graph("faircocco_plugins", cache_dir=None)
+    imports = {
+        module: {
+            imported
+            for imported in graph.find_modules_directly_imported_by(module)
+            if imported.startswith("faircocco_plugins.")
+        }
+        for module in graph.modules
+    }
+    cycles = []
+    for module in sorted(imports):
+        # a cycle through `module` is a path back to it
+        seen, frontier = set(), [module]
+        while frontier:
+            for imported in imports[frontier.pop()]:
+                if imported == module:
+                    cycles.append(module)
+                elif imported not in seen:
+                    seen.add(imported)
+                    frontier.append(imported)
+    assert sorted(set(cycles)) == []

@@ -18,7 +18,7 @@ from faircocco_plugins._lowrank import MAX_RANK, incomplete_cholesky
 
 torch = pytest.importorskip("torch")
 
-from faircocco_plugins import _backend, _torch_route  # noqa: E402
+from faircocco_plugins import _backend, _routes, _torch_route  # noqa: E402
 from faircocco_plugins._torch_bandwidth import median_distance as device_median  # noqa: E402
 from faircocco_plugins._torch_cholesky import (  # noqa: E402
     incomplete_cholesky as device_cholesky,
@@ -37,7 +37,8 @@ def one_torch_thread():
 @pytest.fixture(autouse=True)
 def cpu_tensors_take_the_device_route(monkeypatch):
     """An accelerator's tensors take the device route; here CPU tensors stand in for them."""
-    monkeypatch.setattr(_backend, "on_accelerator", lambda value: is_torch_array(value))
+    for module in (_backend, _routes):
+        monkeypatch.setattr(module, "on_accelerator", lambda value: is_torch_array(value))
 
 
 @pytest.fixture
