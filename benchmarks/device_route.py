@@ -23,8 +23,9 @@ reads (``Tensor.cpu``, ``.numpy``, ``.item``, ``.tolist``, ``__array__``, ``__bo
 ``__float__``, ``__int__``; a read inside another counts once) and writes of host data into
 tensors (``torch.tensor``, ``torch.as_tensor``, ``torch.asarray``, ``torch.from_numpy`` of
 anything but a tensor). On the CPU they cost nothing but are the calls that cross between host
-and device on an accelerator; a read waits for the device. Under CUDA, torch.profiler's
-``cudaMemcpy*`` and ``cudaStreamSynchronize`` events are counted as well.
+and device on an accelerator; a read waits for the device. The aten operators dispatched are
+counted too: each is a kernel launch on a device. Under CUDA, torch.profiler's ``cudaMemcpy*``,
+``cudaStreamSynchronize`` and kernel-launch events are counted as well.
 This is a benchmark, not a test: it reports what it measures and asserts nothing.
 """
 
@@ -45,6 +46,7 @@ from unittest import mock
 import numpy as np
 import torch
 from array_api_compat import is_torch_array
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from faircocco_plugins import BatchStatistic, faircocco_score
 from faircocco_plugins import _backend as backend_module
@@ -112,22 +114,36 @@ def _counting(function: Callable[..., Any], kind: str, counts: Counter[str]) -> 
     return wrapper
 
 
+class CountedOperators(TorchDispatchMode):
+    """Counts the aten operators dispatched while active: each is one kernel launch on a device."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
 def cuda_copies(call: Callable[[], Any]) -> str:
-    """``cudaMemcpy*`` and ``cudaStreamSynchronize`` calls of one ``call``, by torch.profiler."""
+    """``cudaMemcpy*``, ``cudaStreamSynchronize`` and kernel-launch calls of one ``call``, by
+    torch.profiler."""
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     with torch.profiler.profile(activities=activities) as profile:
         call()
         torch.cuda.synchronize()
     events = Counter(event.name for event in profile.events())
     copies = sum(count for name, count in events.items() if name.startswith("cudaMemcpy"))
-    return f"{copies} memcpy, {events['cudaStreamSynchronize']} sync"
+    launches = sum(count for name, count in events.items() if "LaunchKernel" in name)
+    return f"{copies} memcpy, {events['cudaStreamSynchronize']} sync, {launches} launches"
 
 
 def crossings(call: Callable[[], Any], device: str) -> str:
     """The host crossings of one ``call``, as printed."""
-    with counted_crossings() as counts:
+    with counted_crossings() as counts, CountedOperators() as operators:
         call()
-    text = f"{counts['read']} reads, {counts['write']} writes"
+    text = f"{counts['read']} reads, {counts['write']} writes, {operators.count} operators"
     return text + (f"; {cuda_copies(call)}" if device == "cuda" else "")
 
 
@@ -271,10 +287,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="largest HSIC batch (it holds several batch x batch matrices)",
     )
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    parser.add_argument(
+        "--devices",
+        nargs="+",
+        choices=["cpu", "cuda"],
+        default=None,
+        help="torch devices to measure (default: the CPU, and CUDA where available)",
+    )
     args = parser.parse_args(argv)
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     sizes = [10**k for k in range(4, 8) if 10**k <= args.max_rows]
     print("device_route: the score and the penalty on the host and on each torch device")
     print(
