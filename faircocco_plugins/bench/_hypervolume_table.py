@@ -12,6 +12,7 @@ from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
 from ._pareto_points import performance_metric
 from ._results_tables import dataset_order, method_order
+from ._store import check_runs
 
 #: Columns of :func:`hypervolume_table`.
 HYPERVOLUME_COLUMNS: tuple[str, ...] = (
@@ -90,13 +91,7 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
     >>> table[["method", "adjusted_mean", "deo_mean"]].round(3).values.tolist()
     [['nn', 0.0, 0.0], ['faircocco', 0.45, 0.3]]
     """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    needed = ("dataset", "notion", "method", "seed", "status")
-    missing = [c for c in needed if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
-    by_seed = hypervolume_by_seed(runs)
+    by_seed = hypervolume_by_seed(runs)  # checks runs
     rows = []
     keys = ["dataset", "notion", "method"]
     for (dataset, notion, method), group in by_seed.groupby(keys, sort=False):
@@ -136,12 +131,7 @@ def hypervolume_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
         ``task``, ``seed``, ``runs``, ``runs_degenerate`` and one column per plane of
         :data:`FRONTS` (NaN where the plane has no coordinates).
     """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    needed = ("dataset", "notion", "method", "seed", "status")
-    missing = [c for c in needed if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    check_runs(runs, ("dataset", "notion", "method", "seed", "status"))
     ok = runs[runs["status"] == "ok"]
     rows = []
     for dataset in dataset_order(ok["dataset"]):

@@ -21,6 +21,7 @@ import pandas as pd
 from ._fronts import non_dominated
 from ._metrics import degenerate_runs
 from ._selection import params_key
+from ._store import check_runs
 
 #: Columns of :func:`pareto_points`.
 POINT_COLUMNS: tuple[str, ...] = (
@@ -94,11 +95,7 @@ def pareto_points(
     >>> points[["sweep_value", "fairness_mean", "performance_mean"]].round(2).values.tolist()
     [[0.0, 0.21, 0.75], [1.0, 0.06, 0.71]]
     """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    missing = [c for c in ("dataset", "notion", "method", "status", "params") if c not in runs]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    check_runs(runs, ("dataset", "notion", "method", "status", "params"))
     fairness = f"test.faircocco_{notion}"
     chosen = runs[
         (runs["dataset"] == dataset) & (runs["notion"] == notion) & (runs["status"] == "ok")

@@ -35,6 +35,7 @@ from ._results_table_types import (
     TableRow,
 )
 from ._selection import DEFAULT_TOLERANCE, select_runs
+from ._store import check_runs
 
 #: Output formats of the tables and index pages.
 REPORT_FORMATS: tuple[str, ...] = ("md", "html")
@@ -138,11 +139,7 @@ def summarise_runs(
     >>> print(f"{row['mean']:.2f} over {row['count']} seeds")
     0.73 over 2 seeds
     """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    missing = [c for c in (*GROUP_COLUMNS, "seed", "status", "reason") if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    check_runs(runs, (*GROUP_COLUMNS, "seed", "status", "reason"))
     selected = _with_r_squared(
         select_runs(runs, tolerance=tolerance, adjusted=adjusted, relative_to=relative_to)
     )

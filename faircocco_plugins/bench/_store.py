@@ -47,6 +47,31 @@ RUN_COLUMNS: tuple[str, ...] = (
 #: The two evaluated parts; metric columns are ``<part>.<metric>``.
 EVALUATED_PARTS: tuple[str, ...] = ("validation", "test")
 
+
+def check_runs(runs: Any, columns: Iterable[str]) -> None:
+    """Raise unless ``runs`` is a DataFrame of :meth:`ResultsStore.runs` with ``columns``.
+
+    Parameters
+    ----------
+    runs : object
+        What a caller passed as its ``runs``.
+    columns : iterable of str
+        The columns the caller reads.
+
+    Raises
+    ------
+    TypeError
+        When ``runs`` is not a pandas DataFrame.
+    ValueError
+        When some of ``columns`` are missing, naming them.
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
+    missing = [c for c in columns if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+
+
 _SCHEMA_VERSION = "1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -27,6 +27,7 @@ from .._pareto_points import pareto_points, performance_metric
 from .._plots import figure_name
 from .._results_tables import dataset_order, method_order
 from .._selection import params_key
+from .._store import check_runs
 from ._common import MISSING, PairedDifference, list_table, paired_difference, section
 from ._tables import notion_title
 
@@ -102,8 +103,8 @@ SECONDARY = "balanced_accuracy"
 FIGURE_FOLDER = "matched"
 #: Levels at which a figure's curves are evaluated, evenly spaced over the measured range.
 FIGURE_GRID = 60
-#: Columns of :func:`matched_by_seed`.
-SEED_COLUMNS: tuple[str, ...] = (
+#: Columns that name one method at one level of a measure, first in both tables below.
+_LEVEL_COLUMNS: tuple[str, ...] = (
     "dataset",
     "notion",
     "performance",
@@ -111,19 +112,12 @@ SEED_COLUMNS: tuple[str, ...] = (
     "level",
     "threshold",
     "method",
-    "seed",
-    "value",
-    SECONDARY,
 )
+#: Columns of :func:`matched_by_seed`.
+SEED_COLUMNS: tuple[str, ...] = (*_LEVEL_COLUMNS, "seed", "value", SECONDARY)
 #: Columns of :func:`matched_table`.
 MATCHED_COLUMNS: tuple[str, ...] = (
-    "dataset",
-    "notion",
-    "performance",
-    "measure",
-    "level",
-    "threshold",
-    "method",
+    *_LEVEL_COLUMNS,
     "seeds",
     "reached",
     "mean",
@@ -242,12 +236,7 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     >>> table[["measure", "level", "value"]].round(3).values.tolist()
     [['DEO', 0.05, 0.75], ['DEO', 0.02, 0.7]]
     """
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame; got {type(runs).__name__}.")
-    needed = ("dataset", "notion", "method", "seed", "status", "params")
-    missing = [c for c in needed if c not in runs.columns]
-    if missing:
-        raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
+    check_runs(runs, ("dataset", "notion", "method", "seed", "status", "params"))
     ok = runs[runs["status"] == "ok"]
     rows: list[dict[str, Any]] = []
     for dataset in dataset_order(ok["dataset"]):
