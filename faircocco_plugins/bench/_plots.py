@@ -160,11 +160,7 @@ def plot_pareto(
         )
     axes.set_title(title)
     axes.set_xlabel(f"test FairCOCCO score, {_NOTION_NAMES[notion]} (lower is fairer)")
-    axes.set_ylabel(
-        "test accuracy (higher is better)"
-        if performance == "accuracy"
-        else "test MSE (lower is better)"
-    )
+    axes.set_ylabel(performance_axis_label(performance))
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8)
     target = Path(path)
@@ -281,6 +277,13 @@ def figure_name(dataset: str, notion: str) -> str:
     'kdd_census-eo'
     """
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"{dataset}-{notion}")
+
+
+def performance_axis_label(performance: str | None) -> str:
+    """The axis label of :func:`performance_metric`'s metric: accuracy, else the MSE."""
+    if performance == "accuracy":
+        return "test accuracy (higher is better)"
+    return "test MSE (lower is better)"
 
 
 def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> None:

@@ -21,7 +21,7 @@ import pandas as pd
 from ...plugins import NOTIONS
 from .._hypervolume_table import hypervolume_table
 from .._pareto_points import pareto_points, performance_metric
-from .._plots import DEGENERATE_MARKER, figure_name
+from .._plots import DEGENERATE_MARKER, figure_name, performance_axis_label
 from .._results_tables import dataset_order, format_mean_std, method_order
 from ._common import MISSING, list_table, section
 from ._tables import notion_title
@@ -149,11 +149,7 @@ def _draw(
         axes.plot([], [], "x", color="0.2", label="degenerate on some seed")
     axes.set_title(title)
     axes.set_xlabel("test FairCOCCO score, chance-adjusted (lower is fairer)")
-    axes.set_ylabel(
-        "test accuracy (higher is better)"
-        if performance == "accuracy"
-        else "test MSE (lower is better)"
-    )
+    axes.set_ylabel(performance_axis_label(performance))
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=7)
     file = path.with_name(f"{path.name}.png")
