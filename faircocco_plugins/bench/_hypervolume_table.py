@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -30,6 +32,33 @@ HYPERVOLUME_COLUMNS: tuple[str, ...] = (
 UNPENALISED = "nn"
 
 _Axes = dict[str, tuple[pd.Series, pd.Series]]
+
+
+class FrontCell(NamedTuple):
+    """The successful runs of one dataset and notion, with the dataset's performance metric."""
+
+    dataset: str
+    notion: str
+    task: str
+    #: :func:`performance_metric` of the dataset's runs, and whether higher is better
+    performance: str
+    maximise: bool
+    runs: pd.DataFrame
+
+
+def front_cells(runs: pd.DataFrame) -> Iterator[FrontCell]:
+    """The cells of the fronts: datasets in the paper's order, then notions in the order of
+    :data:`NOTIONS`; a dataset without a performance metric has none."""
+    ok = runs[runs["status"] == "ok"]
+    for dataset in dataset_order(ok["dataset"]):
+        of_dataset = ok[ok["dataset"] == dataset]
+        performance, maximise = performance_metric(of_dataset)
+        if performance is None:
+            continue
+        task = "classification" if performance == "accuracy" else "regression"
+        for notion in [n for n in NOTIONS if n in set(of_dataset["notion"])]:
+            cell = of_dataset[of_dataset["notion"] == notion]
+            yield FrontCell(dataset, notion, task, performance, maximise, cell)
 
 
 def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -132,34 +161,26 @@ def hypervolume_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
         :data:`FRONTS` (NaN where the plane has no coordinates).
     """
     check_runs(runs, ("dataset", "notion", "method", "seed", "status"))
-    ok = runs[runs["status"] == "ok"]
     rows = []
-    for dataset in dataset_order(ok["dataset"]):
-        of_dataset = ok[ok["dataset"] == dataset]
-        performance, _ = performance_metric(of_dataset)
-        if performance is None:
-            continue
-        task = "classification" if performance == "accuracy" else "regression"
-        for notion in [n for n in NOTIONS if n in set(of_dataset["notion"])]:
-            cell = of_dataset[of_dataset["notion"] == notion]
-            degenerate = degenerate_runs(cell, "test")
-            axes = _normalised_axes(cell[~degenerate], notion, task)
-            for method in method_order(cell["method"]):
-                of_method = cell[cell["method"] == method]
-                for seed in sorted({int(s) for s in of_method["seed"]}):
-                    members = of_method[(of_method["seed"] == seed).to_numpy(dtype=bool)]
-                    row: dict[str, object] = {
-                        "dataset": dataset,
-                        "notion": notion,
-                        "method": method,
-                        "task": task,
-                        "seed": seed,
-                        "runs": len(members),
-                        "runs_degenerate": int(degenerate[members.index].sum()),
-                    }
-                    for front in FRONTS:
-                        row[front] = _hypervolume(members.index, axes.get(front))
-                    rows.append(row)
+    for cell in front_cells(runs):
+        degenerate = degenerate_runs(cell.runs, "test")
+        axes = _normalised_axes(cell.runs[~degenerate], cell.notion, cell.task)
+        for method in method_order(cell.runs["method"]):
+            of_method = cell.runs[cell.runs["method"] == method]
+            for seed in sorted({int(s) for s in of_method["seed"]}):
+                members = of_method[(of_method["seed"] == seed).to_numpy(dtype=bool)]
+                row: dict[str, object] = {
+                    "dataset": cell.dataset,
+                    "notion": cell.notion,
+                    "method": method,
+                    "task": cell.task,
+                    "seed": seed,
+                    "runs": len(members),
+                    "runs_degenerate": int(degenerate[members.index].sum()),
+                }
+                for front in FRONTS:
+                    row[front] = _hypervolume(members.index, axes.get(front))
+                rows.append(row)
     columns = ["dataset", "notion", "method", "task", "seed", "runs", "runs_degenerate", *FRONTS]
     return pd.DataFrame(rows, columns=columns)
 

@@ -21,9 +21,9 @@ from scipy import stats
 
 from ..._vocabulary import NOTIONS
 from .._fronts import non_dominated
-from .._hypervolume_table import UNPENALISED
+from .._hypervolume_table import UNPENALISED, front_cells
 from .._metrics import degenerate_runs
-from .._pareto_points import pareto_points, performance_metric
+from .._pareto_points import pareto_points
 from .._plots import figure_name
 from .._results_tables import dataset_order, method_order
 from .._selection import params_key
@@ -237,39 +237,32 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     [['DEO', 0.05, 0.75], ['DEO', 0.02, 0.7]]
     """
     check_runs(runs, ("dataset", "notion", "method", "seed", "status", "params"))
-    ok = runs[runs["status"] == "ok"]
     rows: list[dict[str, Any]] = []
-    for dataset in dataset_order(ok["dataset"]):
-        of_dataset = ok[ok["dataset"] == dataset]
-        performance, maximise = performance_metric(of_dataset)
-        if performance is None:
-            continue
-        task = "classification" if performance == "accuracy" else "regression"
-        for notion in [n for n in NOTIONS if n in set(of_dataset["notion"])]:
-            members, clean = _chosen_runs(of_dataset, dataset, notion)
-            for measure in MATCHED_MEASURES:
-                if not measure.applies(notion, task):
-                    continue
-                levels = _thresholds(measure, clean)
-                thresholds = [threshold for _, threshold in levels]
-                for method, seed, values, secondary in _seed_values(
-                    members, clean, measure, thresholds, performance, maximise
-                ):
-                    for index, (level, threshold) in enumerate(levels):
-                        rows.append(
-                            {
-                                "dataset": dataset,
-                                "notion": notion,
-                                "performance": performance,
-                                "measure": measure.name,
-                                "level": level,
-                                "threshold": threshold,
-                                "method": method,
-                                "seed": seed,
-                                "value": values[index],
-                                SECONDARY: secondary[index],
-                            }
-                        )
+    for cell in front_cells(runs):
+        members, clean = _chosen_runs(cell.runs, cell.dataset, cell.notion)
+        for measure in MATCHED_MEASURES:
+            if not measure.applies(cell.notion, cell.task):
+                continue
+            levels = _thresholds(measure, clean)
+            thresholds = [threshold for _, threshold in levels]
+            for method, seed, values, secondary in _seed_values(
+                members, clean, measure, thresholds, cell.performance, cell.maximise
+            ):
+                for index, (level, threshold) in enumerate(levels):
+                    rows.append(
+                        {
+                            "dataset": cell.dataset,
+                            "notion": cell.notion,
+                            "performance": cell.performance,
+                            "measure": measure.name,
+                            "level": level,
+                            "threshold": threshold,
+                            "method": method,
+                            "seed": seed,
+                            "value": values[index],
+                            SECONDARY: secondary[index],
+                        }
+                    )
     return pd.DataFrame(rows, columns=list(SEED_COLUMNS))
 
 
@@ -362,11 +355,10 @@ def matched_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[s
 
 
 def _chosen_runs(
-    of_dataset: pd.DataFrame, dataset: str, notion: str
+    cell: pd.DataFrame, dataset: str, notion: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The successful runs of one dataset and notion at the settings the fronts page draws,
-    and those of them not degenerate on the test part."""
-    cell = of_dataset[of_dataset["notion"] == notion]
+    """Of the successful runs of one dataset and notion, those at the settings the fronts page
+    draws, and those of them not degenerate on the test part."""
     score = f"test.faircocco_{notion}"
     # pareto_points needs its fairness column, but chooses settings on validation only
     view = cell if score in cell.columns else cell.assign(**{score: math.nan})
@@ -495,7 +487,7 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
     first = cell.iloc[0]
     dataset, notion, performance = str(first["dataset"]), str(first["notion"]), first["performance"]
     measure = next(m for m in MATCHED_MEASURES if m.name == first["measure"])
-    ok = runs[(runs["status"] == "ok") & (runs["dataset"] == dataset)]
+    ok = runs[(runs["status"] == "ok") & (runs["dataset"] == dataset) & (runs["notion"] == notion)]
     members, clean = _chosen_runs(ok, dataset, notion)
     measured = _column(clean, measure.column)
     network = _column(clean[clean["method"] == UNPENALISED], measure.column)
