@@ -450,12 +450,27 @@ def _timed(call: Callable[[], float], repeats: int) -> tuple[float, float, float
     start = time.perf_counter()
     value = call()
     cold = time.perf_counter() - start
+    return value, cold, _warm_time(call, repeats)
+
+
+def _warm_time(call: Callable[[], float], repeats: int) -> float:
+    """The median time of ``repeats`` further calls of ``call``."""
     warm = []
     for _ in range(repeats):
         start = time.perf_counter()
         call()
         warm.append(time.perf_counter() - start)
-    return value, cold, statistics.median(warm)
+    return statistics.median(warm)
+
+
+def _traced_peak(call: Callable[[], float]) -> int:
+    """The peak of traced allocations (numpy's included) during one call of ``call``, in bytes."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def _in_subprocess(arguments: Sequence[str]) -> dict[str, Any]:
@@ -485,20 +500,11 @@ def _lowrank_worker(n: int, notion: str, repeats: int, seed: int, outcome: str) 
     score = call()
     cold = time.perf_counter() - start
     rss_delta = _peak_rss() - baseline
-    warm = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        warm.append(time.perf_counter() - start)
-    tracemalloc.start()
-    call()
-    traced_peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
     return {
         "score": score,
         "cold_s": cold,
-        "warm_s": statistics.median(warm),
-        "traced_peak": traced_peak,
+        "warm_s": _warm_time(call, repeats),
+        "traced_peak": _traced_peak(call),
         "rss_delta": rss_delta,
         "rss_method": rss_method,
     }
@@ -529,15 +535,11 @@ def _stream_worker(
     start = time.perf_counter()
     score = call()
     seconds = time.perf_counter() - start
-    tracemalloc.start()
-    call()
-    traced_peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
     return {
         "score": score,
         "seconds": seconds,
         "rows": chunk_rows * chunks,
-        "traced_peak": traced_peak,
+        "traced_peak": _traced_peak(call),
     }
 
 
