@@ -1,5 +1,8 @@
 """Kernels: median-heuristic bandwidths, Gaussian and delta kernels, and kernel inputs.
 
+:class:`Kernel` is what the estimators need of a kernel on scaled inputs, and :data:`GAUSSIAN`
+its one implementation, which every estimator evaluates.
+
 A Gaussian kernel ``exp(-||x - x'||² / (2σ²))`` equals ``exp(-||z - z'||² / 2)`` on the scaled
 values ``z = x / σ``, and a product of Gaussians with per-column bandwidths is one Gaussian on the
 column-wise scaled vector. So every variable reduces to :class:`KernelInput`: scaled numeric
@@ -9,6 +12,8 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -275,11 +280,11 @@ class Scaling:
         elif standardised:
             own = 0 if variable.numeric is None else int(variable.numeric.shape[1])
             spreads = column_spreads(sample, own)
-            widths = tuple((spreads * median_distance(sample / spreads)).tolist())
+            widths = tuple((spreads * GAUSSIAN.bandwidth(sample / spreads)).tolist())
         elif shared:
-            widths = (median_distance(sample),) * p
+            widths = (GAUSSIAN.bandwidth(sample),) * p
         else:
-            widths = tuple(median_distance(sample[:, j : j + 1]) for j in range(p))
+            widths = tuple(GAUSSIAN.bandwidth(sample[:, j : j + 1]) for j in range(p))
         return cls(widths, centres, onehot_nominal)
 
     def widened(self, factor: float) -> Scaling:
@@ -368,40 +373,125 @@ def standardise(values: Any) -> tuple[Any, Any]:
     return centred / scale, scale
 
 
-#: Up to this many columns, :func:`gaussian` sums squared differences column by column.
+class Kernel(ABC):
+    """What the estimators need of a kernel on scaled inputs.
+
+    :class:`Scaling` divides each input by the kernel's :meth:`bandwidth` of a sample; the
+    estimators then evaluate the kernel on the scaled rows: whole Gram blocks (:meth:`gram`),
+    the diagonal that incomplete Cholesky starts its residuals from (:meth:`diagonal`), and the
+    column against one pivot row that it forms in place at every pivot (:meth:`column_into`).
+    """
+
+    @abstractmethod
+    def bandwidth(self, sample: np.ndarray) -> float:
+        """The scale of the rows of a host ``(m, p)`` sample, by which their variable is divided."""
+
+    @abstractmethod
+    def gram(self, z1: Any, z2: Any) -> Any:
+        """The ``(n1, n2)`` kernel matrix between the rows of ``z1`` and ``z2`` (one namespace)."""
+
+    @abstractmethod
+    def diagonal(self, z: Any) -> Any:
+        """The kernel of each row of ``z`` (``(..., n, p)``) with itself: a new ``(..., n)``
+        array in the namespace, device and dtype of ``z``."""
+
+    @abstractmethod
+    def column_into(
+        self,
+        columns: Sequence[np.ndarray],
+        point: Sequence[Any],
+        out: np.ndarray,
+        scratch: np.ndarray,
+    ) -> np.ndarray:
+        """The kernel between the rows of host columns and one point, written into ``out``.
+
+        ``columns`` holds the ``p ≥ 1`` columns of the rows, each contiguous, of ``out``'s shape
+        (``(n,)``, or ``(B, n)`` for a stack of ``B`` inputs); ``point`` its ``p`` values (floats,
+        or ``(B, 1)`` arrays, one value per member of a stack); ``scratch`` a buffer of
+        ``out``'s shape. Returns ``out``.
+        """
+
+
+#: Up to this many columns, :meth:`Gaussian.gram` sums squared differences column by column.
 DIRECT_COLUMNS = 8
 
 
-def gaussian(z1: Any, z2: Any) -> Any:
-    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``.
+class Gaussian(Kernel):
+    """The unit-bandwidth Gaussian kernel ``exp(-‖z − z′‖² / 2)`` on inputs scaled by the median
+    heuristic (:func:`median_distance`)."""
 
-    Few columns (the common case) take the direct differences, which are exact. Wider inputs
-    use ``‖a‖² + ‖b‖² − 2 aᵀb``, one matrix product; its rounding error grows with ``‖z‖²``,
-    which is small for wide inputs (one-hot blocks, standardised columns). For one column of
-    predictions scaled by a tiny median distance (probabilities of 0 and 1 with differences of
-    1e-20 inside each group), that error reached 10⁶, and the landmarks' Gram matrix was not
-    positive definite.
-    """
-    xp = namespace(z1, z2)
-    if z1.shape[1] <= DIRECT_COLUMNS and isinstance(z1, np.ndarray) and isinstance(z2, np.ndarray):
-        # the same operations in place: one array of the result's size, not one per operation
-        # (30% less time for a 32,768 × 100 kernel)
-        sq = np.subtract.outer(z1[:, 0], z2[:, 0])
-        np.square(sq, out=sq)
-        scratch = np.empty_like(sq) if z1.shape[1] > 1 else sq
-        for j in range(1, z1.shape[1]):
-            np.subtract.outer(z1[:, j], z2[:, j], out=scratch)
-            np.square(scratch, out=scratch)
-            sq += scratch
-        sq *= -0.5
-        return np.exp(sq, out=sq)
-    if z1.shape[1] <= DIRECT_COLUMNS:
-        sq = (z1[:, 0:1] - z2[:, 0:1].T) ** 2
-        for j in range(1, z1.shape[1]):
-            sq = sq + (z1[:, j : j + 1] - z2[:, j : j + 1].T) ** 2
-        return xp.exp(-0.5 * sq)
-    sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
-    return xp.exp(-0.5 * xp.clip(sq, min=0.0))
+    def bandwidth(self, sample: np.ndarray) -> float:
+        """The median heuristic: the median distance between the rows of ``sample``."""
+        return median_distance(sample)
+
+    def gram(self, z1: Any, z2: Any) -> Any:
+        """The kernel matrix between the rows of ``z1`` and ``z2``.
+
+        Few columns (the common case) take the direct differences, which are exact. Wider
+        inputs use ``‖a‖² + ‖b‖² − 2 aᵀb``, one matrix product; its rounding error grows with
+        ``‖z‖²``, which is small for wide inputs (one-hot blocks, standardised columns). For one
+        column of predictions scaled by a tiny median distance (probabilities of 0 and 1 with
+        differences of 1e-20 inside each group), that error reached 10⁶, and the landmarks'
+        Gram matrix was not positive definite.
+        """
+        xp = namespace(z1, z2)
+        direct = z1.shape[1] <= DIRECT_COLUMNS
+        if direct and isinstance(z1, np.ndarray) and isinstance(z2, np.ndarray):
+            # the same operations in place: one array of the result's size, not one per
+            # operation (30% less time for a 32,768 × 100 kernel)
+            sq = np.subtract.outer(z1[:, 0], z2[:, 0])
+            np.square(sq, out=sq)
+            scratch = np.empty_like(sq) if z1.shape[1] > 1 else sq
+            for j in range(1, z1.shape[1]):
+                np.subtract.outer(z1[:, j], z2[:, j], out=scratch)
+                np.square(scratch, out=scratch)
+                sq += scratch
+            sq *= -0.5
+            return np.exp(sq, out=sq)
+        if direct:
+            sq = (z1[:, 0:1] - z2[:, 0:1].T) ** 2
+            for j in range(1, z1.shape[1]):
+                sq = sq + (z1[:, j : j + 1] - z2[:, j : j + 1].T) ** 2
+            return xp.exp(-0.5 * sq)
+        sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
+        return xp.exp(-0.5 * xp.clip(sq, min=0.0))
+
+    def diagonal(self, z: Any) -> Any:
+        """Ones: every row is at distance 0 from itself."""
+        xp = namespace(z)
+        return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
+
+    def column_into(
+        self,
+        columns: Sequence[np.ndarray],
+        point: Sequence[Any],
+        out: np.ndarray,
+        scratch: np.ndarray,
+    ) -> np.ndarray:
+        """The kernel between the rows of ``columns`` and ``point``, written into ``out``.
+
+        Distances are taken as differences, not from squared norms, whose cancellation fails
+        for values spanning many magnitudes; they are summed column by column, with no
+        ``n × p`` temporary.
+        """
+        for j, (values, value) in enumerate(zip(columns, point, strict=True)):
+            target = out if j == 0 else scratch
+            np.subtract(values, value, out=target)
+            np.square(target, out=target)
+            if j:
+                out += scratch
+        out *= -0.5
+        return np.exp(out, out=out)
+
+
+#: The kernel of every variable's scaled numeric columns.
+GAUSSIAN = Gaussian()
+
+
+def gaussian(z1: Any, z2: Any) -> Any:
+    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``
+    (:meth:`Gaussian.gram`)."""
+    return GAUSSIAN.gram(z1, z2)
 
 
 def delta(codes1: np.ndarray, codes2: np.ndarray) -> np.ndarray:
@@ -416,7 +506,7 @@ def kernel_matrix(k: KernelInput, like: Any) -> Any:
     """The full ``n × n`` kernel matrix of an input, in the namespace of ``like``."""
     xp = namespace(like)
     device = array_api_compat.device(like)
-    matrix = None if k.z is None else gaussian(k.z, k.z)
+    matrix = None if k.z is None else GAUSSIAN.gram(k.z, k.z)
     if k.codes is not None:
         mask = xp.asarray(delta(k.codes, k.codes), dtype=like.dtype, device=device)
         matrix = mask if matrix is None else matrix * mask

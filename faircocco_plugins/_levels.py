@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import GAUSSIAN
+
 #: A numeric column with at most this many distinct values is factored exactly over its levels.
 MAX_LEVELS = 32
 
@@ -179,8 +181,8 @@ class LevelEncoder:
             combos = combos[combinations]
         kernel = np.ones((combos.shape[0], combos.shape[0]))
         for j, registry in enumerate(self._numeric):
-            values = np.asarray(registry.values, dtype=np.float64)[combos[:, j]]
-            kernel *= np.exp(-0.5 * (values[:, None] - values[None, :]) ** 2)
+            values = np.asarray(registry.values, dtype=np.float64)[combos[:, j], None]
+            kernel *= GAUSSIAN.gram(values, values)
         for j in range(len(self._nominal)):
             column = combos[:, len(self._numeric) + j]
             kernel *= column[:, None] == column[None, :]

@@ -43,7 +43,7 @@ from ._backend import (
     trace_of_product,
 )
 from ._exact import MAX_EXACT_ROWS
-from ._kernels import KernelInput, gaussian, to_host
+from ._kernels import GAUSSIAN, KernelInput, to_host
 from ._kronecker_rows import KroneckerRows
 from ._levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from ._strata import Strata
@@ -142,7 +142,7 @@ PIVOT_BLOCK = 16
 def incomplete_cholesky(
     z: np.ndarray, tolerance: float, max_rank: int, initial: Sequence[int] | np.ndarray = ()
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pivoted incomplete Cholesky factorisation of the unit-bandwidth Gaussian kernel.
+    """Pivoted incomplete Cholesky factorisation of the Gaussian kernel (:data:`GAUSSIAN`).
 
     Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
     factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance`` must be above rounding
@@ -151,21 +151,20 @@ def incomplete_cholesky(
     the rows, to extend).
     """
     n = z.shape[0]
-    residual = np.ones(n)
+    # float64 as the factor, whatever the dtype of z
+    residual = np.asarray(GAUSSIAN.diagonal(z), dtype=np.float64)
     rank = min(max_rank, n)
     # factor rows in blocks of PIVOT_BLOCK pivots, added as needed: a buffer grown by copies
     # would hold both copies at its peak, and one for every possible pivot would be allocated
     # (and counted by tracemalloc) however few are used
     blocks: list[np.ndarray] = []
     scratch = np.empty(n)
-    # one contiguous array per column: squared distances are summed column by column with no
-    # n × d temporary
+    # one contiguous array per column, for the kernel's column against each pivot
     columns = [np.ascontiguousarray(z[:, j]) for j in range(z.shape[1])]
     chosen: list[int] = []
     # each pivot is about ten numpy calls, paid on every training batch and every permutation:
     # scalars stay Python floats rather than numpy scalars, and a pivot's residual, zero up to
-    # rounding, stays below the tolerance without being set. Distances are taken as differences,
-    # not from squared norms, whose cancellation fails for values spanning many magnitudes.
+    # rounding, stays below the tolerance without being set
     for k in range(rank):
         i = int(initial[k]) if k < len(initial) else int(greedy_pivots(residual, columns))
         pivot_residual = float(residual[i])
@@ -174,15 +173,7 @@ def incomplete_cholesky(
         full, row = divmod(k, PIVOT_BLOCK)
         if not row:
             blocks.append(np.empty((min(PIVOT_BLOCK, rank - k), n)))
-        column = blocks[full][row]
-        for j, (values_j, pivot_value) in enumerate(zip(columns, z[i].tolist(), strict=True)):
-            target = column if j == 0 else scratch
-            np.subtract(values_j, pivot_value, out=target)
-            np.square(target, out=target)
-            if j:
-                column += scratch
-        column *= -0.5
-        np.exp(column, out=column)
+        column = GAUSSIAN.column_into(columns, z[i].tolist(), blocks[full][row], scratch)
         for block in blocks[:full]:
             column -= block[:, i] @ block
         if row:
@@ -198,9 +189,10 @@ def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
     """The row of the largest residual (along the last axis, so per member of a stack), and
     among equal largest residuals the row with the lexicographically smallest values.
 
-    Ties are the rule, not the exception: every residual starts at 1, and rows far from every
-    pivot so far keep exactly 1 (their kernel values square below rounding). Broken by value
-    rather than position, they make the pivots a function of the data, whatever the row order.
+    Ties are the rule, not the exception: every residual starts at the kernel's diagonal, 1,
+    and rows far from every pivot so far keep exactly 1 (their kernel values square below
+    rounding). Broken by value rather than position, they make the pivots a function of the
+    data, whatever the row order.
     """
     if residual.ndim == 1:
         # one factor, per pivot of every training batch: a few calls when there is no tie
@@ -246,12 +238,11 @@ def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) ->
     """
     batch, n, d = z.shape
     members = np.arange(batch)
-    residual = np.ones((batch, n))
+    residual = np.asarray(GAUSSIAN.diagonal(z), dtype=np.float64)
     rows = np.zeros((batch, min(max_rank, n), n))
-    # one contiguous B × n array per column: summing squared differences column by column
-    # needs no B × n × d temporary
+    # one contiguous B × n array per column, for the kernel's column against each pivot
     columns = [np.ascontiguousarray(z[:, :, j]) for j in range(d)]
-    squared = np.empty((batch, n))
+    scratch = np.empty((batch, n))
     rank = 0
     for k in range(rows.shape[1]):
         pivots = greedy_pivots(residual, columns)
@@ -259,13 +250,8 @@ def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) ->
         active = pivot_residual > tolerance
         if not active.any():
             break
-        column = np.zeros((batch, n))
-        for values in columns:
-            np.subtract(values, values[members, pivots][:, None], out=squared)
-            squared *= squared
-            column += squared
-        column *= -0.5
-        np.exp(column, out=column)
+        point = [values[members, pivots][:, None] for values in columns]
+        column = GAUSSIAN.column_into(columns, point, np.empty((batch, n)), scratch)
         if k:
             column -= np.matmul(rows[members, :k, pivots][:, None, :], rows[:, :k])[:, 0]
         column *= np.where(active, 1.0 / np.sqrt(np.where(active, pivot_residual, 1.0)), 0.0)[
@@ -316,7 +302,7 @@ class FeatureMap:
         codes, factor = self.fit(first, like, differentiated)
         if factor is None:
             factor = self.continuous_rows(first.z)
-            uncovered = self.uncovered(factor, np.arange(first.n))
+            uncovered = self.uncovered(first.z, factor, np.arange(first.n))
             if uncovered.size:
                 self.cover(first, uncovered)
                 factor = self.continuous_rows(first.z)
@@ -376,22 +362,22 @@ class FeatureMap:
         xp = namespace(first.z)
         z = self._select(first.z)
         self._landmarks = xp.take(z, xp.asarray(pivots, device=array_api_compat.device(z)), axis=0)
-        self._cholesky = xp.linalg.cholesky(gaussian(self._landmarks, self._landmarks))
+        self._cholesky = xp.linalg.cholesky(GAUSSIAN.gram(self._landmarks, self._landmarks))
 
     @property
     def max_rank(self) -> int:
         """The cap on the number of pivots."""
         return self.rank or MAX_RANK
 
-    def uncovered(self, factor: Any, rows: np.ndarray) -> np.ndarray:
-        """Which of ``rows`` (of the input this map was fitted on, whose factor rows are
-        ``factor``) need more pivots: rows that were not candidates and keep a residual
-        ``1 − ‖φᵢ‖²`` above the tolerance, while the rank is below its cap (none when every row
-        was a candidate)."""
+    def uncovered(self, z: Any, factor: Any, rows: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` (of the input this map was fitted on, whose numeric columns are
+        ``z`` and factor rows ``factor``) need more pivots: rows that were not candidates and
+        keep a residual ``k(zᵢ, zᵢ) − ‖φᵢ‖²`` above the tolerance, while the rank is below its
+        cap (none when every row was a candidate)."""
         if self._candidates is None or self.continuous_rank >= self.max_rank:
             return rows[:0]
         host = to_host(factor)
-        residual = 1.0 - np.einsum("ij,ij->i", host, host)
+        residual = to_host(GAUSSIAN.diagonal(self._select(z))) - np.einsum("ij,ij->i", host, host)
         return rows[(residual > self.tolerance) & ~self._candidates[rows]]
 
     def cover(self, first: KernelInput, rows: np.ndarray) -> None:
@@ -465,7 +451,7 @@ class FeatureMap:
         columns ``z`` of an input."""
         # the kernel is taken landmarks first and transposed: the solve then runs on a
         # column-major array, in 60% of the time on a row-major one (32,768 × 100)
-        cross = gaussian(self._landmarks, self._select(z))
+        cross = GAUSSIAN.gram(self._landmarks, self._select(z))
         return divide_by_lower_transposed(cross.T, self._cholesky)
 
     @staticmethod
@@ -670,8 +656,9 @@ class GroupedMoments:
                     block.append(take_rows(factors[role], rows))
                     continue
                 feature_map = self.maps[role]
-                block.append(feature_map.factor(chunk[role].take(rows), like))
-                found = feature_map.uncovered(block[-1], rows) if check else rows[:0]
+                k = chunk[role].take(rows)
+                block.append(feature_map.factor(k, like))
+                found = feature_map.uncovered(k.z, block[-1], rows) if check else rows[:0]
                 if found.size:
                     uncovered.setdefault(role, []).append(found)
             if not uncovered:
