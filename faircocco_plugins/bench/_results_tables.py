@@ -475,36 +475,31 @@ class _TableBuilder:
                 cells.append(TableCell("n/a", False, notes))
                 continue
             seeds, good = int(facts["seeds"]), int(facts["seeds_ok"])
-            notes_list = []
-            if good < seeds:
-                notes_list.append(self.note(_status_note(group)))
             fairest = int(facts["seeds_fairest"])
-            if fairest:
-                notes_list.append(
-                    self.note(
-                        f"{method}: on {fairest} of {good} seeds no setting had a validation "
-                        f"FairCOCCO score within the tolerance; the fairest setting was selected."
-                    )
-                )
             degenerate = int(facts["seeds_degenerate"])
-            if degenerate:
-                notes_list.append(
-                    self.note(
-                        f"{method} {DEGENERATE_MARK}: on {degenerate} of {good} seeds the "
-                        f"selected model {_DEGENERATE_WHAT.get(task, 'is degenerate')} on the "
-                        "test part."
-                    )
-                )
             alone = int(facts["seeds_all_degenerate"])
-            if alone:
-                notes_list.append(
-                    self.note(
-                        f"{method}: on {alone} of {good} seeds every setting was degenerate on "
-                        "the validation part, so a degenerate one was selected."
-                    )
-                )
+            # a note for each count of seeds that is not zero, numbered in this order
+            counted = (
+                (seeds - good, _status_note(group)),
+                (
+                    fairest,
+                    f"{method}: on {fairest} of {good} seeds no setting had a validation "
+                    "FairCOCCO score within the tolerance; the fairest setting was selected.",
+                ),
+                (
+                    degenerate,
+                    f"{method} {DEGENERATE_MARK}: on {degenerate} of {good} seeds the selected "
+                    f"model {_DEGENERATE_WHAT.get(task, 'is degenerate')} on the test part.",
+                ),
+                (
+                    alone,
+                    f"{method}: on {alone} of {good} seeds every setting was degenerate on the "
+                    "validation part, so a degenerate one was selected.",
+                ),
+            )
+            seed_notes = tuple(self.note(text) for count, text in counted if count)
             text = str(good) if good == seeds else f"{good} of {seeds}"
-            cells.append(TableCell(text, False, tuple(notes_list), degenerate > 0))
+            cells.append(TableCell(text, False, seed_notes, degenerate > 0))
         return TableRow("seeds", "seeds", tuple(cells))
 
     def build(self, study: str) -> ResultsTable:
