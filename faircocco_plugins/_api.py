@@ -6,7 +6,7 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -17,7 +17,7 @@ from ._backend import as_numpy_scalar, namespace
 from ._dask import fit_dask, is_dask_dataframe
 from ._inputs import JOINT_ROW, report_labels
 from ._local_null import LocalPermutationFit
-from ._options import Choice, Options, statistic_default
+from ._options import Choice, Options, StatisticKeywords, statistic_default, takes_options
 from ._output import as_output
 from ._params import Interval, check_bool, check_params
 from ._problem import Problem, report_columns, select_columns
@@ -29,20 +29,14 @@ from ._threads import in_memory_on_one_blas_thread
 
 
 @in_memory_on_one_blas_thread
+@takes_options("score", after="y_true")
 def faircocco_statistic(
     y_pred: Any,
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = statistic_default("notion"),
-    method: str = statistic_default("method"),
-    rank: int | None = statistic_default("rank"),
-    eps: float = statistic_default("eps"),
-    conditioning_eps: float | None = statistic_default("conditioning_eps"),
-    attribute_kernel: str = statistic_default("attribute_kernel"),
-    bandwidth: str | float = statistic_default("bandwidth"),
-    random_state: int | None = statistic_default("random_state"),
     data: Any = None,
+    **keywords: Unpack[StatisticKeywords],
 ) -> Any:
     """The unnormalised FairCOCCO statistic ``I_F``, the squared Hilbert-Schmidt norm.
 
@@ -65,27 +59,21 @@ def faircocco_statistic(
     >>> faircocco_statistic(a + rng.normal(size=300), a) > 0
     True
     """
-    options = Options.of_call(locals())
+    options = Options.check(**keywords)
     terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     return as_output(terms.statistic, y_pred)
 
 
 @in_memory_on_one_blas_thread
+@takes_options("score", after="y_true", document=True)
 def faircocco_score(
     y_pred: Any,
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = statistic_default("notion"),
-    method: str = statistic_default("method"),
-    rank: int | None = statistic_default("rank"),
-    eps: float = statistic_default("eps"),
-    conditioning_eps: float | None = statistic_default("conditioning_eps"),
-    attribute_kernel: str = statistic_default("attribute_kernel"),
-    bandwidth: str | float = statistic_default("bandwidth"),
-    random_state: int | None = statistic_default("random_state"),
     adjusted: bool = False,
     data: Any = None,
+    **keywords: Unpack[StatisticKeywords],
 ) -> Any:
     """The FairCOCCO score: normalised (conditional) dependence, in [0, 1].
 
@@ -110,32 +98,6 @@ def faircocco_score(
         in another order aligned to the first pandas input, others refused); other inputs by
         position, and are refused beside pandas inputs in different orders. The user guide's
         "Inputs" section has the rules.
-    notion : {"dp", "eo", "cal"}
-        Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
-    method : {"auto", "exact", "lowrank"}
-        ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
-        factored exactly; ``auto`` uses ``exact`` below 128 rows.
-    rank : int, optional
-        Cap on the number of pivots of each continuous factor (default 100; pivoting stops
-        earlier once the residual is below 1e-6).
-    eps : float
-        Regularisation ε of ``R = G (G + εN I)⁻¹``. Its default differs between the score,
-        the permutation test and a training penalty; :ref:`statistic-options` says why.
-    conditioning_eps : float, optional
-        ε of the conditioning variable's operator under EO and CAL (the outcome, or the
-        predictions); default ``eps``. A small one conditions almost exactly, so that a
-        dependence running through the outcome is not counted, whatever ``eps`` the other
-        operators use (see the training guide).
-    attribute_kernel : {"product", "joint"}
-        ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
-        the paper's single Gaussian on the whole attribute vector (nominal columns one-hot), with
-        each numeric column divided by its standard deviation first, so that the score does not
-        depend on the columns' units (the paper takes them as they are).
-    bandwidth : "median" or float
-        The median heuristic on at most 1000 sampled rows, or one fixed bandwidth.
-    random_state : int, optional
-        Seed of the bandwidth sample, in [0, 2**32 - 1]; ``None`` means seed 0, so scores
-        are deterministic.
     adjusted : bool
         Return the chance-adjusted score ``max(0, (score − null_mean) / (1 − null_mean))``, where
         ``null_mean`` is the expected score under permutations of the attribute rows. It removes
@@ -170,7 +132,7 @@ def faircocco_score(
     >>> 0.0 <= faircocco_score(y_pred, np.column_stack([sex, age])) <= 1.0
     True
     """
-    options = Options.of_call(locals())
+    options = Options.check(**keywords)
     adjusted = check_bool(adjusted, "adjusted")
     terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     score = _bounded(terms.score())
@@ -180,20 +142,14 @@ def faircocco_score(
 
 
 @in_memory_on_one_blas_thread
+@takes_options("score", after="y_true")
 def faircocco_report(
     y_pred: Any,
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = statistic_default("notion"),
-    method: str = statistic_default("method"),
-    rank: int | None = statistic_default("rank"),
-    eps: float = statistic_default("eps"),
-    conditioning_eps: float | None = statistic_default("conditioning_eps"),
-    attribute_kernel: str = statistic_default("attribute_kernel"),
-    bandwidth: str | float = statistic_default("bandwidth"),
-    random_state: int | None = statistic_default("random_state"),
     data: Any = None,
+    **keywords: Unpack[StatisticKeywords],
 ) -> pd.DataFrame:
     """Scores for all sensitive attributes jointly and for each one alone.
 
@@ -226,7 +182,7 @@ def faircocco_report(
     >>> list(report.index)
     ['joint', 'sex', 'age']
     """
-    options = Options.of_call(locals())
+    options = Options.check(**keywords)
     rows = _terms(y_pred, sensitive_features, y_true, data, options, report=True)
     return pd.DataFrame.from_dict(
         {name: _report_row(t) for name, t in rows.items()}, orient="index"
@@ -282,23 +238,35 @@ class IndependenceTestResult:
 
 
 @in_memory_on_one_blas_thread
+@takes_options(
+    "test",
+    # the test's own parameters among the options: its seed seeds the permutations too
+    order=(
+        "y_true",
+        "notion",
+        "n_permutations",
+        "random_state",
+        "method",
+        "rank",
+        "eps",
+        "conditioning_eps",
+        "attribute_kernel",
+        "bandwidth",
+        "widths",
+        "null",
+        "progress",
+    ),
+)
 def independence_test(
     y_pred: Any,
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    notion: str = statistic_default("notion", "test"),
     n_permutations: int = 1000,
-    random_state: int | None = statistic_default("random_state", "test"),
-    method: str = statistic_default("method", "test"),
-    rank: int | None = statistic_default("rank", "test"),
-    eps: float = statistic_default("eps", "test"),
-    conditioning_eps: float | None = statistic_default("conditioning_eps", "test"),
-    attribute_kernel: str = statistic_default("attribute_kernel", "test"),
-    bandwidth: str | float = statistic_default("bandwidth", "test"),
     widths: Sequence[float] = TEST_WIDTHS,
     null: str = "auto",
     progress: bool = False,
+    **keywords: Unpack[StatisticKeywords],
 ) -> IndependenceTestResult:
     """Test of (conditional) independence with the FairCOCCO statistic.
 
@@ -372,7 +340,7 @@ def independence_test(
     Choice(NULLS).check(null, "null")
     progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
-    options = Options.of_call(locals())
+    options = Options.check(**keywords)
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fits = [problem.fit(width) for width in widths]
     if null == "auto":
@@ -384,7 +352,7 @@ def independence_test(
         null_of_widths = WidthsNull.of([fit.null_factors() for fit in fits], fits[0].strata)
         pvalue = null_of_widths.pvalue(observed.tolist())
     else:
-        rng = np.random.default_rng(random_state)
+        rng = np.random.default_rng(options.random_state)
         permuted = _permuted_statistics(fits, rng, n_permutations, progress)
         pvalue = _minimum_p_value(observed, permuted)
     at_bandwidth = fits[widths.index(1.0)] if 1.0 in widths else problem.fit()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from ._kernels import (
 )
 from ._levels import LevelRegistry
 from ._lowrank import MAX_RANK, FeatureMap, incomplete_cholesky, pivot_tolerance, row_kronecker
-from ._options import Options, statistic_default
+from ._options import BatchKeywords, Options, statistic_default, takes_options
 from ._output import as_output
 from ._problem import Problem, fit_scaling, roles_of
 from ._range_watch import RangeWatch
@@ -138,24 +138,20 @@ class BatchStatistic:
     True
     """
 
+    @takes_options("batch")
     def __init__(
         self,
         notion: str = statistic_default("notion", "batch"),
         *,
-        rank: int | None = statistic_default("rank", "batch"),
-        eps: float = statistic_default("eps", "batch"),
-        conditioning_eps: float | None = statistic_default("conditioning_eps", "batch"),
-        attribute_kernel: str = statistic_default("attribute_kernel", "batch"),
-        bandwidth: str | float = statistic_default("bandwidth", "batch"),
-        random_state: int | None = statistic_default("random_state", "batch"),
         chance_adjusted: bool = False,
+        **keywords: Unpack[BatchKeywords],
     ) -> None:
         if not isinstance(chance_adjusted, bool):
             raise TypeError(
                 f"chance_adjusted must be True or False; got {type(chance_adjusted).__name__}."
             )
         self.chance_adjusted = chance_adjusted
-        self.options = Options.of_call(locals(), method="lowrank")
+        self.options = Options.check(notion=notion, **keywords, method="lowrank")
         if notion_named(notion).given == "pred":
             raise ValueError(
                 "BatchStatistic supports notion='dp' and 'eo': calibration conditions on the "

@@ -7,17 +7,24 @@ validates through :meth:`Options.check`. An option's default differs between ent
 their uses differ; the reason is the option's ``why``, which the documentation's table of
 options shows beside the defaults (``docs/options.rst`` renders :func:`options_table`).
 
-Adding an option means adding its :class:`StatisticOption` here, a field of :class:`Options`,
-its use, and its test (``tests/core/test_options.py`` checks every entry point's
-defaults against this table).
+The entry points do not write the options out: :func:`takes_options` gives each one its
+options' parameters (defaults and annotations), fills the defaults of a call and, for the score,
+writes their entries into the docstring, from this table. Type checkers see them through the
+``**options`` of :class:`StatisticKeywords`.
+
+Adding an option means adding its :class:`StatisticOption` here, a field of :class:`Options` and
+of :class:`StatisticKeywords`, its use, and its test (``tests/core/test_options.py`` checks every
+entry point's defaults against this table).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import wraps
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ParamSpec, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -216,6 +223,69 @@ def statistic_default(name: str, entry_point: str = "score") -> Any:
     return STATISTIC_OPTIONS[name].defaults[entry_point]
 
 
+def _entries(parameters: str) -> Mapping[str, str]:
+    """A numpydoc Parameters section's entries by name: each its first line and those below."""
+    entries: dict[str, list[str]] = {}
+    for line in parameters.splitlines():
+        if not line.startswith(" "):
+            entries[line.partition(" : ")[0]] = []
+        entries[next(reversed(entries))].append(line)
+    return MappingProxyType({name: "\n".join(lines) for name, lines in entries.items()})
+
+
+#: Each option's entry in a docstring's Parameters section, written into the score's by
+#: :func:`takes_options`; the other entry points refer to the score's.
+OPTION_DOCS: Mapping[str, str] = _entries(
+    """\
+notion : {"dp", "eo", "cal"}
+    Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
+method : {"auto", "exact", "lowrank"}
+    ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
+    factored exactly; ``auto`` uses ``exact`` below 128 rows.
+rank : int, optional
+    Cap on the number of pivots of each continuous factor (default 100; pivoting stops
+    earlier once the residual is below 1e-6).
+eps : float
+    Regularisation ε of ``R = G (G + εN I)⁻¹``. Its default differs between the score,
+    the permutation test and a training penalty; :ref:`statistic-options` says why.
+conditioning_eps : float, optional
+    ε of the conditioning variable's operator under EO and CAL (the outcome, or the
+    predictions); default ``eps``. A small one conditions almost exactly, so that a
+    dependence running through the outcome is not counted, whatever ``eps`` the other
+    operators use (see the training guide).
+attribute_kernel : {"product", "joint"}
+    ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
+    the paper's single Gaussian on the whole attribute vector (nominal columns one-hot), with
+    each numeric column divided by its standard deviation first, so that the score does not
+    depend on the columns' units (the paper takes them as they are).
+bandwidth : "median" or float
+    The median heuristic on at most 1000 sampled rows, or one fixed bandwidth.
+random_state : int, optional
+    Seed of the bandwidth sample, in [0, 2**32 - 1]; ``None`` means seed 0, so scores
+    are deterministic."""
+)
+
+
+class BatchKeywords(TypedDict, total=False):
+    """The options :class:`faircocco_plugins.BatchStatistic` takes as keywords, for type
+    checkers (``**options: Unpack[BatchKeywords]``): all but its positional ``notion`` and
+    ``method`` (it is low-rank by construction). The types are :class:`Options`'."""
+
+    rank: int | None
+    eps: float
+    conditioning_eps: float | None
+    attribute_kernel: str
+    bandwidth: str | float
+    random_state: int | None
+
+
+class StatisticKeywords(BatchKeywords, total=False):
+    """Every option as a keyword, for type checkers (``**options: Unpack[StatisticKeywords]``)."""
+
+    notion: str
+    method: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Options:
     """Validated settings of the statistic: one field per :data:`STATISTIC_OPTIONS` entry."""
@@ -249,25 +319,99 @@ class Options:
             }
         )
 
-    @classmethod
-    def of_call(cls, arguments: Mapping[str, Any], **fixed: Any) -> Options:
-        """The options among a call's ``arguments`` (its ``locals()``), with ``fixed`` ones
-        that the entry point does not take as arguments (``method="lowrank"``)."""
-        given = {name: arguments[name] for name in STATISTIC_OPTIONS if name in arguments}
-        return cls.check(**given, **fixed)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
-def check_statistic_options(
+def takes_options(
+    entry_point: str,
     *,
-    notion: str = statistic_default("notion"),
-    method: str = statistic_default("method"),
-    rank: int | None = statistic_default("rank"),
-    eps: float = statistic_default("eps"),
-    conditioning_eps: float | None = statistic_default("conditioning_eps"),
-    attribute_kernel: str = statistic_default("attribute_kernel"),
-    bandwidth: str | float = statistic_default("bandwidth"),
-    random_state: int | None = statistic_default("random_state"),
-) -> None:
+    after: str | None = None,
+    order: Sequence[str] = (),
+    document: bool = False,
+) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Give a function the options of ``entry_point`` (a key of :data:`ENTRY_POINTS`) from the
+    table, in the spirit of scikit-learn's ``validate_params``.
+
+    The function takes the options as ``**options`` (typed with :class:`StatisticKeywords` or
+    :class:`BatchKeywords`, so that type checkers see them), and may declare some itself
+    (``BatchStatistic``'s positional ``notion``). The decorated function shows them in its
+    signature as keyword-only parameters, with their defaults at ``entry_point`` and the
+    annotations of :class:`Options`; each call receives every option, those not given at
+    their defaults, so that the function validates them all with :meth:`Options.check`.
+    A keyword that is neither a parameter nor an option raises Python's own ``TypeError``.
+
+    Parameters
+    ----------
+    entry_point : str
+        Whose defaults the options take; the options are those with a default there.
+    after : str, optional
+        The keyword-only parameter the options follow; by default they come first.
+    order : sequence of str, optional
+        Instead, the order of every keyword-only parameter, options included.
+    document : bool
+        Write the options' entries (:data:`OPTION_DOCS`) into the docstring's Parameters
+        section, after ``after``'s entry.
+    """
+
+    def decorate(function: Callable[P, T]) -> Callable[P, T]:
+        signature = inspect.signature(function)
+        own = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+        names = [
+            name
+            for name, option in STATISTIC_OPTIONS.items()
+            if entry_point in option.defaults and name not in signature.parameters
+        ]
+        defaults = {name: statistic_default(name, entry_point) for name in names}
+        options = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default,
+                annotation=Options.__annotations__[name],
+            )
+            for name, default in defaults.items()
+        ]
+        keyword = [p for p in own if p.kind == p.KEYWORD_ONLY]
+        if order:
+            by_name = {p.name: p for p in [*keyword, *options]}
+            keyword = [by_name[name] for name in order]
+        else:
+            at = 0 if after is None else [p.name for p in keyword].index(after) + 1
+            keyword[at:at] = options
+        positional = [p for p in own if p.kind != p.KEYWORD_ONLY]
+        public = signature.replace(parameters=[*positional, *keyword])
+
+        @wraps(function)
+        def with_options(*args: P.args, **kwargs: P.kwargs) -> T:
+            for name in kwargs:
+                if name not in public.parameters:
+                    raise TypeError(
+                        f"{function.__qualname__}() got an unexpected keyword argument {name!r}"
+                    )
+            return function(*args, **{**defaults, **kwargs})
+
+        with_options.__signature__ = public  # type: ignore[attr-defined]
+        if document:
+            with_options.__doc__ = _with_entries(function.__doc__ or "", after, names)
+        return with_options
+
+    return decorate
+
+
+def _with_entries(docstring: str, after: str | None, names: Sequence[str]) -> str:
+    """``docstring`` with the entries of the options ``names`` after the entry of ``after``."""
+    lines = docstring.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"    {after} :")) + 1
+    while lines[at].startswith(" " * 8):
+        at += 1
+    entries = [f"    {line}" for name in names for line in OPTION_DOCS[name].split("\n")]
+    return "\n".join([*lines[:at], *entries, *lines[at:]])
+
+
+@takes_options("score")
+def check_statistic_options(**options: Unpack[StatisticKeywords]) -> None:
     """Check options of :func:`faircocco_plugins.faircocco_statistic` without computing it.
 
     The same checks, and the same errors, as the statistic's, so that an adapter that stores
@@ -287,7 +431,7 @@ def check_statistic_options(
         ...
     ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', 'cal'].
     """
-    Options.of_call(locals())
+    Options.check(**options)
 
 
 def options_table() -> str:

@@ -1,4 +1,5 @@
-"""The core's public functions and classes: signatures and docstrings, pinned.
+"""The public functions and classes of the core and of the torch and fairlearn adapters (where
+installed): their signatures and docstrings, pinned.
 
 A change to how the signatures, defaults or docstrings are built must leave what users see
 unchanged; a deliberate change of the public interface updates the pin here.
@@ -6,7 +7,6 @@ unchanged; a deliberate change of the public interface updates the pin here.
 
 import functools
 import hashlib
-import importlib
 import inspect
 
 import pytest
@@ -117,12 +117,387 @@ PINNED = {
         ("(name: 'str', entry_point: 'str' = 'score') -> 'Any'"),
         "85661af3c876ea99",
     ),
+    "faircocco_torch:AttributeSpec": (
+        (
+            "(name: 'str', kind: 'str', columns: 'tuple[int, ...]', levels: 'tuple[Any, "
+            "...]' = ()) -> None"
+        ),
+        "9be1394aa94cfea4",
+    ),
+    "faircocco_torch:CovariancePenalty": (
+        (
+            "(notion: 'str' = 'dp', lam: 'float' = 1.0, *, threshold: 'float' = 0.0, "
+            "squared: 'bool' = False, schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "7c7c0995dacc6e7a",
+    ),
+    "faircocco_torch:FACLPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, damping: 'float' = 1e-10, "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "43adbb71eee41746",
+    ),
+    "faircocco_torch:FARMIPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, lspc_lambda: 'float' = 1.0, "
+            "continuous: 'str' = 'binarize', "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "5e61c7796f0f1a27",
+    ),
+    "faircocco_torch:FairCOCCOClassifier": (
+        (
+            "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
+            "lam: 'float' = 1.0, penalty_on: 'str' = 'proba', "
+            "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
+            "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
+            "weight_decay: 'float' = 0.0, early_stopping: 'bool' = False, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 10, device: 'str' = 'cpu', "
+            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
+            "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
+        ),
+        "d307cb7b4014fe44",
+    ),
+    "faircocco_torch:FairCOCCOClassifier.fit": (
+        (
+            "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
+            "sample_weight: 'Any' = None) -> 'FairCOCCOClassifier'"
+        ),
+        "51872293709ca0cf",
+    ),
+    "faircocco_torch:FairCOCCOClassifier.decision_function": (
+        ("(self, X: 'Any') -> 'np.ndarray'"),
+        "79e98c4a286184ce",
+    ),
+    "faircocco_torch:FairCOCCOClassifier.predict_proba": (
+        ("(self, X: 'Any') -> 'np.ndarray'"),
+        "8b2dddf4beaef3d4",
+    ),
+    "faircocco_torch:FairCOCCOClassifier.predict": (
+        ("(self, X: 'Any') -> 'np.ndarray'"),
+        "3a716abb8d6a5547",
+    ),
+    "faircocco_torch:FairCOCCOConstraint": (
+        (
+            "(notion: 'str' = 'eo', bound: 'float' = 0.001, multiplier_lr: 'float' = 100.0, "
+            "multiplier_init: 'float' = 0.0, multiplier_max: 'float | None' = None, "
+            "method: 'str' = 'auto', rank: 'int | None' = None, eps: 'float' = 0.3, "
+            "attribute_kernel: 'str' = 'product', *, "
+            "conditioning_eps: 'float | None' = 0.0001, chance_adjusted: 'bool | None' = None, "
+            "bandwidth: 'str | float' = 'median', "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "c5e71a0b1972cfac",
+    ),
+    "faircocco_torch:FairCOCCOConstraint.update_multiplier": (
+        ("(self, statistic: 'float') -> 'float'"),
+        "700cb84edaed670b",
+    ),
+    "faircocco_torch:FairCOCCOConstraint.reset": (
+        ("(self) -> 'FairCOCCOConstraint'"),
+        "ea871cb53a190b42",
+    ),
+    "faircocco_torch:FairCOCCOConstraint.extra_repr": (
+        ("(self) -> 'str'"),
+        "e3b0c44298fc1c14",
+    ),
+    "faircocco_torch:FairCOCCOPathClassifier": (
+        (
+            "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
+            "penalty_on: 'str' = 'proba', hidden_layer_sizes: 'Sequence[int] | None' = None, "
+            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, "
+            "warmup_epochs: 'int' = 10, weight_decay: 'float' = 0.0, "
+            "early_stopping: 'bool' = True, validation_fraction: 'float' = 0.2, "
+            "patience: 'int' = 3, device: 'str' = 'cpu', n_threads: 'int | None' = 1, "
+            "verbose: 'bool' = False, "
+            "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
+            "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
+        ),
+        "bb18dc66b9a5e1e7",
+    ),
+    "faircocco_torch:FairCOCCOPathRegressor": (
+        (
+            "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
+            "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
+            "learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
+            "weight_decay: 'float' = 0.0, early_stopping: 'bool' = True, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, device: 'str' = 'cpu', "
+            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
+            "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
+            "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
+        ),
+        "120fa3118152e9c6",
+    ),
+    "faircocco_torch:FairCOCCOPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, method: 'str' = 'auto', "
+            "rank: 'int | None' = None, eps: 'float' = 0.3, "
+            "attribute_kernel: 'str' = 'product', *, "
+            "conditioning_eps: 'float | None' = 0.0001, chance_adjusted: 'bool | None' = None, "
+            "bandwidth: 'str | float' = 'median', "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "91ad1198c1df34fb",
+    ),
+    "faircocco_torch:FairCOCCOPenalty.fit": (
+        ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairCOCCOPenalty'"),
+        "75cb015a0f1840bb",
+    ),
+    "faircocco_torch:FairCOCCOPenalty.extra_repr": (
+        ("(self) -> 'str'"),
+        "e3b0c44298fc1c14",
+    ),
+    "faircocco_torch:FairCOCCORegressor": (
+        (
+            "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
+            "lam: 'float' = 1.0, hidden_layer_sizes: 'Sequence[int] | None' = None, "
+            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, epochs: 'int' = 100, "
+            "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, "
+            "early_stopping: 'bool' = False, validation_fraction: 'float' = 0.2, "
+            "patience: 'int' = 10, device: 'str' = 'cpu', n_threads: 'int | None' = 1, "
+            "verbose: 'bool' = False, "
+            "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
+        ),
+        "1884f23dbe210cfe",
+    ),
+    "faircocco_torch:FairCOCCORegressor.fit": (
+        (
+            "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
+            "sample_weight: 'Any' = None) -> 'FairCOCCORegressor'"
+        ),
+        "911f25a7e12a51e5",
+    ),
+    "faircocco_torch:FairCOCCORegressor.predict": (
+        ("(self, X: 'Any') -> 'np.ndarray'"),
+        "1d3c5cd47eb03ccc",
+    ),
+    "faircocco_torch:FairnessPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "d4ba473920484771",
+    ),
+    "faircocco_torch:FairnessPenalty.set_schema": (
+        ("(self, schema: 'SensitiveSchema | None') -> 'FairnessPenalty'"),
+        "03a47fbae093a728",
+    ),
+    "faircocco_torch:FairnessPenalty.fit": (
+        ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairnessPenalty'"),
+        "f067ea716aae57c0",
+    ),
+    "faircocco_torch:FairnessPenalty.forward": (
+        (
+            "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
+            "y_true: 'Any' = None) -> 'torch.Tensor'"
+        ),
+        "35177a76d5960c87",
+    ),
+    "faircocco_torch:FairnessPenalty.evaluate": (
+        (
+            "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
+            "y_true: 'Any' = None) -> 'tuple[torch.Tensor, torch.Tensor]'"
+        ),
+        "604d43249f569826",
+    ),
+    "faircocco_torch:FairnessPenalty.statistic": (
+        (
+            "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
+            "y_true: 'Any' = None) -> 'torch.Tensor'"
+        ),
+        "7a6e3c3344032a2b",
+    ),
+    "faircocco_torch:FairnessPenalty.extra_repr": (
+        ("(self) -> 'str'"),
+        "e3b0c44298fc1c14",
+    ),
+    "faircocco_torch:FitHistory": (
+        (
+            "(loss: 'list[float]' = <factory>, penalty: 'list[float]' = <factory>, "
+            "statistic: 'list[float]' = <factory>, val_loss: 'list[float]' = <factory>, "
+            "val_penalty: 'list[float]' = <factory>, val_statistic: 'list[float]' = <factory>, "
+            "epoch_seconds: 'list[float]' = <factory>, best_epoch: 'int | None' = None, "
+            "stopped_early: 'bool' = False) -> None"
+        ),
+        "e148dc3f7c9e39be",
+    ),
+    "faircocco_torch:FitHistory.to_frame": (
+        ("(self) -> 'pd.DataFrame'"),
+        "0bab1a6a03cb96b6",
+    ),
+    "faircocco_torch:HSICPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "315a23898e935a57",
+    ),
+    "faircocco_torch:LinearLossPenalty": (
+        (
+            "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
+            "schema: 'SensitiveSchema | None' = None) -> 'None'"
+        ),
+        "273658d826bbdd0b",
+    ),
+    "faircocco_torch:PenaltyCapabilities": (
+        (
+            "(*, tasks: 'tuple[str, ...]' = ('classification', 'regression'), "
+            "notions: 'tuple[str, ...]', attributes: 'tuple[str, ...]', outcomes: 'tuple[str, "
+            "...]', multiple_attributes: 'str', needs_gradients: 'bool' = True, "
+            "attributes_at_prediction: 'bool' = False, note: 'str' = '', "
+            "multi_output: 'bool') -> None"
+        ),
+        "9a16723271ccdef3",
+    ),
+    "faircocco_torch:PenaltyCapabilities.supports": (
+        (
+            "(self, *, notion: 'str | None' = None, attributes: 'tuple[str, ...]' = (), "
+            "outcome: 'str | None' = None, outputs: 'int' = 1) -> 'bool'"
+        ),
+        "b995936a248e6d23",
+    ),
+    "faircocco_torch:PenaltyCapabilities.check": (
+        (
+            "(self, owner: 'str', *, notion: 'str | None' = None, attributes: 'tuple[str, "
+            "...]' = (), outcome: 'str | None' = None, outputs: 'int' = 1) -> 'None'"
+        ),
+        "90abb791c180f00c",
+    ),
+    "faircocco_torch:SensitiveEncoder": (
+        (
+            "(*, nominal: 'Sequence[str | int] | None' = None, standardize: 'bool' = True, "
+            "dtype: 'torch.dtype' = torch.float32) -> 'None'"
+        ),
+        "59a425eb50757911",
+    ),
+    "faircocco_torch:SensitiveEncoder.fit": (
+        ("(self, sensitive_features: 'Any') -> 'SensitiveEncoder'"),
+        "9e2ee8097f89fd3f",
+    ),
+    "faircocco_torch:SensitiveEncoder.transform": (
+        ("(self, sensitive_features: 'Any') -> 'torch.Tensor'"),
+        "8f364fe6821cdbca",
+    ),
+    "faircocco_torch:SensitiveEncoder.fit_transform": (
+        ("(self, sensitive_features: 'Any') -> 'torch.Tensor'"),
+        "9e8636ba6d430fdd",
+    ),
+    "faircocco_torch:SensitiveSchema": (
+        ("(attributes: 'tuple[AttributeSpec, ...]') -> None"),
+        "7f45246ff4a42481",
+    ),
+    "faircocco_torch:fit_fair": (
+        (
+            "(model: 'nn.Module', train_data: 'Any', *, loss: 'Loss', "
+            "penalty: 'Penalty | None', "
+            "optimizer: 'torch.optim.Optimizer | OptimizerFactory | None' = None, "
+            "batch_size: 'int' = 256, epochs: 'int' = 10, val_data: 'Any' = None, "
+            "early_stopping: 'int | None' = None, monitor: 'str' = 'objective', "
+            "penalty_input: 'Callable[[torch.Tensor], torch.Tensor] | None' = None, "
+            "warmup_epochs: 'int' = 0, random_state: 'int | None' = None, "
+            "progress: 'bool' = True, n_threads: 'int | None' = None) -> 'FitHistory'"
+        ),
+        "d27d7ef664490f65",
+    ),
+    "faircocco_torch:hidden_width": (
+        ("(n_features: 'int') -> 'int'"),
+        "32570aacc89cfdf7",
+    ),
+    "faircocco_torch:paper_mlp": (
+        (
+            "(n_features: 'int', n_outputs: 'int', "
+            "hidden_layer_sizes: 'Sequence[int] | None' = None) -> 'nn.Sequential'"
+        ),
+        "8b4681d6829d80b3",
+    ),
+    "faircocco_fairlearn:FairCOCCOGridSearch": (
+        (
+            "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
+            "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
+            "random_state: 'int | None' = None, grid_size: 'int' = 10, "
+            "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
+            "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
+        ),
+        "1ec2c29f869c9303",
+    ),
+    "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
+        (
+            "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
+            "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
+        ),
+        "24af4980b7720e1e",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment": (
+        (
+            "(notion: 'str' = 'dp', *, n_features: 'int' = 32, "
+            "difference_bound: 'float' = 0.01, random_state: 'int | None' = None) -> 'None'"
+        ),
+        "80189ec961ccd900",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.load_data": (
+        (
+            "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
+            "control_features: 'Any' = None) -> 'None'"
+        ),
+        "df749e86a04ca527",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.default_objective": (
+        ("(self) -> 'ErrorRate'"),
+        "8eb5b829fd5e7cf7",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.gamma": (
+        ("(self, predictor: 'Any') -> 'pd.Series'"),
+        "1cdf685d7625cc3e",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.bound": (
+        ("(self) -> 'pd.Series'"),
+        "85b0149ea87aff4a",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.project_lambda": (
+        ("(self, lambda_vec: 'pd.Series') -> 'pd.Series'"),
+        "e0cf533649c0b4ed",
+    ),
+    "faircocco_fairlearn:FairCOCCOMoment.signed_weights": (
+        ("(self, lambda_vec: 'pd.Series') -> 'pd.Series'"),
+        "29fcaa032c32a194",
+    ),
+    "faircocco_fairlearn:difference_of_equal_opportunity": (
+        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
+        "a0e37ef39052d32d",
+    ),
+    "faircocco_fairlearn:disparate_impact_ratio": (
+        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
+        "fd1f5e56e16f26ef",
+    ),
+    "faircocco_fairlearn:faircocco_metric": (
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "notion: 'str' = 'eo', adjusted: 'bool' = False, min_rows: 'int' = 30, "
+            "**options: 'Any') -> 'float'"
+        ),
+        "0db737dbb3d3a212",
+    ),
+    "faircocco_fairlearn:faircocco_metric_report": (
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "notion: 'str' = 'eo', **options: 'Any') -> 'pd.DataFrame'"
+        ),
+        "97c8c3ea6fc7f2a5",
+    ),
+    "faircocco_fairlearn:faircocco_sample_params": (
+        (
+            "(sensitive_features: 'Any', *, y_true: 'Any' = None, "
+            "y_pred: 'Any' = None) -> 'dict[str, np.ndarray]'"
+        ),
+        "cef6f851b4f1c6f9",
+    ),
 }
 
 
 @pytest.mark.parametrize("key", list(PINNED))
 def test_signature_and_docstring_are_unchanged(key):
     module, name = key.split(":")
-    obj = functools.reduce(getattr, name.split("."), importlib.import_module(module))
+    obj = functools.reduce(getattr, name.split("."), pytest.importorskip(module))
     digest = hashlib.sha256((obj.__doc__ or "").encode()).hexdigest()[:16]
     assert (str(inspect.signature(obj)), digest) == PINNED[key]

@@ -1,0 +1,55 @@
+"""``takes_options``: the entry points' option parameters, defaults and docs come from the table."""
+
+import inspect
+import typing
+
+import pytest
+
+from faircocco_plugins import BatchStatistic, faircocco_score, independence_test
+from faircocco_plugins._options import (
+    OPTION_DOCS,
+    STATISTIC_OPTIONS,
+    BatchKeywords,
+    Options,
+    StatisticKeywords,
+    takes_options,
+)
+
+
+def test_the_keywords_type_checkers_see_are_the_options_with_their_types():
+    hints = typing.get_type_hints(StatisticKeywords)
+    assert hints == typing.get_type_hints(Options)
+    assert set(typing.get_type_hints(BatchKeywords)) == set(hints) - {"notion", "method"}
+
+
+def test_every_option_has_a_docstring_entry_in_the_table_s_order():
+    assert list(OPTION_DOCS) == list(STATISTIC_OPTIONS)
+
+
+def test_the_score_documents_every_option_from_the_table():
+    for entry in OPTION_DOCS.values():
+        assert "\n".join(f"    {line}" for line in entry.splitlines()) in faircocco_score.__doc__
+
+
+@pytest.mark.parametrize("function", [faircocco_score, independence_test])
+def test_an_unknown_keyword_is_python_s_error(function):
+    with pytest.raises(TypeError, match=rf"^{function.__name__}\(\) got an unexpected keyword"):
+        function([0.0, 1.0], [0.0, 1.0], epsilon=1.0)
+
+
+def test_an_unknown_keyword_names_the_method():
+    with pytest.raises(TypeError, match=r"^BatchStatistic.__init__\(\) got an unexpected"):
+        BatchStatistic(method="exact")
+
+
+def test_a_call_receives_every_option_at_its_entry_point_s_default():
+    @takes_options("test", after="widths")
+    def entry(y, *, widths=(1.0,), **options):
+        return options
+
+    assert list(inspect.signature(entry).parameters) == ["y", "widths", *STATISTIC_OPTIONS]
+    received = entry(0, eps=2.0)
+    assert received.pop("eps") == 2.0
+    assert received == {
+        name: option.defaults["test"] for name, option in STATISTIC_OPTIONS.items() if name != "eps"
+    }
