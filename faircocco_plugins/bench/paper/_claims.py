@@ -33,7 +33,14 @@ from scipy import stats
 from .._hypervolume_table import hypervolume_by_seed
 from .._metrics import degenerate_runs
 from .._selection import DEFAULT_TOLERANCE, select_runs
-from ._common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._common import (
+    MISSING,
+    PairedDifference,
+    list_table,
+    paired_difference,
+    section,
+    table_section,
+)
 from ._extra_pages import (
     STABLE_ABSOLUTE_ERROR,
     STABLE_RELATIVE_ERROR,
@@ -300,15 +307,14 @@ def _robustness(runs: pd.DataFrame) -> list[str]:
                 ", ".join(datasets) or MISSING,
             ]
         )
-    lines = section("Beyond the paper's claims: degenerate models")
-    lines += [
+    return table_section(
+        "Beyond the paper's claims: degenerate models",
         "A model that predicts one class on the test part (or a regression no better than the "
         "mean) scores as perfectly fair and says nothing. Over every setting each method "
         "ran, how many of its runs are degenerate:",
-        "",
-    ]
-    header = ["Method", "Runs", "Degenerate", "Share", "On datasets"]
-    return lines + list_table(header, rows)
+        ["Method", "Runs", "Degenerate", "Share", "On datasets"],
+        rows,
+    )
 
 
 def _claim_section(claim: Claim) -> list[str]:

@@ -363,6 +363,13 @@ def section(title: str, underline: str = "-") -> list[str]:
     return [title, underline * len(title), ""]
 
 
+def table_section(
+    title: str, introduction: str, header: Sequence[str], rows: Iterable[Sequence[str]]
+) -> list[str]:
+    """A section of one paragraph and a ``list-table``."""
+    return [*section(title), introduction, "", *list_table(header, rows)]
+
+
 def write_page(path: Path, lines: Sequence[str]) -> Path:
     """Write a page's lines, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)

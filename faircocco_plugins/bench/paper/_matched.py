@@ -28,7 +28,14 @@ from .._plots import figure_name
 from .._results_tables import dataset_order, method_order
 from .._selection import params_key
 from .._store import check_runs
-from ._common import MISSING, PairedDifference, list_table, paired_difference, section
+from ._common import (
+    MISSING,
+    PairedDifference,
+    list_table,
+    paired_difference,
+    section,
+    table_section,
+)
 from ._tables import notion_title
 
 
@@ -614,16 +621,15 @@ def _best_summary(table: pd.DataFrame) -> list[str]:
                 _estimate(network.iloc[0], seeds=True) if len(network) else MISSING,
             ]
         )
-    lines = section("The best method at each level")
-    lines += [
+    return table_section(
+        "The best method at each level",
         "The best method (accuracy, or MSE for regression), and beside it a method that "
         "reaches the level on some of its seeds only, with a mean over those seeds better than "
         "the best's: of those, the one that reaches it on the most seeds, then with the best "
         "mean.",
-        "",
-    ]
-    header = ["Dataset", "Notion", "Level", "Best", "Better on fewer seeds", "Network (nn)"]
-    return lines + list_table(header, rows)
+        ["Dataset", "Notion", "Level", "Best", "Better on fewer seeds", "Network (nn)"],
+        rows,
+    )
 
 
 def _better_on_fewer_seeds(level: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:

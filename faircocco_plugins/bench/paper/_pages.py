@@ -48,6 +48,7 @@ from ._common import (
     load_runs,
     page_head,
     section,
+    table_section,
     write_page,
 )
 from ._extra_pages import REQUIRED, read_table, write_experiment_pages
@@ -212,15 +213,14 @@ def _coverage(runs: pd.DataFrame) -> list[str]:
                 ", ".join(str(s) for s in sorted({int(s) for s in ok["seed"]})) or MISSING,
             ]
         )
-    lines = section("What the study holds")
-    lines += [
+    return table_section(
+        "What the study holds",
         "The study runs in sittings, and each sitting ends with a fresh export; these pages "
         "are written from the export below. Runs that are not applicable (a method that "
         "does not support a notion or task) are not counted.",
-        "",
-    ]
-    header = ["Dataset", "Runs", "Failed", "Methods", "Notions", "Seeds"]
-    return lines + list_table(header, rows)
+        ["Dataset", "Runs", "Failed", "Methods", "Notions", "Seeds"],
+        rows,
+    )
 
 
 def _tuning(tuning: str | os.PathLike[str]) -> list[str]:
