@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins.bench import ResultsStore, RunRecord, hypervolume_table, write_report
+from faircocco_plugins.bench._hypervolume_table import hypervolume_by_seed
 
 #: (method, lam) -> test metrics of seed 0; seed 1 changes faircocco's lam=5 only.
 TEST: dict[tuple[str, float], dict[str, float]] = {
@@ -214,3 +215,11 @@ def test_without_the_unpenalised_network_there_is_no_reference() -> None:
     runs = _reference_study(extra=True)
     table = hypervolume_table(runs[runs["method"] != "nn"])
     assert table[["adjusted_mean", "deo_mean"]].isna().all().all()
+
+
+def test_runs_must_be_a_frame_of_the_store_columns() -> None:
+    for table in (hypervolume_table, hypervolume_by_seed):
+        with pytest.raises(TypeError, match="runs must be a pandas DataFrame; got list"):
+            table([])
+        with pytest.raises(ValueError, match=r"missing the columns \['seed'\]; pass Results"):
+            table(pd.DataFrame(columns=["dataset", "notion", "method", "status"]))
