@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from aif360.algorithms import Transformer
@@ -10,7 +10,7 @@ from aif360.algorithms import Transformer
 from faircocco_plugins.plugins import statistic_default
 
 from ._conversion import feature_columns, features, outcome, protected, task_of
-from ._network import NETWORK_DEFAULTS, PenalisedNetwork
+from ._network import NetworkKeywords, PenalisedNetwork, takes_network
 
 
 class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
@@ -72,6 +72,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     ((400, 1), True)
     """
 
+    @takes_network
     def __init__(
         self,
         notion: str = statistic_default("notion", "in-processing"),
@@ -79,24 +80,9 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         *,
         protected_as_features: bool = False,
         target: Any = None,
-        hidden_layer_sizes: Any = NETWORK_DEFAULTS["hidden_layer_sizes"],
-        batch_size: int = NETWORK_DEFAULTS["batch_size"],
-        learning_rate: float = NETWORK_DEFAULTS["learning_rate"],
-        epochs: int = NETWORK_DEFAULTS["epochs"],
-        warmup_epochs: int = NETWORK_DEFAULTS["warmup_epochs"],
-        weight_decay: float = NETWORK_DEFAULTS["weight_decay"],
-        verbose: bool = NETWORK_DEFAULTS["verbose"],
         random_state: int | None = None,
+        **network: Unpack[NetworkKeywords],
     ) -> None:
-        network = {
-            "hidden_layer_sizes": hidden_layer_sizes,
-            "batch_size": batch_size,
-            "learning_rate": learning_rate,
-            "epochs": epochs,
-            "warmup_epochs": warmup_epochs,
-            "weight_decay": weight_decay,
-            "verbose": verbose,
-        }
         # the parameters AIF360 records in each output dataset's metadata
         super().__init__(
             notion=notion,

@@ -12,7 +12,10 @@ distribution.
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, ParamSpec, TypedDict
 
 import numpy as np
 
@@ -28,6 +31,54 @@ NETWORK_DEFAULTS: dict[str, Any] = {
     "weight_decay": 0.0,
     "verbose": False,
 }
+
+
+class NetworkKeywords(TypedDict, total=False):
+    """The network's parameters, for type checkers (``**network: Unpack[NetworkKeywords]``);
+    :data:`NETWORK_DEFAULTS` holds their defaults."""
+
+    hidden_layer_sizes: Any
+    batch_size: int
+    learning_rate: float
+    epochs: int
+    warmup_epochs: int
+    weight_decay: float
+    verbose: bool
+
+
+P = ParamSpec("P")
+
+
+def takes_network(init: Callable[P, None]) -> Callable[P, None]:
+    """An interface's ``__init__`` that takes the network's parameters as ``**network``: its
+    signature, which scikit-learn's ``get_params`` and ``clone`` read, shows them before
+    ``random_state`` with their defaults, and each call passes them all, those not given at
+    their defaults. A keyword that is not a parameter raises Python's own ``TypeError``."""
+    signature = inspect.signature(init)
+    own = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+    network = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=default,
+            annotation=NetworkKeywords.__annotations__[name].__forward_arg__,
+        )
+        for name, default in NETWORK_DEFAULTS.items()
+    ]
+    at = [p.name for p in own].index("random_state")
+    public = signature.replace(parameters=[*own[:at], *network, *own[at:]])
+
+    @wraps(init)
+    def with_network(*args: P.args, **kwargs: P.kwargs) -> None:
+        unknown = [name for name in kwargs if name not in public.parameters]
+        if unknown:
+            raise TypeError(
+                f"{init.__qualname__}() got an unexpected keyword argument {unknown[0]!r}"
+            )
+        init(*args, **{**NETWORK_DEFAULTS, **kwargs})
+
+    with_network.__signature__ = public  # type: ignore[attr-defined]
+    return with_network
 
 
 def fit_network(
@@ -72,7 +123,8 @@ class PenalisedNetwork:
     """The parameters and the training of the FairCOCCO network, for both interfaces.
 
     The parameters are stored as attributes of their own names (scikit-learn's convention,
-    which ``get_params`` reads); :data:`NETWORK_DEFAULTS` names the network's.
+    which ``get_params`` reads); :data:`NETWORK_DEFAULTS` names the network's, which each
+    interface's ``__init__`` takes through :func:`takes_network`.
     """
 
     notion: str

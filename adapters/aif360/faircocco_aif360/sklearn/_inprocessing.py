@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from faircocco_plugins.plugins import align_by_index, statistic_default
 
-from .._network import NETWORK_DEFAULTS, PenalisedNetwork
+from .._network import NetworkKeywords, PenalisedNetwork, takes_network
 
 
 class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
@@ -61,6 +61,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
     ((300, 2), ['x'])
     """
 
+    @takes_network
     def __init__(
         self,
         prot_attr: Any = None,
@@ -68,26 +69,11 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
         lam: float = 1.0,
         *,
         drop_prot_attr: bool = True,
-        hidden_layer_sizes: Any = NETWORK_DEFAULTS["hidden_layer_sizes"],
-        batch_size: int = NETWORK_DEFAULTS["batch_size"],
-        learning_rate: float = NETWORK_DEFAULTS["learning_rate"],
-        epochs: int = NETWORK_DEFAULTS["epochs"],
-        warmup_epochs: int = NETWORK_DEFAULTS["warmup_epochs"],
-        weight_decay: float = NETWORK_DEFAULTS["weight_decay"],
-        verbose: bool = NETWORK_DEFAULTS["verbose"],
         random_state: int | None = None,
+        **network: Unpack[NetworkKeywords],
     ) -> None:
         self.prot_attr = prot_attr
         self.drop_prot_attr = drop_prot_attr
-        network = {
-            "hidden_layer_sizes": hidden_layer_sizes,
-            "batch_size": batch_size,
-            "learning_rate": learning_rate,
-            "epochs": epochs,
-            "warmup_epochs": warmup_epochs,
-            "weight_decay": weight_decay,
-            "verbose": verbose,
-        }
         self._set_parameters(notion, lam, random_state, network)
 
     def fit(self, X: pd.DataFrame, y: Any, sample_weight: Any = None) -> FairCOCCOInprocessing:
