@@ -7,14 +7,15 @@ validates through :meth:`Options.check`. An option's default differs between ent
 their uses differ; the reason is the option's ``why``, which the documentation's table of
 options shows beside the defaults (``docs/options.rst`` renders :func:`options_table`).
 
-The entry points do not write the options out: :func:`takes_options` gives each one its
-options' parameters (defaults and annotations), fills the defaults of a call and, for the score,
-writes their entries into the docstring, from this table. Type checkers see them through the
-``**options`` of :class:`StatisticKeywords`.
+The core's entry points do not write the options out: :func:`takes_options` gives each one
+its options' parameters (defaults and annotations), fills the defaults of a call and, for the
+score, writes their entries (:data:`OPTION_DOCS`) into the docstring. Type checkers see them
+through the ``**keywords`` of :class:`StatisticKeywords`.
 
-Adding an option means adding its :class:`StatisticOption` here, a field of :class:`Options` and
-of :class:`StatisticKeywords`, its use, and its test (``tests/core/test_options.py`` checks every
-entry point's defaults against this table).
+Adding an option means adding its :class:`StatisticOption` here, its entry in
+:data:`OPTION_DOCS`, a field of :class:`Options` and of :class:`StatisticKeywords`, its use, and
+its test (``tests/core/test_options.py`` checks every entry point's defaults against this table,
+``tests/core/test_takes_options.py`` the fields and entries).
 """
 
 from __future__ import annotations
@@ -268,7 +269,7 @@ random_state : int, optional
 
 class BatchKeywords(TypedDict, total=False):
     """The options :class:`faircocco_plugins.BatchStatistic` takes as keywords, for type
-    checkers (``**options: Unpack[BatchKeywords]``): all but its positional ``notion`` and
+    checkers (``**keywords: Unpack[BatchKeywords]``): all but its positional ``notion`` and
     ``method`` (it is low-rank by construction). The types are :class:`Options`'."""
 
     rank: int | None
@@ -280,7 +281,7 @@ class BatchKeywords(TypedDict, total=False):
 
 
 class StatisticKeywords(BatchKeywords, total=False):
-    """Every option as a keyword, for type checkers (``**options: Unpack[StatisticKeywords]``)."""
+    """Every option as a keyword, for type checkers (``**keywords: Unpack[StatisticKeywords]``)."""
 
     notion: str
     method: str
@@ -334,7 +335,7 @@ def takes_options(
     """Give a function the options of ``entry_point`` (a key of :data:`ENTRY_POINTS`) from the
     table, in the spirit of scikit-learn's ``validate_params``.
 
-    The function takes the options as ``**options`` (typed with :class:`StatisticKeywords` or
+    The function takes the options as ``**keywords`` (typed with :class:`StatisticKeywords` or
     :class:`BatchKeywords`, so that type checkers see them), and may declare some itself
     (``BatchStatistic``'s positional ``notion``). The decorated function shows them in its
     signature as keyword-only parameters, with their defaults at ``entry_point`` and the
@@ -411,7 +412,7 @@ def _with_entries(docstring: str, after: str | None, names: Sequence[str]) -> st
 
 
 @takes_options("score")
-def check_statistic_options(**options: Unpack[StatisticKeywords]) -> None:
+def check_statistic_options(**keywords: Unpack[StatisticKeywords]) -> None:
     """Check options of :func:`faircocco_plugins.faircocco_statistic` without computing it.
 
     The same checks, and the same errors, as the statistic's, so that an adapter that stores
@@ -431,7 +432,7 @@ def check_statistic_options(**options: Unpack[StatisticKeywords]) -> None:
         ...
     ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', 'cal'].
     """
-    Options.check(**options)
+    Options.check(**keywords)
 
 
 def options_table() -> str:
