@@ -5,8 +5,8 @@ with its gradient in closed form. For predictions on an accelerator that is a ro
 training step: the device must finish the forward pass before the predictions can be copied to
 the host, and the gradient is copied back. Here the part that depends on the predictions is
 written in torch on their device and differentiated by autograd: the median bandwidth of their
-seeded row sample (:mod:`._torch_bandwidth`), their pivots (:mod:`._torch_cholesky`, the stopping
-test masked so that nothing is read back), the Nyström rows and the statistic
+seeded row sample (:mod:`._torch_bandwidth`), their pivots (:mod:`._torch_cholesky`, whose
+stopping test is read once per block of pivots), the Nyström rows and the statistic
 ``T = Tr[S⁻¹ X Xᵀ]`` (minus the permutation null ``T₀`` when chance-adjusted), as derived in
 :class:`._batch_statistic.BatchStatistic`'s Notes. The attribute side (``P``, ``L`` and the
 null's pieces) depends only on the batch's attributes and outcomes, which are data: it is

@@ -8,7 +8,8 @@ one copy: the number of distinct values of every numeric column with its first v
 columns are factored over their levels, and the level values), the number of level
 combinations present, the rank of each incomplete Cholesky factor, the keys and row counts of
 the level groups (the segments of the per-group Grams), and whether every column is finite (the
-inputs' check for NaN, deferred to this copy). A score makes no other read: it is chosen
+inputs' check for NaN, deferred to this copy). A score makes no other read but the incomplete
+Cholesky's stopping test, once per block of pivots (:mod:`._torch_cholesky`): it is chosen
 between 0 and the ratio on the device (:meth:`._terms.Terms.score`), and returned as a tensor.
 To need no earlier copy, the device applies the host's rule for discrete columns itself, and
 fits each continuous factor on the variable with its discrete columns zeroed, which leaves the

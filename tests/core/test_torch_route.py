@@ -14,9 +14,11 @@ from array_api_compat import is_torch_array
 
 from faircocco_plugins import faircocco_score, faircocco_statistic
 from faircocco_plugins._kernels import median_distance
-from faircocco_plugins._lowrank import MAX_RANK, incomplete_cholesky
+from faircocco_plugins._lowrank import MAX_RANK, PIVOT_BLOCK, incomplete_cholesky
 
 torch = pytest.importorskip("torch")
+
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from faircocco_plugins import _backend, _routes, _torch_route  # noqa: E402
 from faircocco_plugins._torch_bandwidth import median_distance as device_median  # noqa: E402
@@ -301,15 +303,58 @@ def device_reads(monkeypatch):
     return reads
 
 
+@pytest.fixture
+def factors(monkeypatch):
+    """The device route's incomplete Cholesky factors, as they are made."""
+    made = []
+    original = _torch_route.incomplete_cholesky
+
+    def kept(*args):
+        made.append(original(*args))
+        return made[-1]
+
+    monkeypatch.setattr(_torch_route, "incomplete_cholesky", kept)
+    return made
+
+
 @pytest.mark.parametrize(("kind", "method"), [("continuous", "lowrank"), ("mixed", "lowrank"),
                                               ("mixed", "exact")])  # fmt: skip
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
-def test_a_score_reads_the_device_once(kind, method, notion, device_reads, device_calls):
+def test_a_score_reads_the_device_once_and_once_per_block_of_pivots(
+    kind, method, notion, device_reads, device_calls, factors
+):
     pred, a, y = data(kind, 300, 15)
     tensors = [torch.tensor(v) for v in (pred, a, y)]
     score = faircocco_score(tensors[0], tensors[1], y_true=tensors[2], notion=notion, method=method)
-    assert device_reads == ["cpu"]  # the route's one copy of its small results
+    # the route's one copy of its small results, and each factor's stopping test at the end of
+    # every block of pivots it took
+    blocks = sum(int(f.rows.shape[0]) // PIVOT_BLOCK for f in factors)
+    assert sorted(device_reads) == ["__bool__"] * blocks + ["cpu"]
+    assert (blocks > 0) == (method == "lowrank")
     assert isinstance(score, torch.Tensor) and device_calls == [True]
+
+
+class _Operators(TorchDispatchMode):
+    """Counts the operators dispatched, views aside (about one kernel launch each)."""
+
+    count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += not func.is_view
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_reads_and_operators_do_not_grow_with_the_rows(notion, device_reads):
+    counted = []
+    for n in (2_000, 20_000):
+        pred, a, y = data("mixed", n, 18)
+        tensors = [torch.tensor(v) for v in (pred, a, y)]
+        device_reads.clear()
+        with _Operators() as operators:
+            faircocco_score(tensors[0], tensors[1], y_true=tensors[2], notion=notion)
+        counted.append((len(device_reads), operators.count))
+    assert counted[0] == counted[1]
 
 
 @pytest.mark.parametrize(
