@@ -8,13 +8,14 @@ torch tensors on a CUDA device:
     with four levels), a binary outcome and continuous predictions: the median time of
     ``--repeats`` calls after one warm-up call, and the host crossings of one call. CPU
     tensors take the host route; the row "torch cpu, device route" sends them through the
-    device route anyway (:mod:`faircocco_plugins._torch_route`, which CUDA tensors take);
+    device route anyway (:mod:`faircocco_plugins._routes.device`, which CUDA tensors take);
 (b) one penalty step (forward and backward, no model) at batches of 256 to 16,384 rows for
     FairCOCCO (EO, chance-adjusted: the adapter's default), FACL and HSIC, fitted on 50,000
     training rows, each batch's attributes and outcomes passed as CPU tensors: the median time
     over ``--steps`` steps and the host crossings of one step. On the CPU, FairCOCCO's
     predictions take the host closed form; the row "FairCOCCO, device route" sends them through
-    the device route anyway (:mod:`faircocco_plugins._torch_penalty`, which CUDA tensors take);
+    the device route anyway (:mod:`faircocco_plugins._routes.device_penalty`, which CUDA tensors
+    take);
 (c) the device penalty's value in float32 against float64 at ``eps`` from 1e-4 to 1 (why it
     computes in float64).
 
@@ -49,10 +50,10 @@ from array_api_compat import is_torch_array
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from faircocco_plugins import BatchStatistic, faircocco_score
-from faircocco_plugins import _backend as backend_module
 from faircocco_plugins import _batch_statistic as batch_module
-from faircocco_plugins import _routes as routes_module
-from faircocco_plugins._torch_penalty import batch_statistic
+from faircocco_plugins._linalg import backend as backend_module
+from faircocco_plugins._routes import choose as routes_module
+from faircocco_plugins._routes.device_penalty import batch_statistic
 from faircocco_torch import FACLPenalty, FairCOCCOPenalty, HSICPenalty
 
 #: Tensor methods that read a value to the host, and torch functions that write one in.

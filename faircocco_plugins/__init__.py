@@ -24,25 +24,25 @@ if TYPE_CHECKING:
         independence_test,
     )
     from ._batch_statistic import BatchStatistic
-    from ._config import config_context, get_config, set_config
-    from ._inputs import is_nominal
-    from ._kernels import standardise
+    from ._inputs.variables import is_nominal
+    from ._kernels.kernel import standardise
+    from ._linalg.config import config_context, get_config, set_config
     from ._synthetic import make_synthetic
 
 #: The module of each public name.
 _MODULES = {
     "BatchStatistic": "._batch_statistic",
     "IndependenceTestResult": "._api",
-    "config_context": "._config",
+    "config_context": "._linalg.config",
     "faircocco_report": "._api",
     "faircocco_score": "._api",
     "faircocco_statistic": "._api",
-    "get_config": "._config",
+    "get_config": "._linalg.config",
     "independence_test": "._api",
-    "is_nominal": "._inputs",
+    "is_nominal": "._inputs.variables",
     "make_synthetic": "._synthetic",
-    "set_config": "._config",
-    "standardise": "._kernels",
+    "set_config": "._linalg.config",
+    "standardise": "._kernels.kernel",
 }
 
 __all__ = [

@@ -12,20 +12,20 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ._approximate_null import WidthsNull
-from ._backend import as_numpy_scalar, namespace
-from ._dask import fit_dask, is_dask_dataframe
-from ._inputs import JOINT_ROW, report_labels
-from ._local_null import LocalPermutationFit
+from ._estimators.approximate_null import WidthsNull
+from ._estimators.local_null import LocalPermutationFit
+from ._estimators.strata import members_of, permutation_batches
+from ._estimators.terms import Route, Terms
+from ._inputs.output import as_output
+from ._inputs.variables import JOINT_ROW, report_labels
+from ._linalg.backend import as_numpy_scalar, namespace
+from ._linalg.threads import in_memory_on_one_blas_thread
 from ._options import Choice, Options, StatisticKeywords, statistic_default, takes_options
-from ._output import as_output
-from ._params import Interval, check_bool, check_params
-from ._problem import Problem, report_columns, select_columns
-from ._routes import device_terms
-from ._strata import members_of, permutation_batches
-from ._stream import fit_stream
-from ._terms import Route, Terms
-from ._threads import in_memory_on_one_blas_thread
+from ._records.params import Interval, check_bool, check_params
+from ._routes.choose import device_terms
+from ._routes.dask import fit_dask, is_dask_dataframe
+from ._routes.problem import Problem, report_columns, select_columns
+from ._routes.stream import fit_stream
 
 
 @in_memory_on_one_blas_thread
@@ -488,7 +488,7 @@ def _problem_terms(problem: Problem, report: bool) -> dict[str, Terms]:
 
 
 def _fitted_terms(problem: Problem) -> Terms:
-    """The terms of ``problem``: torch tensors' on their device (:mod:`._torch_route`)."""
+    """The terms of ``problem``: torch tensors' on their device (:mod:`._routes.device`)."""
     terms = device_terms(problem)
     return problem.fit().terms if terms is None else terms
 

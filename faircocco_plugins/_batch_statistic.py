@@ -5,8 +5,8 @@ from batch to batch; the sensitive attributes and the true outcomes are data. So
 bandwidths, level sets and low-rank pivots are fitted once, on the training data (or on the first
 batch in which every column varies), and every batch only maps its rows through them. The
 predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
-statistic is the low-rank one of :class:`._lowrank.LowRankFit`, rearranged so that only the
-predictions' kernel rows depend on the model, and computed on the host with its gradient in
+statistic is the low-rank one of :class:`._estimators.lowrank.LowRankFit`, rearranged so that only
+the predictions' kernel rows depend on the model, and computed on the host with its gradient in
 closed form: one autograd node per batch.
 """
 
@@ -21,7 +21,29 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ._backend import (
+from ._estimators.batch_null import SPREAD_FLOOR, PermutationNull
+from ._estimators.lowrank import (
+    MAX_RANK,
+    FeatureMap,
+    incomplete_cholesky,
+    pivot_tolerance,
+    row_kronecker,
+)
+from ._estimators.strata import Strata
+from ._estimators.terms import Role
+from ._inputs.output import as_output
+from ._inputs.row_table import RowTable
+from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
+from ._kernels.kernel import (
+    KernelInput,
+    Scaling,
+    bandwidth_rows,
+    gaussian,
+    median_distance,
+)
+from ._kernels.levels import LevelRegistry
+from ._kernels.range_watch import RangeWatch
+from ._linalg.backend import (
     PsdSolver,
     divide_by_lower_transposed,
     host_array,
@@ -32,27 +54,11 @@ from ._backend import (
     refuse_meta_tensors,
     take_rows,
 )
-from ._batch_null import SPREAD_FLOOR, PermutationNull
-from ._inputs import Variable, array_names, check_lengths, is_array_api_obj, to_variable
-from ._kernels import (
-    KernelInput,
-    Scaling,
-    bandwidth_rows,
-    gaussian,
-    median_distance,
-)
-from ._levels import LevelRegistry
-from ._lowrank import MAX_RANK, FeatureMap, incomplete_cholesky, pivot_tolerance, row_kronecker
+from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
-from ._output import as_output
-from ._problem import Problem, fit_scaling, roles_of
-from ._range_watch import RangeWatch
-from ._routes import device_batch_statistic
-from ._row_table import RowTable
-from ._strata import Strata
-from ._terms import Role
-from ._threads import single_blas_thread
-from ._vocabulary import notion_named
+from ._records.notions import notion_named
+from ._routes.choose import device_batch_statistic
+from ._routes.problem import Problem, fit_scaling, roles_of
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
 _STRATUM = "stratum"
@@ -118,7 +124,7 @@ class BatchStatistic:
     **The chance adjustment.** With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with
     ``M_e = (I − R_c) R_e (I − R_c)`` becomes ``Tr[R_u (M_e − (I − R_c) Ω (I − R_c))]``. Here
     ``Ω = U C Uᵀ + diag(δ)`` is the matrix for which ``Tr[(I − R_c) R_u (I − R_c) Ω]`` is the
-    permutation null of :func:`._terms.expected_permuted_trace`: ``U`` holds the stratum
+    permutation null of :func:`._estimators.terms.expected_permuted_trace`: ``U`` holds the stratum
     indicators and ``C``, ``δ`` come from the per-stratum block sums and diagonal sums of
     ``R_e``. In the low-rank form the null maps ``K`` to ``Z = W K`` with the fixed symmetric
     ``W = (I − R_c) Ω (I − R_c)``, and ``T₀ = Tr[S⁻¹ KᵀZ]`` is subtracted, with
@@ -302,7 +308,7 @@ class BatchStatistic:
     def _device_batch(self, y_pred: Any, sensitive_features: Any, y_true: Any) -> Any:
         """The host rows of a batch whose predictions stay on their accelerator (read without
         waiting for them, so not checked for NaN), or None for the host route (see
-        :func:`._torch_penalty.batch_statistic`)."""
+        :func:`._routes.device_penalty.batch_statistic`)."""
         rows = self._host_rows.plain_rows(sensitive_features, y_true) if self.is_fitted else None
         if rows is None or y_pred.ndim not in (1, 2) or not 2 <= rows.shape[0] == y_pred.shape[0]:
             return None
@@ -726,7 +732,7 @@ def _permutation_null(
     c_rows: np.ndarray | None,
 ) -> PermutationNull:
     """``K ↦ P Ω P K`` with ``Tr[P R_u P Ω]`` the expected statistic under permutations of the
-    attribute rows within strata (:func:`._terms.expected_permuted_trace`).
+    attribute rows within strata (:func:`._estimators.terms.expected_permuted_trace`).
 
     ``table_strata``, ``weights`` and ``g`` describe the distinct rows (stratum, count in the
     batch, row of ``G`` with ``R_e = G Gᵀ``), ``row_strata`` the batch's rows; ``P = I − R_c``

@@ -29,9 +29,9 @@ from typing import Any, ParamSpec, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
-from ._params import RANDOM_STATE, Interval
-from ._terms import Ridge
-from ._vocabulary import NOTIONS
+from ._estimators.terms import Ridge
+from ._records.notions import NOTIONS
+from ._records.params import RANDOM_STATE, Interval
 
 #: The entry points whose defaults differ, by the name the table of options gives them: the
 #: functions and classes of each.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._params import Interval, check_params
+from ._records.params import Interval, check_params
 
 #: The four levels of the ``region`` column.
 REGIONS = ("east", "north", "south", "west")

@@ -28,8 +28,8 @@ import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._options import statistic_default
-from ._stream import STREAM_FIT_ROWS
-from ._vocabulary import notion_named
+from ._records.notions import notion_named
+from ._routes.stream import STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
 STREAM_ABOVE_BYTES = 2**30

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._column_kinds import attribute_kind
+from ._inputs.column_kinds import attribute_kind
 
 __all__ = [
     "attribute_groups",

@@ -48,12 +48,20 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from ._column_kinds import attribute_kind, kind_from_levels, outcome_kind
-from ._inputs import align_by_index, as_array, check_labels
-from ._kernels import median_distance
+from ._inputs.column_kinds import attribute_kind, kind_from_levels, outcome_kind
+from ._inputs.variables import align_by_index, as_array, check_labels
+from ._kernels.kernel import median_distance
 from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
-from ._params import Interval, check_params
-from ._vocabulary import KINDS, NOTION_RECORDS, NOTIONS, TASKS, Notion, notion_named, toolkit_name
+from ._records.notions import (
+    KINDS,
+    NOTION_RECORDS,
+    NOTIONS,
+    TASKS,
+    Notion,
+    notion_named,
+    toolkit_name,
+)
+from ._records.params import Interval, check_params
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from .._params import Interval, check_params
+from .._records.params import Interval, check_params
 from ..plugins import MethodSpec
 from ._store import RunRecord
 from ._study import Cell

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .._vocabulary import KINDS, NOTION_RECORDS, NOTIONS
+from .._records.notions import KINDS, NOTION_RECORDS, NOTIONS
 from ..plugins import MethodSpec, available_methods
 
 #: Mark of a supported capability.

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._vocabulary import NOTIONS
+from .._records.notions import NOTIONS
 from ._metrics import degenerate_runs, metric_range, r_squared
 from ._store import (
     ADDED_RUN_COLUMNS,

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._vocabulary import NOTIONS
+from .._records.notions import NOTIONS
 from ._fronts import FRONTS, front_axes, hypervolume
 from ._metrics import degenerate_runs
 from ._pareto_points import performance_metric

@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
-from .._vocabulary import NOTIONS, TASKS, notion_named
+from .._records.notions import NOTIONS, TASKS, notion_named
 from ..gaps import (
     disparate_impact_ratios,
     disparate_impacts,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._vocabulary import NOTIONS
+from .._records.notions import NOTIONS
 from ._markup import Block, Code, Figure, Heading, Link, Links, Paragraph, Table
 from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD
 from ._results_table_types import DEGENERATE_MARK, ResultsTable

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .._vocabulary import NOTION_RECORDS
+from .._records.notions import NOTION_RECORDS
 from ._markup import md_escape
 
 #: Appended to the cells of methods whose selected model is degenerate on some seed.

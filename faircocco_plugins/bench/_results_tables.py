@@ -22,8 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._params import Interval, check_params
-from .._vocabulary import NOTIONS
+from .._records.notions import NOTIONS
+from .._records.params import Interval, check_params
 from ._metrics import R2_THRESHOLD, degenerate_runs, r_squared
 from ._presets import PAPER_DATASETS
 from ._results_table_types import (

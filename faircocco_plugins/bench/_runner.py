@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._threads import single_blas_thread
+from .._linalg.threads import single_blas_thread
 from ..plugins import DegenerateModelWarning, MethodSpec, available_methods
 from ._backends import Backend, make_backend
 from ._metrics import evaluate_predictions

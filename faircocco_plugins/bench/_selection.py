@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from .._params import Interval, check_params
+from .._records.params import Interval, check_params
 from ._metrics import degenerate_runs
 
 #: Default largest acceptable validation FairCOCCO score of a selected setting.

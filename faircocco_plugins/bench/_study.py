@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from .._column_kinds import attribute_kind, outcome_kind
-from .._params import Interval, check_params
-from .._vocabulary import NOTIONS, TASKS
+from .._inputs.column_kinds import attribute_kind, outcome_kind
+from .._records.notions import NOTIONS, TASKS
+from .._records.params import Interval, check_params
 from ..plugins import MethodSpec
 from ._store import RunRecord
 

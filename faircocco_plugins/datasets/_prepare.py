@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._inputs import is_nominal
+from .._inputs.variables import is_nominal
 from ._dataset import Task
 from ._source import AttributeKind, LoadedTable
 

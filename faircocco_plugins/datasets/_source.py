@@ -11,7 +11,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._vocabulary import KINDS, TASKS
+from .._records.notions import KINDS, TASKS
 from ._dataset import Task
 
 AttributeKind = Literal["binary", "categorical", "continuous"]

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._params import Interval, check_params
+from .._records.params import Interval, check_params
 from .._synthetic import make_synthetic
 from ._build import assemble
 from ._dataset import Dataset, Task

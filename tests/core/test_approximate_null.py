@@ -11,15 +11,15 @@ from scipy.stats import skew
 
 from benchmarks.independence_test import sample
 from faircocco_plugins import independence_test
-from faircocco_plugins._approximate_null import (
+from faircocco_plugins._estimators.approximate_null import (
     NullFactors,
     WidthsNull,
     _gaussian_orthant,
     permutation_moments,
 )
+from faircocco_plugins._estimators.strata import members_of, permutation_batches
 from faircocco_plugins._options import Options
-from faircocco_plugins._problem import Problem
-from faircocco_plugins._strata import members_of, permutation_batches
+from faircocco_plugins._routes.problem import Problem
 
 ALPHA = 0.05
 
@@ -71,7 +71,7 @@ def test_mean_covariance_and_variance_are_those_of_every_permutation(monkeypatch
     cumulants use, and the statistic has the first two cumulants' mean and variance exactly
     (the variance with every coordinate kept; the Gaussian limit's is 2 to 4 times too large
     with so few rows)."""
-    monkeypatch.setattr("faircocco_plugins._approximate_null.BASIS_TOLERANCE", 0.0)
+    monkeypatch.setattr("faircocco_plugins._estimators.approximate_null.BASIS_TOLERANCE", 0.0)
     factors, strata = small_factors(np.random.default_rng(0), sizes)
     e = factors.e()
     products = np.array([(factors.x.T @ e[p]).reshape(-1) for p in every_permutation(strata)])
@@ -92,8 +92,8 @@ def test_the_skewness_is_the_gaussian_limits(monkeypatch, sizes, gram):
     """With every coordinate kept, the third cumulant is the Gaussian limit's skewness at the
     exact variance, by either route to the sums over strata, with or without the rows' Gram
     given."""
-    monkeypatch.setattr("faircocco_plugins._approximate_null.BASIS_TOLERANCE", 0.0)
-    monkeypatch.setattr("faircocco_plugins._approximate_null.THIRD_TOLERANCE", 0.0)
+    monkeypatch.setattr("faircocco_plugins._estimators.approximate_null.BASIS_TOLERANCE", 0.0)
+    monkeypatch.setattr("faircocco_plugins._estimators.approximate_null.THIRD_TOLERANCE", 0.0)
     factors, strata = small_factors(np.random.default_rng(1), sizes)
     if gram:
         centred = factors.rows - factors.rows.mean(axis=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faircocco_plugins._backend import (
+from faircocco_plugins._linalg.backend import (
     PsdSolver,
     divide_by_lower_transposed,
     host_array,

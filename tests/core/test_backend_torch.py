@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faircocco_plugins._backend import host_array
+from faircocco_plugins._linalg.backend import host_array
 
 torch = pytest.importorskip("torch")
 

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
 from faircocco_plugins._options import Options
-from faircocco_plugins._problem import Problem, problem_roles, strata_of
+from faircocco_plugins._routes.problem import Problem, problem_roles, strata_of
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircocco_plugins import _dask, _stream, faircocco_report, faircocco_score, make_synthetic
+from faircocco_plugins import faircocco_report, faircocco_score, make_synthetic
+from faircocco_plugins._routes import dask as dask_route
+from faircocco_plugins._routes import stream as stream_route
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
@@ -15,7 +17,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(autouse=True)
 def fit_on_800_rows(monkeypatch):
     """Fit samples smaller than these tables, so that partitions are reduced on the workers."""
-    for module in (_stream, _dask):
+    for module in (stream_route, dask_route):
         monkeypatch.setattr(module, "STREAM_FIT_ROWS", 800)
 
 
@@ -88,7 +90,7 @@ def test_dask_dataframe_errors_name_the_column_and_the_method():
 
 
 def test_dask_dataframe_within_the_fit_sample_is_scored_in_memory(monkeypatch):
-    for module in (_stream, _dask):
+    for module in (stream_route, dask_route):
         monkeypatch.setattr(module, "STREAM_FIT_ROWS", 10_000)
     frame = people(3000)
     ddf = dd.from_pandas(frame, npartitions=3, sort=False)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from faircocco_plugins import faircocco_statistic
-from faircocco_plugins._explicit import differentiated_columns
-from faircocco_plugins._kernels import KernelInput
-from faircocco_plugins._terms import Role
+from faircocco_plugins._estimators.explicit import differentiated_columns
+from faircocco_plugins._estimators.terms import Role
+from faircocco_plugins._kernels.kernel import KernelInput
 
 torch = pytest.importorskip("torch")
 

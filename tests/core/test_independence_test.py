@@ -266,7 +266,7 @@ def test_the_null_does_not_depend_on_how_permutations_are_batched(monkeypatch, n
     truth = None if notion == "dp" else y_true
     options = {"y_true": truth, "notion": notion, "n_permutations": 10, "null": "permutation"}
     whole = independence_test(y_pred, attribute, random_state=4, **options)
-    monkeypatch.setattr("faircocco_plugins._strata.PERMUTATION_BATCH_ROWS", 3 * 200)
+    monkeypatch.setattr("faircocco_plugins._estimators.strata.PERMUTATION_BATCH_ROWS", 3 * 200)
     stacked = independence_test(y_pred, attribute, random_state=4, **options)
     np.testing.assert_allclose(stacked.null_distribution, whole.null_distribution, rtol=1e-12)
     assert stacked.pvalue == whole.pvalue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faircocco_plugins._kernels import DIRECT_COLUMNS, GAUSSIAN, median_distance
+from faircocco_plugins._kernels.kernel import DIRECT_COLUMNS, GAUSSIAN, median_distance
 
 # direct differences up to DIRECT_COLUMNS columns, squared norms beyond
 WIDTHS = [1, 3, DIRECT_COLUMNS + 4]

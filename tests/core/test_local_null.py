@@ -12,11 +12,11 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from faircocco_plugins import faircocco_score, faircocco_statistic, independence_test
-from faircocco_plugins._kernels import KernelInput
-from faircocco_plugins._local_null import LocalPermutationFit
+from faircocco_plugins._estimators.local_null import LocalPermutationFit
+from faircocco_plugins._estimators.strata import LOCAL_STRATUM_ROWS, local_strata
+from faircocco_plugins._kernels.kernel import KernelInput
 from faircocco_plugins._options import Options
-from faircocco_plugins._problem import Problem
-from faircocco_plugins._strata import LOCAL_STRATUM_ROWS, local_strata
+from faircocco_plugins._routes.problem import Problem
 
 
 def continuous_outcome(n, seed):

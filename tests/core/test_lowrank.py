@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
-from faircocco_plugins._kernels import gaussian
-from faircocco_plugins._lowrank import (
+from faircocco_plugins._estimators.lowrank import (
     MIN_TOLERANCE,
     incomplete_cholesky,
     incomplete_cholesky_batch,
 )
+from faircocco_plugins._kernels.kernel import gaussian
 
 ALL = ["age", "sex", "race", "region"]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from faircocco_plugins import faircocco_score
-from faircocco_plugins._vocabulary import NOTION_RECORDS, NOTIONS, notion_named
+from faircocco_plugins._records.notions import NOTION_RECORDS, NOTIONS, notion_named
 
 
 def test_each_notion_is_the_papers_conditional_independence() -> None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faircocco_plugins import _lowrank as lowrank
 from faircocco_plugins import faircocco_score
-from faircocco_plugins._kernels import KernelInput, gaussian
-from faircocco_plugins._lowrank import (
+from faircocco_plugins._estimators import lowrank
+from faircocco_plugins._estimators.lowrank import (
     FeatureMap,
     incomplete_cholesky,
     pivot_candidates,
 )
+from faircocco_plugins._kernels.kernel import KernelInput, gaussian
 
 
 def continuous_outcome(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

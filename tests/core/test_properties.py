@@ -27,7 +27,7 @@ from faircocco_plugins import (
     independence_test,
 )
 from faircocco_plugins._options import Options
-from faircocco_plugins._problem import Problem
+from faircocco_plugins._routes.problem import Problem
 
 NOTIONS = ["dp", "eo", "cal"]
 

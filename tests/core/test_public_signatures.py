@@ -20,7 +20,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "chance_adjusted: 'bool' = False) -> 'None'"
         ),
-        "35b53f575aef9390",
+        "179ae68da0082dac",
     ),
     "faircocco_plugins:BatchStatistic.fit": (
         ("(self, sensitive_features: 'Any', y_true: 'Any' = None) -> 'BatchStatistic'"),

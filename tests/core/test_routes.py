@@ -1,14 +1,14 @@
-"""Every route to the statistic implements the one interface, ``_terms.Route``."""
+"""Every route to the statistic implements the one interface, ``_estimators.terms.Route``."""
 
 import numpy as np
 import pytest
 
-from faircocco_plugins._exact import ExactFit
-from faircocco_plugins._local_null import LocalPermutationFit
-from faircocco_plugins._lowrank import LowRankFit
+from faircocco_plugins._estimators.exact import ExactFit
+from faircocco_plugins._estimators.local_null import LocalPermutationFit
+from faircocco_plugins._estimators.lowrank import LowRankFit
+from faircocco_plugins._estimators.terms import ConstantAttributesFit, RefittableRoute, Route
 from faircocco_plugins._options import Options
-from faircocco_plugins._problem import Problem
-from faircocco_plugins._terms import ConstantAttributesFit, RefittableRoute, Route
+from faircocco_plugins._routes.problem import Problem
 
 N = 150
 

@@ -18,8 +18,8 @@ from faircocco_plugins import (
     independence_test,
     make_synthetic,
 )
-from faircocco_plugins._inputs import Variable
-from faircocco_plugins._row_order import canonical_order
+from faircocco_plugins._inputs.row_order import canonical_order
+from faircocco_plugins._inputs.variables import Variable
 
 #: relative difference allowed between the two orders (the measured one is 0: the sorted rows
 #: are the same array)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import pdist
 
-import faircocco_plugins._row_table as row_table
-from faircocco_plugins._kernels import _median_of_differences, median_distance
-from faircocco_plugins._row_table import RowTable
+import faircocco_plugins._inputs.row_table as row_table
+from faircocco_plugins._inputs.row_table import RowTable
+from faircocco_plugins._kernels.kernel import _median_of_differences, median_distance
 
 
 class _Counted:

@@ -17,22 +17,22 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins import (
-    _dask,
-    _stream,
     faircocco_report,
     faircocco_score,
     faircocco_statistic,
     make_synthetic,
 )
+from faircocco_plugins._routes import dask as dask_route
+from faircocco_plugins._routes import stream as stream_route
 
 TILE = 250
 COPIES = 4
-DEFAULT_FIT_ROWS = _stream.STREAM_FIT_ROWS
+DEFAULT_FIT_ROWS = stream_route.STREAM_FIT_ROWS
 
 
 def fit_on_first(monkeypatch: pytest.MonkeyPatch, rows: int) -> None:
     """Make streams (and Dask DataFrames) take their bandwidths and pivots from ``rows`` rows."""
-    for module in (_stream, _dask):
+    for module in (stream_route, dask_route):
         monkeypatch.setattr(module, "STREAM_FIT_ROWS", rows)
 
 
@@ -305,7 +305,7 @@ def test_row_blocks_keep_the_rows_in_order_in_blocks_of_two_or_more(sizes):
     than two rows unless the stream has; a chunk of 10 rows or more is not copied."""
     starts = np.cumsum([0, *sizes])
     frames = [pd.DataFrame({"row": np.arange(a, b)}) for a, b in itertools.pairwise(starts)]
-    blocks = list(_stream.row_blocks(frames, 10))
+    blocks = list(stream_route.row_blocks(frames, 10))
     rows = np.concatenate([block["row"].to_numpy() for block in blocks])
     assert np.array_equal(rows, np.arange(starts[-1]))
     lengths = [len(block) for block in blocks]

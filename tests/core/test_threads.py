@@ -7,8 +7,8 @@ import threading
 import pytest
 from threadpoolctl import ThreadpoolController
 
-from faircocco_plugins import _threads, config_context, get_config, set_config
-from faircocco_plugins._threads import single_blas_thread
+from faircocco_plugins import config_context, get_config, set_config
+from faircocco_plugins._linalg.threads import single_blas_thread
 
 
 def blas_threads() -> list[int]:
@@ -48,7 +48,7 @@ class FakeLibrary:
 @pytest.fixture
 def fake_libraries(monkeypatch):
     libraries = [FakeLibrary(), FakeLibrary()]
-    monkeypatch.setattr(_threads, "_blas_libraries", lambda: libraries)
+    monkeypatch.setattr("faircocco_plugins._linalg.threads._blas_libraries", lambda: libraries)
     return libraries
 
 

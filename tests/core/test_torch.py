@@ -197,9 +197,9 @@ def test_small_batches_with_many_levels_keep_a_narrow_factor():
     """Two attribute columns of 5 levels and two continuous ones in 128 rows: 25 level
     combinations times the pivots would be wider than the batch, so every column goes to
     incomplete Cholesky, and the statistic stays close to the exact one."""
-    from faircocco_plugins._explicit import ExplicitRows
+    from faircocco_plugins._estimators.explicit import ExplicitRows
     from faircocco_plugins._options import Options
-    from faircocco_plugins._problem import Problem, problem_roles
+    from faircocco_plugins._routes.problem import Problem, problem_roles
 
     rng = np.random.default_rng(4)
     levels = rng.integers(0, 5, size=(128, 2)) / 4

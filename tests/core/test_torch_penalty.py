@@ -1,6 +1,6 @@
-"""The training penalty on the predictions' device (:mod:`faircocco_plugins._torch_penalty`),
-run here on CPU tensors: the value and gradient of the host closed form, and finite
-differences."""
+"""The training penalty on the predictions' device
+(:mod:`faircocco_plugins._routes.device_penalty`), run here on CPU tensors: the value and gradient
+of the host closed form, and finite differences."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from faircocco_plugins import BatchStatistic
 
 torch = pytest.importorskip("torch")
 
-from faircocco_plugins._torch_penalty import batch_statistic  # noqa: E402
+from faircocco_plugins._routes.device_penalty import batch_statistic  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

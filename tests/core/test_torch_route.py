@@ -1,4 +1,4 @@
-"""The device route of torch tensors (:mod:`faircocco_plugins._torch_route`) against the host
+"""The device route of torch tensors (:mod:`faircocco_plugins._routes.device`) against the host
 route of numpy arrays: same order, bandwidths, levels and pivots, so the same statistic and
 score up to the order of floating-point sums. Run on CPU tensors, which stand in for an
 accelerator's (the route is the same code); outside these tests CPU tensors take the host
@@ -13,19 +13,21 @@ import pytest
 from array_api_compat import is_torch_array
 
 from faircocco_plugins import faircocco_score, faircocco_statistic
-from faircocco_plugins._kernels import median_distance
-from faircocco_plugins._lowrank import MAX_RANK, PIVOT_BLOCK, incomplete_cholesky
+from faircocco_plugins._estimators.lowrank import MAX_RANK, PIVOT_BLOCK, incomplete_cholesky
+from faircocco_plugins._kernels.kernel import median_distance
 
 torch = pytest.importorskip("torch")
 
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
-from faircocco_plugins import _backend, _routes, _torch_route  # noqa: E402
-from faircocco_plugins._torch_bandwidth import median_distance as device_median  # noqa: E402
-from faircocco_plugins._torch_cholesky import (  # noqa: E402
+from faircocco_plugins._estimators.device_cholesky import (  # noqa: E402
     incomplete_cholesky as device_cholesky,
 )
-from faircocco_plugins._torch_order import canonical_order  # noqa: E402
+from faircocco_plugins._kernels.device_bandwidth import median_distance as device_median  # noqa: E402
+from faircocco_plugins._kernels.device_order import canonical_order  # noqa: E402
+from faircocco_plugins._linalg import backend  # noqa: E402
+from faircocco_plugins._routes import choose  # noqa: E402
+from faircocco_plugins._routes import device as device_route  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +41,7 @@ def one_torch_thread():
 @pytest.fixture(autouse=True)
 def cpu_tensors_take_the_device_route(monkeypatch):
     """An accelerator's tensors take the device route; here CPU tensors stand in for them."""
-    for module in (_backend, _routes):
+    for module in (backend, choose):
         monkeypatch.setattr(module, "on_accelerator", lambda value: is_torch_array(value))
 
 
@@ -47,14 +49,14 @@ def cpu_tensors_take_the_device_route(monkeypatch):
 def device_calls(monkeypatch):
     """Counts the problems the device route answers (rather than leaving to the host)."""
     answered = []
-    original = _torch_route.device_terms
+    original = device_route.device_terms
 
     def counted(problem):
         terms = original(problem)
         answered.append(terms is not None)
         return terms
 
-    monkeypatch.setattr(_torch_route, "device_terms", counted)
+    monkeypatch.setattr(device_route, "device_terms", counted)
     return answered
 
 
@@ -229,7 +231,7 @@ def test_discrete_predictions_and_attributes_have_no_pivots(notion, device_calls
 def test_cpu_tensors_take_the_host_route_by_default(monkeypatch, device_calls):
     monkeypatch.undo()  # the fixtures' stand-in and counter
     answered = []
-    monkeypatch.setattr(_torch_route, "device_terms", lambda problem: answered.append(1))
+    monkeypatch.setattr(device_route, "device_terms", lambda problem: answered.append(1))
     pred, a, y = data("binary", 300, 11)
     faircocco_score(torch.tensor(pred), torch.tensor(a), y_true=torch.tensor(y), notion="eo")
     assert answered == []
@@ -307,13 +309,13 @@ def device_reads(monkeypatch):
 def factors(monkeypatch):
     """The device route's incomplete Cholesky factors, as they are made."""
     made = []
-    original = _torch_route.incomplete_cholesky
+    original = device_route.incomplete_cholesky
 
     def kept(*args):
         made.append(original(*args))
         return made[-1]
 
-    monkeypatch.setattr(_torch_route, "incomplete_cholesky", kept)
+    monkeypatch.setattr(device_route, "incomplete_cholesky", kept)
     return made
 
 

@@ -416,7 +416,7 @@ def test_arrays_without_columns_are_rejected(data):
 
 def test_numeric_arrays_are_read_like_the_equivalent_dataframe(data):
     # numeric arrays skip the DataFrame; names, values and scores must not change
-    from faircocco_plugins._inputs import to_variable
+    from faircocco_plugins._inputs.variables import to_variable
 
     y_pred, attribute, y_true = data
     block = np.column_stack([attribute, np.arange(N) % 3])

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..._api import faircocco_report, faircocco_score, independence_test
-from ..._vocabulary import notion_named
+from ..._records.notions import notion_named
 from ...plugins import DegenerateModelWarning, available_methods
 from .._metrics import R2_THRESHOLD, SPREAD_THRESHOLD, evaluate_predictions
 from .._presets import PRESETS

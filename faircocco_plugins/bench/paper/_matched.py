@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..._vocabulary import NOTIONS
+from ..._records.notions import NOTIONS
 from .._fronts import non_dominated
 from .._hypervolume_table import UNPENALISED, front_cells
 from .._metrics import degenerate_runs

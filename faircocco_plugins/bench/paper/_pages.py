@@ -36,7 +36,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..._vocabulary import NOTIONS
+from ..._records.notions import NOTIONS
 from .._protocol import chosen_training
 from .._results_tables import dataset_order, summarise_runs
 from .._selection import DEFAULT_TOLERANCE

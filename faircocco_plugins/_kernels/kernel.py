@@ -1,0 +1,514 @@
+"""Kernels: median-heuristic bandwidths, Gaussian and delta kernels, and kernel inputs.
+
+:class:`Kernel` is what the estimators need of a kernel on scaled inputs, and :data:`GAUSSIAN`
+its one implementation, which every estimator evaluates.
+
+A Gaussian kernel ``exp(-||x - x'||² / (2σ²))`` equals ``exp(-||z - z'||² / 2)`` on the scaled
+values ``z = x / σ``, and a product of Gaussians with per-column bandwidths is one Gaussian on the
+column-wise scaled vector. So every variable reduces to :class:`KernelInput`: scaled numeric
+columns ``z`` (one unit-bandwidth Gaussian) times a delta kernel on each nominal column. The
+extended variable ``(A, Y)`` of the conditional measure is then the concatenation of both inputs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from .._inputs.variables import Variable
+from .._linalg.backend import as_like, namespace, take_rows, to_host
+
+#: Rows sampled for the median heuristic.
+BANDWIDTH_SAMPLE = 1000
+
+
+@dataclass(frozen=True)
+class KernelInput:
+    """A variable ready for kernel evaluation.
+
+    ``z`` is an ``(n, p)`` array of scaled numeric columns (``None`` if ``p == 0``) under a
+    unit-bandwidth Gaussian; ``codes`` an ``(n, q)`` int64 host array of nominal columns under
+    delta kernels (``None`` if ``q == 0``).
+    """
+
+    z: Any
+    codes: np.ndarray | None
+    levels: tuple[np.ndarray, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.z.shape[0]) if self.z is not None else int(self.codes.shape[0])  # type: ignore[union-attr]
+
+    def on_host(self) -> KernelInput:
+        """The same input with a host (numpy) ``z``, detached from any autograd graph."""
+        return self if self.z is None else KernelInput(to_host(self.z), self.codes, self.levels)
+
+    def take(self, rows: np.ndarray) -> KernelInput:
+        """The input of ``rows``, in that order."""
+        z = None if self.z is None else take_rows(self.z, rows)
+        codes = None if self.codes is None else self.codes.take(rows, axis=0)
+        return KernelInput(z, codes, self.levels)
+
+
+def concat_inputs(*inputs: KernelInput) -> KernelInput:
+    """The product kernel of several inputs, as one input."""
+    zs = [k.z for k in inputs if k.z is not None]
+    codes = [k.codes for k in inputs if k.codes is not None]
+    levels = tuple(level for k in inputs for level in k.levels)
+    z = None
+    if zs:
+        xp = namespace(*zs)
+        z = zs[0] if len(zs) == 1 else xp.concat(zs, axis=1)
+    return KernelInput(z, np.concatenate(codes, axis=1) if codes else None, levels)
+
+
+def median_distance(sample: np.ndarray) -> float:
+    """Median pairwise Euclidean distance of the rows of ``sample``.
+
+    When the median is 0 (most binary columns: more than half the pairs are equal) the median of
+    the non-zero distances is used, which for a binary column is the gap between its two values.
+    A constant sample has no non-zero distance; it gets bandwidth 1, and since its kernel is
+    constant, its centred Gram matrix is 0 whatever the bandwidth.
+
+    Samples with few distinct rows (binary and categorical codes, labels) are summarised by
+    their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
+    column with many distinct values takes the median from a band of its sorted differences.
+    """
+    # imported here, so that the plugin contract, which exports this function, loads no scipy
+    from scipy.spatial.distance import pdist
+
+    column = np.sort(sample[:, 0]) if sample.shape[1] == 1 else None
+    few = _few_distinct_rows(sample) if column is None else _few_distinct_values(column)
+    if few is not None:
+        distinct, counts = few
+        values = pdist(distinct)
+        pairs = np.outer(counts, counts)[np.triu_indices(distinct.shape[0], k=1)].astype(float)
+        ties = float(np.sum(counts * (counts - 1) / 2))
+        median = _weighted_median(np.concatenate([[0.0], values]), np.concatenate([[ties], pairs]))
+        if median > 0:
+            return median
+        nonzero = values > 0
+        return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
+    banded = None if column is None else _median_of_differences(column)
+    if banded is not None and banded > 0:
+        return banded
+    distances = pdist(sample)
+    median = _median(distances)
+    if median > 0:
+        return median
+    nonzero = distances[distances > 0]
+    return _median(nonzero) if nonzero.size else 1.0
+
+
+#: Up to this many distinct rows, :func:`median_distance` works from the distinct rows.
+FEW_DISTINCT_ROWS = 64
+
+
+def _few_distinct_rows(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Distinct rows and their counts, or None if there are more than ``FEW_DISTINCT_ROWS``."""
+    distinct, counts = np.unique(sample, axis=0, return_counts=True)
+    return (distinct, counts) if distinct.shape[0] <= FEW_DISTINCT_ROWS else None
+
+
+def _few_distinct_values(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_few_distinct_rows` of one sorted column, by a scan instead of a sort."""
+    changes = np.flatnonzero(ordered[1:] != ordered[:-1])
+    if changes.size >= FEW_DISTINCT_ROWS:
+        return None
+    starts = np.concatenate([[0], changes + 1])
+    return ordered[starts, None], np.diff(np.append(starts, ordered.size))
+
+
+_EPS = float(np.finfo(np.float64).eps)
+
+#: Pairs sampled by :func:`_median_of_differences` to estimate the median and its neighbourhood.
+_PAIR_SAMPLE = 256
+
+
+def _median_of_differences(x: np.ndarray) -> float | None:
+    """``np.median`` of ``x[j] − x[i]`` over ``i < j`` for sorted ``x``; None if unbracketed.
+
+    Each row of the differences of sorted values is sorted, so the number of differences below
+    any ``t`` is one search of ``x + t``. A seeded sample of pairs estimates the median and how
+    many differences lie near it; one count corrects the estimate, and only the differences in
+    a narrow bracket around it (a few hundred) are formed, widened until it holds the median.
+    The result is exact: the band holds every pair whose difference the search placed in the
+    bracket, and the two middle order statistics are taken from it only when they are clear of
+    the bracket's edges, which rounding can blur, or clear of the nearest differences outside.
+    """
+    n = x.size
+    total = n * (n - 1) // 2
+    preceding = n * (n + 1) // 2  # sum over rows of the i + 1 searches that land at or before i
+    first_of_pair, second_of_pair = _pair_sample(n)
+    size = first_of_pair.size
+    quantiles = [size // 2 - size // 8, size // 2, size // 2 + size // 8]
+    # (array methods rather than numpy's functions: this runs on every training batch)
+    differences = x.take(second_of_pair) - x.take(first_of_pair)
+    differences.partition(quantiles)
+    sample = differences[quantiles].tolist()
+    if not 0.0 < sample[0] < sample[2]:
+        return None  # mostly ties
+    density = (total / 4) / (sample[2] - sample[0])  # differences per unit near the median
+    below_estimate = int(x.searchsorted(x + sample[1]).sum()) - preceding
+    error = (total - 1) / 2 - below_estimate
+    centre = sample[1] + error / density
+    spread = (0.25 * abs(error) + 0.005 * total) / density
+    # x[j] − x[i] and the search for x[i] + t round differently by a few ulps of the values
+    margin = 16.0 * _EPS * max(abs(float(x[0])), abs(float(x[-1])))
+    rows = np.arange(n)
+    for _ in range(4):
+        low, high = centre - spread, centre + spread
+        starts = x.searchsorted(x + low, side="left")
+        stops = x.searchsorted(x + high, side="right")
+        if low <= margin:  # a search may then land at or before its own row
+            starts = np.maximum(starts, rows + 1)
+            stops = np.maximum(stops, starts)
+        below = int(starts.sum()) - preceding
+        first, second = (total - 1) // 2 - below, total // 2 - below
+        lengths = stops - starts
+        ends = lengths.cumsum()
+        if first >= 0 and second < int(ends[-1]):
+            break
+        spread *= 4.0
+    else:
+        return None
+    columns = np.arange(int(ends[-1])) + (starts - ends + lengths).repeat(lengths)
+    band = x.take(columns) - x.take(rows.repeat(lengths))
+    band.partition([first, second])
+    middle_low, middle_high = float(band[first]), float(band[second])
+    if low + margin < middle_low and middle_high < high - margin:
+        return (middle_low + middle_high) / 2
+    left = starts > rows + 1
+    right = stops < n
+    if (left.any() and np.max(x[starts[left] - 1] - x[left]) > middle_low) or (
+        right.any() and np.min(x[stops[right]] - x[right]) < middle_high
+    ):
+        return None
+    return (middle_low + middle_high) / 2
+
+
+@cache
+def _pair_sample(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded sample of index pairs ``i < j`` of ``n`` points, uniform over pairs."""
+    pairs = np.random.default_rng(0).integers(0, n, size=(_PAIR_SAMPLE, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    return np.min(pairs, axis=1), np.max(pairs, axis=1)
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a non-empty array, by one partition (``np.median`` takes 3x longer)."""
+    middle = (values.size - 1) // 2
+    part = np.partition(values, middle)
+    if values.size % 2:
+        return float(part[middle])
+    return float((part[middle] + np.min(part[middle + 1 :])) / 2)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The median of ``values`` repeated ``weights`` times (integer weights, as ``np.median``)."""
+    order = np.argsort(values, kind="stable")
+    values, cumulative = values[order], np.cumsum(weights[order])
+    total = cumulative[-1]
+    if total == 0:
+        return 0.0
+    # 0-based order statistics of the repeated sample at positions ⌊(total−1)/2⌋ and ⌈(total−1)/2⌉
+    low = values[np.searchsorted(cumulative, np.floor((total - 1) / 2), side="right")]
+    high = values[np.searchsorted(cumulative, np.ceil((total - 1) / 2), side="right")]
+    return float((low + high) / 2)
+
+
+def bandwidth_rows(n: int, random_state: int | None) -> np.ndarray:
+    """Rows used by the median heuristic: all when ``n <= 1000``, else a seeded sample.
+
+    ``random_state=None`` means seed 0, so that a score is a deterministic function of its data.
+    """
+    if n <= BANDWIDTH_SAMPLE:
+        return np.arange(n)
+    rng = np.random.default_rng(0 if random_state is None else random_state)
+    return np.sort(rng.choice(n, size=BANDWIDTH_SAMPLE, replace=False))
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Bandwidths of a variable's numeric columns, fitted once and applied to every chunk.
+
+    ``widths`` holds one bandwidth per numeric column (all equal when shared); ``centres`` the
+    column means of the sample, subtracted first because the Gaussian kernel is translation
+    invariant and distances of large-offset values (timestamps) lose digits otherwise;
+    ``onehot_nominal`` moves nominal columns into the numeric block as one-hot vectors, for the
+    paper's single joint Gaussian.
+    """
+
+    widths: tuple[float, ...]
+    centres: tuple[float, ...]
+    onehot_nominal: bool
+
+    @classmethod
+    def fit(
+        cls,
+        variable: Variable,
+        *,
+        shared: bool,
+        standardised: bool,
+        onehot_nominal: bool,
+        bandwidth: str | float,
+        rows: np.ndarray,
+    ) -> Scaling:
+        """Median-heuristic bandwidths on the rows ``rows`` (or the fixed ``bandwidth``).
+
+        ``shared`` gives all numeric columns one bandwidth, the median distance of the whole
+        vector, instead of one each. ``standardised`` gives one bandwidth too, of the vector with
+        each of the variable's own numeric columns (not the one-hot ones) divided by its
+        standard deviation (:func:`column_spreads`), so that it does not depend on their units:
+        each column's width is its spread times that median distance.
+        """
+        numeric = _numeric_block(variable, onehot_nominal)
+        if numeric is None:
+            return cls((), (), onehot_nominal)
+        # all rows (the common case of a training batch) need no copy
+        sample = to_host(numeric if rows.size == numeric.shape[0] else take_rows(numeric, rows))
+        centres = tuple((np.sum(sample, axis=0) / sample.shape[0]).tolist())
+        p = sample.shape[1]
+        if bandwidth != "median":
+            widths = (float(bandwidth),) * p
+        elif standardised:
+            own = 0 if variable.numeric is None else int(variable.numeric.shape[1])
+            spreads = column_spreads(sample, own)
+            widths = tuple((spreads * GAUSSIAN.bandwidth(sample / spreads)).tolist())
+        elif shared:
+            widths = (GAUSSIAN.bandwidth(sample),) * p
+        else:
+            widths = tuple(GAUSSIAN.bandwidth(sample[:, j : j + 1]) for j in range(p))
+        return cls(widths, centres, onehot_nominal)
+
+    def widened(self, factor: float) -> Scaling:
+        """The same scaling with every bandwidth multiplied by ``factor``."""
+        return replace(self, widths=tuple(factor * w for w in self.widths))
+
+    def apply(self, variable: Variable) -> KernelInput:
+        """The kernel input of ``variable`` (a whole dataset or one chunk)."""
+        numeric = _numeric_block(variable, self.onehot_nominal)
+        codes, levels = variable.codes, variable.levels
+        if self.onehot_nominal:
+            codes, levels = None, ()
+        if numeric is None:
+            return KernelInput(None, codes, levels)
+        widths, centres = as_like(self.widths, numeric), as_like(self.centres, numeric)
+        return KernelInput((numeric - centres) / widths, codes, levels)
+
+
+def column_spreads(sample: Any, columns: int) -> Any:
+    """The standard deviation of each of the first ``columns`` columns of ``sample`` (divided by
+    the number of rows), and 1 for the other columns and for a constant one, in the namespace
+    and on the device of ``sample``.
+
+    The joint attribute kernel divides each numeric column by it before the one median
+    distance of the whole vector, so that a column in millimetres instead of metres does not
+    dominate the distance (with weight in kilograms, a score of 0.053 became 0.370).
+    """
+    xp = namespace(sample)
+    n, p = sample.shape
+    centred = sample - xp.sum(sample, axis=0) / n
+    spreads = xp.sqrt(xp.sum(centred * centred, axis=0) / n)
+    index = xp.arange(p, device=array_api_compat.device(sample))
+    varies = xp.max(sample, axis=0) > xp.min(sample, axis=0)
+    return xp.where((index < columns) & varies, spreads, xp.ones_like(spreads))
+
+
+def _numeric_block(variable: Variable, onehot_nominal: bool) -> Any:
+    numeric, codes = variable.numeric, variable.codes
+    if not onehot_nominal or codes is None:
+        return numeric
+    onehot = np.concatenate(
+        [np.eye(len(levels))[codes[:, j]] for j, levels in enumerate(variable.levels)], axis=1
+    )
+    if numeric is None:
+        return onehot
+    xp = namespace(numeric)
+    device = array_api_compat.device(numeric)
+    return xp.concat([numeric, xp.asarray(onehot, dtype=numeric.dtype, device=device)], axis=1)
+
+
+def standardise(values: Any) -> tuple[Any, Any]:
+    """Centre each column and divide by the root mean square; returns the values and that scale.
+
+    Under the median heuristic a Gaussian kernel, and so the statistic, does not change when its
+    variable is shifted or rescaled. With the bandwidth detached, the gradient of raw predictions
+    still has a spurious component that shrinks their spread (at a fixed bandwidth closer
+    predictions look less dependent, but the next batch's bandwidth shrinks with them), which can
+    drive training to constant predictions. Through standardised predictions that component is
+    projected out. The floor keeps constant predictions finite.
+
+    Parameters
+    ----------
+    values : array of shape (n, k)
+        Predictions, in any array-API namespace (differentiable where the namespace is).
+
+    Returns
+    -------
+    standardised : array of shape (n, k)
+        Column-centred values with root mean square 1.
+    scale : 0-d array
+        The root mean square of the centred values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from faircocco_plugins import standardise
+    >>> standard, scale = standardise(np.array([[1.0], [3.0]]))
+    >>> standard.ravel().tolist(), float(scale)
+    ([-1.0, 1.0], 1.0)
+    """
+    xp = namespace(values)
+    n, k = values.shape
+    # sums, not means: numpy's mean costs several times a sum on these small arrays
+    centred = values - xp.sum(values, axis=0, keepdims=True) / n
+    scale = xp.sqrt(xp.sum(centred * centred) / (n * k) + xp.finfo(values.dtype).eps ** 2)
+    return centred / scale, scale
+
+
+class Kernel(ABC):
+    """What the estimators need of a kernel on scaled inputs.
+
+    :class:`Scaling` divides each input by the kernel's :meth:`bandwidth` of a sample; the
+    estimators then evaluate the kernel on the scaled rows: whole Gram blocks (:meth:`gram`),
+    the diagonal that incomplete Cholesky starts its residuals from (:meth:`diagonal`), and the
+    column against one pivot row that it forms in place at every pivot (:meth:`column_into`).
+    """
+
+    @abstractmethod
+    def bandwidth(self, sample: np.ndarray) -> float:
+        """The scale of the rows of a host ``(m, p)`` sample, by which their variable is divided."""
+
+    @abstractmethod
+    def gram(self, z1: Any, z2: Any) -> Any:
+        """The ``(n1, n2)`` kernel matrix between the rows of ``z1`` and ``z2`` (one namespace)."""
+
+    @abstractmethod
+    def diagonal(self, z: Any) -> Any:
+        """The kernel of each row of ``z`` (``(..., n, p)``) with itself: a new ``(..., n)``
+        array in the namespace, device and dtype of ``z``."""
+
+    @abstractmethod
+    def column_into(
+        self,
+        columns: Sequence[np.ndarray],
+        point: Sequence[Any],
+        out: np.ndarray,
+        scratch: np.ndarray,
+    ) -> np.ndarray:
+        """The kernel between the rows of host columns and one point, written into ``out``.
+
+        ``columns`` holds the ``p ≥ 1`` columns of the rows, each contiguous, of ``out``'s shape
+        (``(n,)``, or ``(B, n)`` for a stack of ``B`` inputs); ``point`` its ``p`` values (floats,
+        or ``(B, 1)`` arrays, one value per member of a stack); ``scratch`` a buffer of
+        ``out``'s shape. Returns ``out``.
+        """
+
+
+#: Up to this many columns, :meth:`Gaussian.gram` sums squared differences column by column.
+DIRECT_COLUMNS = 8
+
+
+class Gaussian(Kernel):
+    """The unit-bandwidth Gaussian kernel ``exp(-‖z − z′‖² / 2)`` on inputs scaled by the median
+    heuristic (:func:`median_distance`)."""
+
+    def bandwidth(self, sample: np.ndarray) -> float:
+        """The median heuristic: the median distance between the rows of ``sample``."""
+        return median_distance(sample)
+
+    def gram(self, z1: Any, z2: Any) -> Any:
+        """The kernel matrix between the rows of ``z1`` and ``z2``.
+
+        Few columns (the common case) take the direct differences, which are exact. Wider
+        inputs use ``‖a‖² + ‖b‖² − 2 aᵀb``, one matrix product; its rounding error grows with
+        ``‖z‖²``, which is small for wide inputs (one-hot blocks, standardised columns). For one
+        column of predictions scaled by a tiny median distance (probabilities of 0 and 1 with
+        differences of 1e-20 inside each group), that error reached 10⁶, and the landmarks'
+        Gram matrix was not positive definite.
+        """
+        xp = namespace(z1, z2)
+        direct = z1.shape[1] <= DIRECT_COLUMNS
+        if direct and isinstance(z1, np.ndarray) and isinstance(z2, np.ndarray):
+            # the same operations in place: one array of the result's size, not one per
+            # operation (30% less time for a 32,768 × 100 kernel)
+            sq = np.subtract.outer(z1[:, 0], z2[:, 0])
+            np.square(sq, out=sq)
+            scratch = np.empty_like(sq) if z1.shape[1] > 1 else sq
+            for j in range(1, z1.shape[1]):
+                np.subtract.outer(z1[:, j], z2[:, j], out=scratch)
+                np.square(scratch, out=scratch)
+                sq += scratch
+            sq *= -0.5
+            return np.exp(sq, out=sq)
+        if direct:
+            sq = (z1[:, 0:1] - z2[:, 0:1].T) ** 2
+            for j in range(1, z1.shape[1]):
+                sq = sq + (z1[:, j : j + 1] - z2[:, j : j + 1].T) ** 2
+            return xp.exp(-0.5 * sq)
+        sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
+        return xp.exp(-0.5 * xp.clip(sq, min=0.0))
+
+    def diagonal(self, z: Any) -> Any:
+        """Ones: every row is at distance 0 from itself."""
+        xp = namespace(z)
+        return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
+
+    def column_into(
+        self,
+        columns: Sequence[np.ndarray],
+        point: Sequence[Any],
+        out: np.ndarray,
+        scratch: np.ndarray,
+    ) -> np.ndarray:
+        """The kernel between the rows of ``columns`` and ``point``, written into ``out``.
+
+        Distances are taken as differences, not from squared norms, whose cancellation fails
+        for values spanning many magnitudes; they are summed column by column, with no
+        ``n × p`` temporary.
+        """
+        for j, (values, value) in enumerate(zip(columns, point, strict=True)):
+            target = out if j == 0 else scratch
+            np.subtract(values, value, out=target)
+            np.square(target, out=target)
+            if j:
+                out += scratch
+        out *= -0.5
+        return np.exp(out, out=out)
+
+
+#: The kernel of every variable's scaled numeric columns.
+GAUSSIAN = Gaussian()
+
+
+def gaussian(z1: Any, z2: Any) -> Any:
+    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``
+    (:meth:`Gaussian.gram`)."""
+    return GAUSSIAN.gram(z1, z2)
+
+
+def delta(codes1: np.ndarray, codes2: np.ndarray) -> np.ndarray:
+    """Product of delta kernels over nominal columns, as a float host matrix."""
+    same = np.ones((codes1.shape[0], codes2.shape[0]), dtype=bool)
+    for j in range(codes1.shape[1]):
+        same &= codes1[:, j][:, None] == codes2[:, j][None, :]
+    return same.astype(np.float64)
+
+
+def kernel_matrix(k: KernelInput, like: Any) -> Any:
+    """The full ``n × n`` kernel matrix of an input, in the namespace of ``like``."""
+    xp = namespace(like)
+    device = array_api_compat.device(like)
+    matrix = None if k.z is None else GAUSSIAN.gram(k.z, k.z)
+    if k.codes is not None:
+        mask = xp.asarray(delta(k.codes, k.codes), dtype=like.dtype, device=device)
+        matrix = mask if matrix is None else matrix * mask
+    assert matrix is not None
+    return matrix

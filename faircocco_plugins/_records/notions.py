@@ -1,0 +1,139 @@
+"""The project's vocabulary, defined once: learning tasks, fairness notions and kinds of column.
+
+The plugin contract (:mod:`faircocco_plugins.plugins`) exports these names; the input checks and
+the dataset registry, which the contract itself imports, take them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+#: Learning tasks.
+TASKS: tuple[Literal["classification", "regression"], ...] = ("classification", "regression")
+
+
+@dataclass(frozen=True)
+class Notion:
+    """A fairness notion, defined once: a conditional independence of one variable from the
+    sensitive attributes, and its names.
+
+    Attributes
+    ----------
+    name : str
+        Its id in every option and table: ``"dp"``, ``"eo"`` or ``"cal"``.
+    title : str
+        How pages and messages name it.
+    measured : {"pred", "truth"}
+        The variable that should not depend on the attributes: the predictions or the outcome.
+    given : {"pred", "truth"} or None
+        The variable it is conditioned on, if any.
+    fairlearn_moment : str or None
+        fairlearn's reductions constraint of the same notion (``fairlearn.reductions``).
+    fairlearn_constraint : str or None
+        Its name in fairlearn's ``ThresholdOptimizer(constraints=...)``.
+    aif360_metric : str or None
+        AIF360's group metric of the same notion, as ``RejectOptionClassification`` names it.
+
+    Examples
+    --------
+    >>> from faircocco_plugins._records.notions import notion_named
+    >>> eo = notion_named("eo")
+    >>> eo.measured, eo.given, eo.needs_outcome
+    ('pred', 'truth', True)
+    >>> notion_named("dp").outcome([1, 0]) is None
+    True
+    """
+
+    name: str
+    title: str
+    measured: Literal["pred", "truth"]
+    given: Literal["pred", "truth"] | None
+    fairlearn_moment: str | None = None
+    fairlearn_constraint: str | None = None
+    aif360_metric: str | None = None
+
+    @property
+    def needs_outcome(self) -> bool:
+        """Whether the score reads the true outcome (as the measured or the given variable)."""
+        return "truth" in (self.measured, self.given)
+
+    def outcome(self, y_true: Any) -> Any:
+        """``y_true`` where the notion reads it, else ``None``."""
+        return y_true if self.needs_outcome else None
+
+
+#: Fairness notions: demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) and calibration
+#: (Y ⊥ A | Ŷ), by name.
+NOTION_RECORDS: dict[str, Notion] = {
+    notion.name: notion
+    for notion in (
+        Notion(
+            "dp",
+            "demographic parity (DP)",
+            measured="pred",
+            given=None,
+            fairlearn_moment="DemographicParity",
+            fairlearn_constraint="demographic_parity",
+            aif360_metric="Statistical parity difference",
+        ),
+        Notion(
+            "eo",
+            "equalised odds (EO)",
+            measured="pred",
+            given="truth",
+            fairlearn_moment="EqualizedOdds",
+            fairlearn_constraint="equalized_odds",
+            aif360_metric="Average odds difference",
+        ),
+        Notion("cal", "calibration (CAL)", measured="truth", given="pred"),
+    )
+}
+#: The notions' names.
+NOTIONS: tuple[str, ...] = tuple(NOTION_RECORDS)
+
+
+def notion_named(name: str) -> Notion:
+    """The notion of a name; a clear error for an unknown one.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Notion
+    """
+    if not isinstance(name, str) or name not in NOTION_RECORDS:
+        raise ValueError(f"notion={name!r} is not valid; expected one of {list(NOTIONS)}.")
+    return NOTION_RECORDS[name]
+
+
+def toolkit_name(name: str, toolkit_field: str) -> str:
+    """A notion's name in a toolkit's API (a :class:`Notion` field such as
+    ``"fairlearn_moment"``); a clear error for a notion the toolkit does not name.
+
+    Examples
+    --------
+    >>> from faircocco_plugins._records.notions import toolkit_name
+    >>> toolkit_name("eo", "fairlearn_constraint")
+    'equalized_odds'
+    >>> toolkit_name("cal", "fairlearn_moment")
+    Traceback (most recent call last):
+    ...
+    ValueError: notion='cal' is not valid; expected 'dp' or 'eo'.
+    """
+    named = {n: getattr(r, toolkit_field) for n, r in NOTION_RECORDS.items()}
+    named = {n: value for n, value in named.items() if value is not None}
+    if name not in named:
+        expected = " or ".join(repr(n) for n in named)
+        raise ValueError(f"notion={name!r} is not valid; expected {expected}.")
+    return str(named[name])
+
+
+#: Kinds of a sensitive attribute or of an outcome.
+KINDS: tuple[Literal["binary", "categorical", "continuous"], ...] = (
+    "binary",
+    "categorical",
+    "continuous",
+)

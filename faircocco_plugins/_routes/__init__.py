@@ -1,0 +1,2 @@
+"""Routes: where and how one call is computed (host or device, in memory, streamed or on Dask),
+and the problem that gathers a call's variables and options for its estimator."""

@@ -1,0 +1,312 @@
+"""The terms of a torch problem, computed on its tensors' device.
+
+The host route (:meth:`._routes.problem.Problem.fit`) sorts the rows, fits bandwidths, levels and
+pivots on host copies of the data and sends factors back, which on an accelerator costs more
+than the statistic itself (every column crosses twice). Here every step of size ``N`` stays on
+the device, and the small results that decide the shapes of what follows come to the host in
+one copy: the number of distinct values of every numeric column with its first values (which
+columns are factored over their levels, and the level values), the number of level
+combinations present, the rank of each incomplete Cholesky factor, the keys and row counts of
+the level groups (the segments of the per-group Grams), and whether every column is finite (the
+inputs' check for NaN, deferred to this copy). A score makes no other read but the incomplete
+Cholesky's stopping test, once per block of pivots (:mod:`._estimators.device_cholesky`): it is
+chosen between 0 and the ratio on the device (:meth:`._estimators.terms.Terms.score`), and returned
+as a tensor. To need no earlier copy, the device applies the host's rule for discrete columns
+itself, and fits each continuous factor on the variable with its discrete columns zeroed, which
+leaves the factor of the other columns as it is. Data that the host would treat otherwise take the
+host route instead: a variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level
+combinations present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS`
+level groups.
+
+The results are those of the host route:
+the same canonical row order (:mod:`._kernels.device_order`), the same median bandwidths
+(:mod:`._kernels.device_bandwidth`), the same levels and level factors, the same pivots
+(:mod:`._estimators.device_cholesky`), and the per-group moments mixed by the same function
+(:func:`._estimators.lowrank.mixed_moments`); only the order of floating-point sums differs.
+Variables with nominal columns (host codes) take the host route. The permutation null is the host
+route's, computed on first use (a score without chance adjustment never needs it). The exact
+estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
+bandwidths too, and one copy (whether the attributes are constant, and the check for NaN); its
+strata, which only its null uses, are found on the host on first use.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from .._estimators.device_cholesky import incomplete_cholesky
+from .._estimators.exact import ExactFit
+from .._estimators.explicit import differentiated_columns, is_tracked
+from .._estimators.lowrank import (
+    MAX_COMBINATIONS,
+    MAX_RANK,
+    LowRankFit,
+    _psd_square_root,
+    centre_moments,
+    mixed_moments,
+    pivot_tolerance,
+)
+from .._estimators.terms import ConstantAttributesFit, Role, Terms
+from .._kernels.device_bandwidth import scaled
+from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
+from .._kernels.device_order import canonical_order
+from .._kernels.kernel import KernelInput, gaussian
+from .._kernels.levels import MAX_LEVELS, LevelEncoder
+from .._linalg.backend import divide_by_lower_transposed
+from .problem import Problem, roles_of
+
+#: Level groups whose keys and sizes the one copy holds; data with more take the host route.
+_GROUP_SLOTS = 4096
+#: Mixed-radix keys of fewer possible combinations than this fit in int64.
+_KEYS_FIT = 2**62
+
+
+def device_terms(problem: Problem) -> Terms | None:
+    """The :class:`._estimators.terms.Terms` of ``problem`` computed on its tensors' device, or None
+    for a problem the host route must take (nominal columns, or tracked inputs whose explicit
+    feature rows would be wider than the data, see :func:`._estimators.explicit.explicit_fit`)."""
+    variables = problem.variables()
+    if any(v.codes is not None or v.numeric is None for v in variables.values()):
+        return None
+    options = problem.options
+    order = canonical_order(
+        [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
+    )
+    joint = options.attribute_kernel == "joint"
+    inputs = {
+        name: KernelInput(
+            scaled(
+                v.numeric[order],
+                shared=name != "sensitive" or joint,
+                standardised=name == "sensitive" and joint,
+                bandwidth=options.bandwidth,
+                random_state=options.random_state,
+            ),
+            None,
+        )
+        for name, v in variables.items()
+    }
+    roles = roles_of(options.notion, **inputs)
+    if problem.method() == "exact":
+        constant = problem.sensitive.numeric_is_constant()
+        if _checked_copy(problem, [constant.to(torch.int64)[None]])[0][0]:
+            return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
+        return ExactFit(
+            roles[Role.MEASURED],
+            roles[Role.ATTRIBUTES],
+            roles.get(Role.GIVEN),
+            options.ridge,
+            problem.like,
+        ).terms
+    return _lowrank_terms(problem, roles, int(problem.sensitive.numeric.shape[1]))
+
+
+def _lowrank_terms(
+    problem: Problem, roles: dict[str, KernelInput], sensitive_width: int
+) -> Terms | None:
+    options = problem.options
+    n, like = problem.n, problem.like
+    maps = {role: _RoleMap(role, roles, options) for role in roles}
+    # the rows' level groups (a combination of every variable's levels), sorted on the device
+    keys = combination_keys([m.keys for m in maps.values()], [m.grid for m in maps.values()])
+    ordered, order = torch.sort(keys, stable=True)
+    starts = torch.cat([ordered.new_ones(1, dtype=torch.bool), ordered[1:] != ordered[:-1]])
+    group = torch.cumsum(starts, 0) - 1
+    slots = min(n, _GROUP_SLOTS)
+    # the first slots' keys and sizes (a group past them makes the count exceed the slots)
+    slot = group.clamp(max=slots - 1)
+    group_keys = ordered.new_zeros(slots).index_put_((slot,), ordered)
+    group_sizes = ordered.new_zeros(slots).index_add_(0, slot, torch.ones_like(ordered))
+    # the one copy: every small result the host needs, bit for bit in one int64 array
+    parts = [p for m in maps.values() for p in m.small_results()]
+    parts += [group[-1:] + 1, group_keys, group_sizes]
+    host = iter(_checked_copy(problem, parts))
+    for m in maps.values():
+        m.read_small_results(host)
+    groups, present, sizes = int(next(host)[0]), next(host), next(host)
+    if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
+        return ConstantAttributesFit(problem.pred, like, "lowrank").terms
+    grid = [m.host_grid for m in maps.values()]
+    if groups > slots or not all(m.fits for m in maps.values()) or math.prod(grid) >= _KEYS_FIT:
+        # more groups than slots, more level combinations than the low-rank estimator factors
+        # exactly (the host drops levels column by column), or keys past int64: the host route
+        return None
+    present, sizes = present[:groups], sizes[:groups]
+    # each group's combination code of each variable, among the variable's present ones
+    strides = np.cumprod([1, *grid[::-1]])[::-1][1:]
+    group_codes, level_factors = [], {}
+    tracked = any(is_tracked(k) for k in roles.values())
+    for m, stride, size in zip(maps.values(), strides, grid, strict=True):
+        key = (present // stride) % size
+        combinations = np.unique(key)
+        group_codes.append(np.searchsorted(combinations, key))
+        level_factors[m.role] = m.level_factor(combinations)
+        if tracked and combinations.size * m.rank > n:
+            return None  # explicit feature rows would change their factor (small batches)
+    factors = {role: m.continuous_factor(roles[role]) for role, m in maps.items()}
+    group_sums, group_grams = _group_moments(
+        torch.cat(list(factors.values()), dim=1)[order], sizes.tolist()
+    )
+    sums, grams = mixed_moments(
+        torch.as_tensor(np.stack(group_codes, axis=1), device=like.device),
+        group_sums,
+        group_grams,
+        {role: int(f.shape[1]) for role, f in factors.items()},
+        {
+            role: torch.as_tensor(w, dtype=like.dtype, device=like.device)
+            for role, w in level_factors.items()
+        },
+    )
+    means, centred = centre_moments(sums, grams, n)
+    # as on the host route: a constant variable's operator is exactly 0, not rounding noise
+    constant = {
+        role for role, m in maps.items() if not m.continuous and level_factors[role].shape[0] == 1
+    }
+    centred = {key: g * 0.0 if constant.intersection(key) else g for key, g in centred.items()}
+    return _DeviceLowRankFit(means, centred, n, options.ridge, like, problem).terms
+
+
+def bits(values: torch.Tensor) -> torch.Tensor:
+    """A float64 tensor's bits as int64, flat."""
+    return values.reshape(-1).view(torch.int64)
+
+
+def _checked_copy(problem: Problem, parts: list[torch.Tensor]) -> list[np.ndarray]:
+    """``parts`` on the host (:func:`_one_copy`), with the inputs' deferred check for NaN
+    (:meth:`._routes.problem.Problem.check_finite`) riding on the same copy and made first."""
+    finite = problem.finite
+    host = _one_copy(parts if finite is None else [*parts, finite.flags.to(torch.int64)])
+    if finite is not None:
+        problem.check_finite(host.pop())
+    return host
+
+
+def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:
+    """``parts`` (int64 and float64 device tensors) on the host, in one copy: floats travel
+    as their bits."""
+    flat = [
+        p.reshape(-1) if p.dtype == torch.int64 else p.reshape(-1).view(torch.int64) for p in parts
+    ]
+    host = torch.cat(flat).cpu().numpy()
+    pieces = np.split(host, np.cumsum([p.numel() for p in parts])[:-1].tolist())
+    return [
+        piece if part.dtype == torch.int64 else piece.view(np.float64)
+        for piece, part in zip(pieces, parts, strict=True)
+    ]
+
+
+class _DeviceLowRankFit(LowRankFit):
+    """A low-rank fit from the device route's moments, whose permutation null is the host
+    route's: the null needs per-stratum moments in the same feature basis, which the host route
+    has (computed on first use only)."""
+
+    def __init__(
+        self,
+        means: dict[str, Any],
+        centred: dict[tuple[str, str], Any],
+        n: int,
+        ridge: Any,
+        like: Any,
+        problem: Problem,
+    ) -> None:
+        self._problem = problem
+        super().__init__(means, centred, n, ridge, like, self._no_source)
+
+    def _null_statistic(self) -> float:
+        return float(self._problem.fit().terms.null_statistic)
+
+    @staticmethod
+    def _no_source() -> Any:
+        raise TypeError("permutations of a device-route fit: use Problem.fit")
+
+
+class _RoleMap:
+    """One variable's levels and pivots on the device (:class:`._estimators.lowrank.FeatureMap`'s
+    fit), fitted before the host knows which columns are discrete: the device applies the host's
+    rule (at most :data:`._kernels.levels.MAX_LEVELS` distinct values, and not differentiated), and
+    the continuous factor is fitted on the other columns by zeroing the discrete ones, which leaves
+    every distance, residual and tie between rows as they are without them."""
+
+    def __init__(self, role: str, roles: dict[str, KernelInput], options: Any) -> None:
+        self.role = role
+        z = roles[role].z
+        width = int(z.shape[1])
+        structure = [distinct_values(z[:, j]) for j in range(width)]
+        self._counts = torch.stack([count for count, _, _ in structure])
+        self._values = torch.stack([values for _, values, _ in structure])
+        self._differentiated = differentiated_columns(roles, role)
+        differentiated = torch.zeros(width, dtype=torch.bool, device=z.device)
+        differentiated[self._differentiated] = True
+        discrete = (self._counts <= MAX_LEVELS) & ~differentiated
+        radices = torch.where(discrete, self._counts, 1)
+        self.keys = combination_keys(
+            [torch.where(discrete[j], codes, 0) for j, (_, _, codes) in enumerate(structure)],
+            list(radices),
+        )
+        self.grid = torch.prod(radices)
+        self._present = distinct_count(self.keys)
+        self.continuous_z = z * (~discrete).to(z.dtype)
+        self.factor = incomplete_cholesky(
+            self.continuous_z, pivot_tolerance(options.ridge, role), options.rank or MAX_RANK
+        )
+
+    def small_results(self) -> list[torch.Tensor]:
+        """What the host needs of this fit: counts, first values, present combinations, rank."""
+        return [self._counts, self._values, self._present[None], self.factor.rank[None]]
+
+    def read_small_results(self, host: Any) -> None:
+        """Take :meth:`small_results` from the host's copy, and decide as the host route."""
+        self.counts = next(host).tolist()
+        values = next(host).reshape(len(self.counts), -1)
+        present, self.rank = int(next(host)[0]), int(next(host)[0])
+        self.discrete = [
+            j
+            for j, count in enumerate(self.counts)
+            if count <= MAX_LEVELS and j not in self._differentiated
+        ]
+        self._level_values = [values[j][: self.counts[j]] for j in self.discrete]
+        self.host_grid = math.prod(self.counts[j] for j in self.discrete)
+        #: whether the present level combinations are few enough to factor exactly (else the
+        #: host route drops levels column by column)
+        self.fits = present <= MAX_COMBINATIONS and self.host_grid < _KEYS_FIT
+        self.continuous = [j for j in range(len(self.counts)) if j not in self.discrete]
+
+    def level_factor(self, combinations: np.ndarray) -> np.ndarray:
+        """``W`` of the level kernel between the present ``combinations`` (grid keys, sorted):
+        the host route's own encoder and square root, on one row per combination."""
+        encoder = LevelEncoder(list(range(len(self.discrete))), 0)
+        if self.discrete:
+            counts = [self.counts[j] for j in self.discrete]
+            radices = np.cumprod([1, *counts[::-1]])[::-1][1:]
+            codes = [(combinations // r) % c for r, c in zip(radices, counts, strict=True)]
+            values = [v[code] for v, code in zip(self._level_values, codes, strict=True)]
+            encoder.encode(combinations.size, np.stack(values, axis=1), None, ())
+        return _psd_square_root(encoder.level_kernel())
+
+    def continuous_factor(self, k: KernelInput) -> torch.Tensor:
+        """The factor rows of the continuous columns (``n × rank``; without any, the
+        factorisation of the zeroed columns is one column of ones, the host's constant
+        factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
+        its pivots, which carry gradients (see :class:`._estimators.lowrank.FeatureMap`)."""
+        if not is_tracked(k):
+            return self.factor.rows[: self.rank].T
+        landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
+        lower = torch.linalg.cholesky(gaussian(landmarks, landmarks))
+        return divide_by_lower_transposed(gaussian(self.continuous_z, landmarks), lower)
+
+
+def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sums and Grams of the factor rows of each group, the rows sorted by group (of ``sizes``
+    rows each): one product per group's segment."""
+    sums, grams = [], []
+    start = 0
+    for size in sizes:
+        block = factors[start : start + size]
+        sums.append(torch.sum(block, dim=0))
+        grams.append(block.T @ block)
+        start += size
+    return torch.stack(sums), torch.stack(grams)
