@@ -50,9 +50,7 @@ from array_api_compat import is_torch_array
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from faircocco_plugins import BatchStatistic, faircocco_score
-from faircocco_plugins import _batch_statistic as batch_module
-from faircocco_plugins._linalg import backend as backend_module
-from faircocco_plugins._routes import choose as routes_module
+from faircocco_plugins._linalg import backend
 from faircocco_plugins._routes.device_penalty import batch_statistic
 from faircocco_torch import FACLPenalty, FairCOCCOPenalty, HSICPenalty
 
@@ -236,11 +234,7 @@ def _device_route(forced: bool) -> Iterator[None]:
     if not forced:
         yield
         return
-    with (
-        mock.patch.object(batch_module, "on_accelerator", is_torch_array),
-        mock.patch.object(backend_module, "on_accelerator", is_torch_array),
-        mock.patch.object(routes_module, "on_accelerator", is_torch_array),
-    ):
+    with mock.patch.object(backend, "on_accelerator", is_torch_array):
         yield
 
 

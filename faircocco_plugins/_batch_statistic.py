@@ -34,15 +34,10 @@ from ._estimators.terms import Role
 from ._inputs.output import as_output
 from ._inputs.row_table import RowTable
 from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
-from ._kernels.kernel import (
-    KernelInput,
-    Scaling,
-    bandwidth_rows,
-    gaussian,
-    median_distance,
-)
+from ._kernels.kernel import GAUSSIAN, KernelInput, Scaling, bandwidth_rows
 from ._kernels.levels import LevelRegistry
 from ._kernels.range_watch import RangeWatch
+from ._linalg import backend
 from ._linalg.backend import (
     PsdSolver,
     divide_by_lower_transposed,
@@ -50,7 +45,6 @@ from ._linalg.backend import (
     host_cholesky,
     host_divide_by_lower,
     host_function,
-    on_accelerator,
     refuse_meta_tensors,
     take_rows,
 )
@@ -283,7 +277,7 @@ class BatchStatistic:
         refuse_meta_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
-        if on_accelerator(y_pred):
+        if backend.on_accelerator(y_pred):
             rows = self._device_batch(y_pred, sensitive_features, y_true)
             if rows is not None:
                 self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
@@ -386,7 +380,9 @@ class BatchStatistic:
             centred = values - _column_means(values)
             if median:
                 sample = bandwidth_rows(n, self.options.random_state)
-                width = median_distance(centred if sample.size == n else take_rows(centred, sample))
+                width = GAUSSIAN.bandwidth(
+                    centred if sample.size == n else take_rows(centred, sample)
+                )
             else:
                 width = float(self.options.bandwidth)
             z = centred / width
@@ -685,7 +681,7 @@ def _statistic_of_predictions(
 
     def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
         landmarks = z[pivots]
-        raw = gaussian(z, landmarks)
+        raw = GAUSSIAN.gram(z, landmarks)
         landmark_lower = host_cholesky(raw[pivots])  # L_l: the landmarks are rows of z
         nystrom = divide_by_lower_transposed(raw - _column_means(raw), landmark_lower)
         cross = divide_by_lower_transposed(nystrom.T @ projected, lower)  # X′ = ΦᵀF
@@ -762,7 +758,7 @@ def _permutation_null(
 def _gaussian_gradients(
     weights: np.ndarray, a: np.ndarray, b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The gradients in ``a`` and ``b`` of a function of ``K = gaussian(a, b)`` whose gradient
+    """The gradients in ``a`` and ``b`` of a function of ``K = GAUSSIAN.gram(a, b)`` whose gradient
     in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
     d_a = weights @ b - (weights @ _ones(weights.shape[1]))[:, None] * a
     d_b = weights.T @ a - (_ones(weights.shape[0]) @ weights)[:, None] * b

@@ -488,12 +488,6 @@ class Gaussian(Kernel):
 GAUSSIAN = Gaussian()
 
 
-def gaussian(z1: Any, z2: Any) -> Any:
-    """Unit-bandwidth Gaussian kernel matrix between the rows of ``z1`` and ``z2``
-    (:meth:`Gaussian.gram`)."""
-    return GAUSSIAN.gram(z1, z2)
-
-
 def delta(codes1: np.ndarray, codes2: np.ndarray) -> np.ndarray:
     """Product of delta kernels over nominal columns, as a float host matrix."""
     same = np.ones((codes1.shape[0], codes2.shape[0]), dtype=bool)

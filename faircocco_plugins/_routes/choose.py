@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._linalg.backend import on_accelerator
+from .._linalg import backend
 
 
 def device_terms(problem: Any) -> Any:
@@ -15,7 +15,7 @@ def device_terms(problem: Any) -> Any:
     there (:mod:`._routes.device`, imported on the first one); None for other problems and for
     those the device route leaves to the host route. CPU tensors take the host route, which is
     faster on the CPU (performance docs, "Device route")."""
-    if not on_accelerator(problem.like):
+    if not backend.on_accelerator(problem.like):
         return None
     from . import device
 

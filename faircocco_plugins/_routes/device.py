@@ -54,7 +54,7 @@ from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._kernels.device_bandwidth import scaled
 from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
 from .._kernels.device_order import canonical_order
-from .._kernels.kernel import KernelInput, gaussian
+from .._kernels.kernel import GAUSSIAN, KernelInput
 from .._kernels.levels import MAX_LEVELS, LevelEncoder
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
@@ -295,8 +295,8 @@ class _RoleMap:
         if not is_tracked(k):
             return self.factor.rows[: self.rank].T
         landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
-        lower = torch.linalg.cholesky(gaussian(landmarks, landmarks))
-        return divide_by_lower_transposed(gaussian(self.continuous_z, landmarks), lower)
+        lower = torch.linalg.cholesky(GAUSSIAN.gram(landmarks, landmarks))
+        return divide_by_lower_transposed(GAUSSIAN.gram(self.continuous_z, landmarks), lower)
 
 
 def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -37,7 +37,7 @@ from .._estimators.device_cholesky import incomplete_cholesky
 from .._estimators.lowrank import MAX_RANK, pivot_tolerance
 from .._estimators.terms import Role
 from .._kernels.device_bandwidth import median_distance, sample_rows
-from .._kernels.kernel import gaussian
+from .._kernels.kernel import GAUSSIAN
 
 
 def batch_statistic(
@@ -71,7 +71,7 @@ def batch_statistic(
     )
     active = (torch.arange(factor.pivots.shape[0], device=device) < factor.rank).to(dtype)
     landmarks = z[factor.pivots]
-    raw = gaussian(z, landmarks) * active
+    raw = GAUSSIAN.gram(z, landmarks) * active
     kernel = raw - torch.mean(raw, dim=0)
     # K_ll: the landmarks are rows of z; a masked pivot's row and column are the identity's
     landmark_kernel = raw[factor.pivots] * active[:, None] + torch.diag(1.0 - active)

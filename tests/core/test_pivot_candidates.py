@@ -18,7 +18,7 @@ from faircocco_plugins._estimators.lowrank import (
     incomplete_cholesky,
     pivot_candidates,
 )
-from faircocco_plugins._kernels.kernel import KernelInput, gaussian
+from faircocco_plugins._kernels.kernel import GAUSSIAN, KernelInput
 
 
 def continuous_outcome(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,7 +108,7 @@ def test_incomplete_cholesky_goes_on_from_given_pivots():
     pivots, _ = incomplete_cholesky(z[:100], 1e-3, 100)
     extended, factor = incomplete_cholesky(z, 1e-6, 100, pivots)
     np.testing.assert_array_equal(extended[: pivots.size], pivots)
-    kernel = gaussian(z, z)
+    kernel = GAUSSIAN.gram(z, z)
     landmarks = kernel[np.ix_(extended, extended)]
     nystrom = kernel[:, extended] @ np.linalg.inv(np.linalg.cholesky(landmarks)).T
     np.testing.assert_allclose(factor, nystrom, atol=1e-8)

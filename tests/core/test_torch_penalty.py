@@ -126,12 +126,13 @@ def test_accelerator_tensors_are_sent_to_the_device_route(monkeypatch):
     """On CPU, BatchStatistic keeps its host route; a tensor on an accelerator takes the
     device route (simulated: the device check answers yes)."""
     from faircocco_plugins import _batch_statistic
+    from faircocco_plugins._linalg import backend
 
     a, y = training_data(1000, 8)
     statistic = fitted("eo", True, a, y)
     pred = torch.tensor(a[:200, 0] + np.random.default_rng(9).normal(size=200))
     host = statistic(pred, a[:200], y[:200]).item()
-    monkeypatch.setattr(_batch_statistic, "on_accelerator", lambda value: True)
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
     calls = []
     monkeypatch.setattr(
         _batch_statistic,

@@ -26,7 +26,6 @@ from faircocco_plugins._estimators.device_cholesky import (  # noqa: E402
 from faircocco_plugins._kernels.device_bandwidth import median_distance as device_median  # noqa: E402
 from faircocco_plugins._kernels.device_order import canonical_order  # noqa: E402
 from faircocco_plugins._linalg import backend  # noqa: E402
-from faircocco_plugins._routes import choose  # noqa: E402
 from faircocco_plugins._routes import device as device_route  # noqa: E402
 
 
@@ -41,8 +40,7 @@ def one_torch_thread():
 @pytest.fixture(autouse=True)
 def cpu_tensors_take_the_device_route(monkeypatch):
     """An accelerator's tensors take the device route; here CPU tensors stand in for them."""
-    for module in (backend, choose):
-        monkeypatch.setattr(module, "on_accelerator", lambda value: is_torch_array(value))
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: is_torch_array(value))
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ distribution.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any, ParamSpec, TypedDict
 
@@ -134,7 +134,7 @@ class PenalisedNetwork:
     target: Any = None
 
     def _set_parameters(
-        self, notion: str, lam: float, random_state: int | None, network: dict[str, Any]
+        self, notion: str, lam: float, random_state: int | None, network: Mapping[str, Any]
     ) -> None:
         self.notion = notion
         self.lam = lam
