@@ -292,12 +292,16 @@ class BatchStatistic:
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
-        # with several attributes the side is wide enough for OpenBLAS to spread a product over
-        # threads, which is slower on two cores; a narrow side's products stay on one thread
-        # anyway, and switching the thread count would cost more than it saves
-        with single_blas_thread() if self._wide_side else nullcontext():
+        with self._side_threads():
             statistic = host_function(self._statistic(rows, shift), x, pred)
         return as_output(statistic, y_pred)
+
+    def _side_threads(self) -> Any:
+        """The BLAS threads of the attribute side's products: with several attributes the side
+        is wide enough for OpenBLAS to spread a product over threads, which is slower than one
+        thread (on two cores, and the more so on many); a narrow side's products stay on one
+        thread anyway, and switching the thread count would cost more than it saves."""
+        return single_blas_thread() if self._wide_side else nullcontext()
 
     def _device_batch(self, y_pred: Any, sensitive_features: Any, y_true: Any) -> Any:
         """The host rows of a batch whose predictions stay on their accelerator (read without
@@ -313,7 +317,8 @@ class BatchStatistic:
         ``rows`` (None when the attributes are constant: the statistic is 0)."""
         shift = self.options.ridge.shift(Role.MEASURED, rows.shape[0])
         constant = self._host_rows.sensitive_is_constant(rows)
-        side = None if constant else self._attribute_side(rows, shift)
+        with self._side_threads():
+            side = None if constant else self._attribute_side(rows, shift)
         return device_batch_statistic(y_pred, side, shift, self.options)
 
     def _checked_batch(

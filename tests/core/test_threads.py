@@ -121,3 +121,35 @@ def test_a_stream_is_limited_per_chunk_not_while_the_iterator_runs(two_threads):
     assert 0 < streamed < 1
     assert seen == [{2}] * 4
     assert set(blas_threads()) == {2}
+
+
+@pytest.mark.parametrize("route", ["host", "device"])
+def test_a_wide_attribute_side_is_formed_on_one_thread_on_either_route(
+    route, two_threads, monkeypatch
+):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from faircocco_plugins import BatchStatistic
+    from faircocco_plugins._linalg import backend
+
+    rng = np.random.default_rng(0)
+    # two binary attributes, four levels and a continuous one: a side wider than 32 columns
+    a = np.column_stack([rng.integers(0, 2, 600), rng.integers(0, 4, 600), rng.normal(size=600)])
+    y = rng.integers(0, 2, 600).astype(np.float64)
+    statistic = BatchStatistic(notion="eo").fit(a, y)
+    assert statistic._wide_side
+    seen: list[set[int]] = []
+    original = statistic._attribute_side
+
+    def side(*arguments):
+        seen.append(set(blas_threads()))
+        return original(*arguments)
+
+    monkeypatch.setattr(statistic, "_attribute_side", side)
+    if route == "device":
+        monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    pred = torch.tensor(rng.normal(size=200), requires_grad=True)
+    statistic(pred, a[:200], y[:200]).backward()
+    assert seen and all(threads == {1} for threads in seen)
+    assert set(blas_threads()) == {2}
