@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 faircocco_torch = pytest.importorskip("faircocco_torch")
 
-from faircocco_plugins import _batch_statistic  # noqa: E402
+from faircocco_plugins._linalg import backend  # noqa: E402
 from faircocco_torch import FairCOCCOPenalty  # noqa: E402
 
 
@@ -38,7 +38,7 @@ def test_the_device_route_gives_the_host_penalty_and_gradient(monkeypatch, notio
     logits = sensitive[rows, 0] + 0.5 * sensitive[rows, 1] + torch.randn(256, dtype=torch.float64)
     host = step(penalty, logits, sensitive[rows], y[rows])
     calls = []
-    monkeypatch.setattr(_batch_statistic, "on_accelerator", lambda value: calls.append(1) or True)
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: calls.append(1) or True)
     device = step(penalty, logits, sensitive[rows], y[rows])
     assert calls
     # as in the core's tests: within the conditioning of the statistic's small system
@@ -49,7 +49,7 @@ def test_the_device_route_gives_the_host_penalty_and_gradient(monkeypatch, notio
 
 
 def test_a_step_along_the_device_gradient_lowers_the_penalty(monkeypatch):
-    monkeypatch.setattr(_batch_statistic, "on_accelerator", lambda value: True)
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
     sensitive, y = data(2000, 1)
     penalty = FairCOCCOPenalty(notion="eo").fit(sensitive, y)
     rows = torch.arange(512)
