@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -17,15 +17,13 @@ from ._estimators.local_null import LocalPermutationFit
 from ._estimators.strata import members_of, permutation_batches
 from ._estimators.terms import Route, Terms
 from ._inputs.output import as_output
-from ._inputs.variables import JOINT_ROW, report_labels
+from ._inputs.variables import JOINT_ROW
 from ._linalg.backend import as_numpy_scalar, namespace
 from ._linalg.threads import in_memory_on_one_blas_thread
 from ._options import Choice, Options, StatisticKeywords, statistic_default, takes_options
 from ._records.params import Interval, check_bool, check_params
-from ._routes.choose import device_terms
-from ._routes.dask import fit_dask, is_dask_dataframe
-from ._routes.problem import Problem, report_columns, select_columns
-from ._routes.stream import fit_stream
+from ._routes.choose import call_terms
+from ._routes.problem import Problem
 
 
 @in_memory_on_one_blas_thread
@@ -60,7 +58,7 @@ def faircocco_statistic(
     True
     """
     options = Options.check(**keywords)
-    terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
+    terms = call_terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     return as_output(terms.statistic, y_pred)
 
 
@@ -134,7 +132,7 @@ def faircocco_score(
     """
     options = Options.check(**keywords)
     adjusted = check_bool(adjusted, "adjusted")
-    terms = _terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
+    terms = call_terms(y_pred, sensitive_features, y_true, data, options)[JOINT_ROW]
     score = _bounded(terms.score())
     if adjusted:
         score = terms.adjusted(score)
@@ -183,7 +181,7 @@ def faircocco_report(
     ['joint', 'sex', 'age']
     """
     options = Options.check(**keywords)
-    rows = _terms(y_pred, sensitive_features, y_true, data, options, report=True)
+    rows = call_terms(y_pred, sensitive_features, y_true, data, options, report=True)
     return pd.DataFrame.from_dict(
         {name: _report_row(t) for name, t in rows.items()}, orient="index"
     )
@@ -437,75 +435,6 @@ def _check_widths(widths: Any) -> tuple[float, ...]:
     if len(set(values)) != len(values):
         raise ValueError(f"widths={tuple(values)!r} repeats a width; list each once.")
     return tuple(float(w) for w in values)
-
-
-def _terms(
-    y_pred: Any,
-    sensitive_features: Any,
-    y_true: Any,
-    data: Any,
-    options: Options,
-    *,
-    report: bool = False,
-) -> dict[str, Terms]:
-    """The terms of every attribute jointly (:data:`JOINT_ROW`) and, for a report, of each
-    alone, by the report's row labels (:func:`report_labels`)."""
-    if data is None:
-        problem = Problem.from_arguments(
-            y_pred, sensitive_features, y_true, options, defer_finite_check=True
-        )
-        return _problem_terms(problem, report)
-    columns = _column_names(y_pred, sensitive_features, y_true)
-    if isinstance(data, pd.DataFrame):
-        selected = select_columns(data, columns)
-        return _problem_terms(Problem.from_arguments(*selected, options), report)
-    if isinstance(data, Mapping):
-        # a mapping is iterable: its keys would be read as chunks
-        raise TypeError(
-            f"data is a {type(data).__name__}; pass pandas.DataFrame(data), a table with one "
-            "column per name."
-        )
-    column_sets = report_columns(columns) if report else {JOINT_ROW: columns}
-    if is_dask_dataframe(data):
-        fits = fit_dask(data, column_sets, options)
-    elif isinstance(data, Iterable) and not isinstance(data, str | bytes):
-        fits = fit_stream(data, column_sets, options)
-    else:
-        raise TypeError(
-            "data must be a pandas DataFrame, a Dask DataFrame or an iterable of DataFrames; "
-            f"got {type(data).__name__}."
-        )
-    return {key: fit.terms for key, fit in fits.items()}
-
-
-def _problem_terms(problem: Problem, report: bool) -> dict[str, Terms]:
-    terms = {JOINT_ROW: _fitted_terms(problem)}
-    if report:
-        names = problem.sensitive.names
-        for name, label in zip(names, report_labels(names), strict=True):
-            terms[label] = _fitted_terms(problem.attribute(name))
-    return terms
-
-
-def _fitted_terms(problem: Problem) -> Terms:
-    """The terms of ``problem``: torch tensors' on their device (:mod:`._routes.device`)."""
-    terms = device_terms(problem)
-    return problem.fit().terms if terms is None else terms
-
-
-def _column_names(y_pred: Any, sensitive: Any, y_true: Any) -> tuple[str, list[str], str | None]:
-    if not isinstance(y_pred, str):
-        raise TypeError(f"with data=, y_pred must be a column name; got {type(y_pred).__name__}.")
-    names = [sensitive] if isinstance(sensitive, str) else sensitive
-    if (
-        not isinstance(names, list | tuple)
-        or not names
-        or not all(isinstance(s, str) for s in names)
-    ):
-        raise TypeError("with data=, sensitive_features must be a column name or a list of them.")
-    if y_true is not None and not isinstance(y_true, str):
-        raise TypeError(f"with data=, y_true must be a column name; got {type(y_true).__name__}.")
-    return y_pred, list(names), y_true
 
 
 def _bounded(value: Any) -> Any:

@@ -151,8 +151,8 @@ def test_a_batch_in_another_layout_than_the_fitted_data_is_rejected():
 
 def _null_subtracted(pred, sensitive, y, notion, ridges):
     """The core's low-rank statistic minus its permutation null (the chance-adjusted value)."""
-    from faircocco_plugins._api import _terms
     from faircocco_plugins._options import Options
+    from faircocco_plugins._routes.choose import call_terms
 
     options = Options.check(
         notion=notion,
@@ -164,7 +164,7 @@ def _null_subtracted(pred, sensitive, y, notion, ridges):
         bandwidth="median",
         random_state=None,
     )
-    terms = _terms(pred, sensitive, None if notion == "dp" else y, None, options)["joint"]
+    terms = call_terms(pred, sensitive, None if notion == "dp" else y, None, options)["joint"]
     return float(terms.statistic) - terms.null_statistic
 
 
