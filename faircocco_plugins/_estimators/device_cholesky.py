@@ -79,5 +79,4 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
     used = len(pivots)
     found = order.new_zeros(rank_cap)
     found[:used] = order[torch.stack(pivots)]
-    factor = rows[:used] if used < rank_cap else rows
-    return PivotedFactor(factor[:, torch.argsort(order)], found, torch.stack(actives).sum())
+    return PivotedFactor(rows[:used, torch.argsort(order)], found, torch.stack(actives).sum())
