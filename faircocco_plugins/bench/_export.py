@@ -551,35 +551,22 @@ def records_of(frame: pd.DataFrame) -> list[RunRecord]:
     firsts = frame.drop_duplicates("run_id")[list(RUN_COLUMNS)].to_dict("records")
     return [
         RunRecord(
-            run_id=str(first["run_id"]),
-            study=str(first["study"]),
-            dataset=str(first["dataset"]),
-            method=str(first["method"]),
-            notion=str(first["notion"]),
-            seed=int(first["seed"]),
-            params=json.loads(first["params"]),
-            settings=json.loads(first["settings"]),
-            status=str(first["status"]),
-            reason="" if pd.isna(first["reason"]) else str(first["reason"]),
-            n_train=_optional_int(first["n_train"]),
-            n_validation=_optional_int(first["n_validation"]),
-            n_test=_optional_int(first["n_test"]),
-            fit_seconds=_optional_float(first["fit_seconds"]),
-            predict_seconds=_optional_float(first["predict_seconds"]),
-            evaluate_seconds=_optional_float(first["evaluate_seconds"]),
-            peak_memory_mib=_optional_float(first["peak_memory_mib"]),
-            versions=json.loads(first["versions"]),
-            git_revision=None if pd.isna(first["git_revision"]) else str(first["git_revision"]),
-            finished_at=str(first["finished_at"]),
+            **{name: _store_value(name, first[name]) for name in RUN_COLUMNS},
             metrics=metrics[str(first["run_id"])],
         )
         for first in firsts
     ]
 
 
-def _optional_int(value: Any) -> int | None:
-    return None if pd.isna(value) else int(value)
-
-
-def _optional_float(value: Any) -> float | None:
-    return None if pd.isna(value) else float(value)
+def _store_value(name: str, value: Any) -> Any:
+    """A store field of an export's row as its record holds it; an empty cell is a field not
+    recorded (an empty ``reason``, None elsewhere)."""
+    if name in _JSON_FIELDS:
+        return json.loads(value)
+    if pd.isna(value):
+        return "" if name == "reason" else None
+    if name == "seed" or name in _COUNTS:
+        return int(value)
+    if name in _COSTS:
+        return float(value)
+    return str(value)

@@ -20,7 +20,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -135,18 +135,7 @@ def execute_cell(
     -------
     RunRecord
     """
-    identity: dict[str, Any] = {
-        "run_id": cell.run_id,
-        "study": cell.study,
-        "dataset": cell.dataset,
-        "method": cell.method,
-        "notion": cell.notion,
-        "seed": cell.seed,
-        "params": cell.params,
-        "settings": cell.settings,
-        "versions": versions(),
-        "git_revision": git_revision,
-    }
+    identity = _identity(cell, git_revision)
     measured: dict[str, Any] = {}
     stage = _LOAD_STAGE
     try:
@@ -760,20 +749,14 @@ class _Interrupts:
 def _lost(cell: Cell, error: BaseException, revision: str | None) -> RunRecord:
     """The record of a cell whose worker failed to return one (killed, unpicklable...)."""
     message = " ".join(str(error).split()) or type(error).__name__
-    return RunRecord(
-        run_id=cell.run_id,
-        study=cell.study,
-        dataset=cell.dataset,
-        method=cell.method,
-        notion=cell.notion,
-        seed=cell.seed,
-        params=cell.params,
-        settings=cell.settings,
-        status="failed",
-        reason=f"worker: {type(error).__name__}: {message}",
-        versions=versions(),
-        git_revision=revision,
-    )
+    reason = f"worker: {type(error).__name__}: {message}"
+    return RunRecord(status="failed", reason=reason, **_identity(cell, revision))
+
+
+def _identity(cell: Cell, git_revision: str | None) -> dict[str, Any]:
+    """The fields of a cell's record that do not come from running it: the cell's own, the
+    versions of the libraries and the project's revision."""
+    return {**asdict(cell), "versions": versions(), "git_revision": git_revision}
 
 
 def dataset_profile(loader: Loader, name: str, seed: int) -> DatasetProfile:

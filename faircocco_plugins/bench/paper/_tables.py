@@ -135,8 +135,7 @@ def binary_table_page(
             "",
         ]
     for dataset in BINARY_DATASETS:
-        ours = summary[(summary["dataset"] == dataset) & (summary["notion"] == spec.notion)]
-        methods = _methods(ours, paper.methods(spec.table, dataset))
+        ours, methods = _of_table(summary, paper, spec.table, dataset, spec.notion)
         if not methods:
             continue
         header = [
@@ -208,8 +207,7 @@ def attributes_table_page(
         "",
     ]
     for dataset in ATTRIBUTE_DATASETS:
-        ours = summary[(summary["dataset"] == dataset) & (summary["notion"] == notion)]
-        methods = _methods(ours, paper.methods(ATTRIBUTES_TABLE, dataset))
+        ours, methods = _of_table(summary, paper, ATTRIBUTES_TABLE, dataset, notion)
         if not methods:
             continue
         performance = _performance(ours, paper, dataset)
@@ -277,10 +275,14 @@ def attributes_table_page(
     return lines
 
 
-def _methods(ours: pd.DataFrame, paper_methods: list[str]) -> list[str]:
-    """Our methods in the tables' order, then the paper's methods we did not run."""
+def _of_table(
+    summary: pd.DataFrame, paper: PaperNumbers, table: str, dataset: str, notion: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """Our summary of one dataset and notion of a table, and the table's methods: ours in the
+    tables' order, then the paper's methods we did not run."""
+    ours = summary[(summary["dataset"] == dataset) & (summary["notion"] == notion)]
     ran = list(method_order(ours["method"]))
-    return ran + [m for m in paper_methods if m not in ran]
+    return ours, ran + [m for m in paper.methods(table, dataset) if m not in ran]
 
 
 def _ours(of_method: pd.DataFrame, metric: str) -> str:
