@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from faircocco_plugins import faircocco_score
+from faircocco_plugins.gaps import equal_opportunity_gap
 from faircocco_torch import FairCOCCOPenalty, fit_fair
 
 STEPS = 10
@@ -126,10 +127,8 @@ def main() -> None:
             probability = torch.sigmoid(policy(states[test])).reshape(-1).numpy()
         act = (probability > 0.5).astype(np.float32)
         agreement = float(np.mean(act == expert))
-        in_need = need == 1
-        gap = abs(
-            act[in_need & (sex_per_step == 1)].mean() - act[in_need & (sex_per_step == 0)].mean()
-        )
+        # DEO: the gap in treatment rates of patients in need between the sexes
+        gap = equal_opportunity_gap(need == 1, act == 1, sex_per_step)
         score = faircocco_score(probability, sex_per_step, y_true=need, notion="eo")
         print(f"{lam:>6.1f}  {agreement:>9.3f}  {gap:>6.3f}  {score:>15.3f}")
 

@@ -1,4 +1,4 @@
-"""Data and metrics shared by the torch adapter's tests."""
+"""Data shared by the torch adapter's tests."""
 
 from __future__ import annotations
 
@@ -19,9 +19,3 @@ def biased_task(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         [y + rng.normal(0.0, 0.8, n), a + rng.normal(0.0, 0.1, n), rng.normal(size=n)]
     )
     return x, y, a
-
-
-def true_positive_gap(y: np.ndarray, y_hat: np.ndarray, a: np.ndarray) -> float:
-    """DEO: ``|P(ŷ=1 | y=1, a=1) − P(ŷ=1 | y=1, a=0)|``."""
-    positive = y == 1
-    return float(abs(y_hat[positive & (a == 1)].mean() - y_hat[positive & (a == 0)].mean()))
