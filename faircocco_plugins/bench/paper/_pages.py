@@ -62,6 +62,7 @@ from ._tables import (
     attributes_table_page,
     binary_table_page,
     notion_title,
+    selection_rule,
 )
 
 #: The pages, by file name (without suffix), in the order of the table of contents.
@@ -141,10 +142,11 @@ def write_pages(
         "relative_to": relative_to,
     }
     summary = summarise_runs(runs, **rule)
+    stated = selection_rule(**rule)  # heads each table page, whose cells the rule chose
     bodies: dict[str, list[str]] = {
-        spec.page: binary_table_page(summary, numbers, spec, **rule) for spec in BINARY_TABLES
+        spec.page: [*stated, *binary_table_page(summary, numbers, spec)] for spec in BINARY_TABLES
     }
-    bodies["table-4-attributes"] = attributes_table_page(summary, numbers, **rule)
+    bodies["table-4-attributes"] = [*stated, *attributes_table_page(summary, numbers)]
     bodies["fronts"] = fronts_page(runs, folder, plots=plots)
     bodies["matched-fairness"] = matched_page(runs, folder, plots=plots)
     bodies["choosing-lambda"] = lambda_page(runs)

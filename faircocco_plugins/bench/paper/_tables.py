@@ -20,7 +20,6 @@ import pandas as pd
 
 from .._results_table_types import DEGENERATE_MARK, NOTION_TITLES
 from .._results_tables import format_mean_std, method_order
-from .._selection import DEFAULT_TOLERANCE
 from ._common import MISSING, PaperNumbers, list_table, section
 
 
@@ -96,16 +95,8 @@ def selection_rule(tolerance: float, adjusted: bool, relative_to: str | None = N
     ]
 
 
-def binary_table_page(
-    summary: pd.DataFrame,
-    paper: PaperNumbers,
-    spec: BinaryTable,
-    *,
-    tolerance: float = DEFAULT_TOLERANCE,
-    adjusted: bool = False,
-    relative_to: str | None = None,
-) -> list[str]:
-    """The body of one binary table's page (after its head).
+def binary_table_page(summary: pd.DataFrame, paper: PaperNumbers, spec: BinaryTable) -> list[str]:
+    """The body of one binary table's page (after its head and :func:`selection_rule`).
 
     Parameters
     ----------
@@ -113,8 +104,6 @@ def binary_table_page(
         :func:`summarise_runs` of the study's runs.
     paper : PaperNumbers
     spec : BinaryTable
-    tolerance, adjusted, relative_to
-        The selection rule's settings, stated on the page.
 
     Returns
     -------
@@ -122,7 +111,7 @@ def binary_table_page(
         reStructuredText lines.
     """
     metric = METRIC_NAMES[spec.fairness]
-    lines = selection_rule(tolerance, adjusted, relative_to)
+    lines = []
     if spec.as_paper == "di_ratio":
         lines += [
             "DI (min/max) is the lowest over the highest positive-prediction rate of the "
@@ -174,23 +163,15 @@ def binary_table_page(
     return lines
 
 
-def attributes_table_page(
-    summary: pd.DataFrame,
-    paper: PaperNumbers,
-    *,
-    tolerance: float = DEFAULT_TOLERANCE,
-    adjusted: bool = False,
-    relative_to: str | None = None,
-) -> list[str]:
-    """The body of Table 4's page: several attributes under EO.
+def attributes_table_page(summary: pd.DataFrame, paper: PaperNumbers) -> list[str]:
+    """The body of Table 4's page, several attributes under EO (after its head and
+    :func:`selection_rule`).
 
     Parameters
     ----------
     summary : pandas.DataFrame
         :func:`summarise_runs` of the study's runs.
     paper : PaperNumbers
-    tolerance, adjusted, relative_to
-        The selection rule's settings, stated on the page.
 
     Returns
     -------
@@ -198,8 +179,7 @@ def attributes_table_page(
         reStructuredText lines.
     """
     notion = "eo"
-    lines = selection_rule(tolerance, adjusted, relative_to)
-    lines += [
+    lines = [
         "The joint score is that of all the dataset's attributes at once; DEO of a "
         "continuous attribute is computed after binarising it at its median, as in the "
         "paper. The paper does not say how it scaled the outcomes, so its MSE may not be "
