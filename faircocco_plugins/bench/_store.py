@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -21,29 +21,6 @@ import pandas as pd
 
 #: Statuses of a run.
 STATUSES: tuple[str, ...] = ("ok", "not_applicable", "failed")
-#: Columns of :meth:`ResultsStore.runs` before the metric columns.
-RUN_COLUMNS: tuple[str, ...] = (
-    "run_id",
-    "study",
-    "dataset",
-    "method",
-    "notion",
-    "seed",
-    "params",
-    "settings",
-    "status",
-    "reason",
-    "n_train",
-    "n_validation",
-    "n_test",
-    "fit_seconds",
-    "predict_seconds",
-    "evaluate_seconds",
-    "peak_memory_mib",
-    "versions",
-    "git_revision",
-    "finished_at",
-)
 #: The two evaluated parts; metric columns are ``<part>.<metric>``.
 EVALUATED_PARTS: tuple[str, ...] = ("validation", "test")
 
@@ -124,13 +101,6 @@ CREATE TABLE IF NOT EXISTS claims (
 #: Columns of ``runs`` that came after its first version, with their types: a store made
 #: before gains them on its first write, and reads them as missing (NULL) until then.
 ADDED_RUN_COLUMNS: dict[str, str] = {"evaluate_seconds": "REAL"}
-#: The tables and columns every results store has (``claims`` came later and is created on
-#: write).
-_TABLES: dict[str, tuple[str, ...]] = {
-    "meta": ("key", "value"),
-    "studies": ("id", "study", "started_at", "config", "versions", "git_revision"),
-    "runs": (*(name for name in RUN_COLUMNS if name not in ADDED_RUN_COLUMNS), "metrics"),
-}
 #: Outcomes of :meth:`ResultsStore.claim`.
 CLAIMED, DONE, TAKEN = "claimed", "done", "taken"
 
@@ -204,6 +174,18 @@ class RunRecord:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status={self.status!r} is not valid; expected one of {STATUSES}.")
+
+
+#: Columns of :meth:`ResultsStore.runs` before the metric columns: a record's fields.
+RUN_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord) if f.name != "metrics")
+
+#: The tables and columns every results store has (``claims`` came later and is created on
+#: write).
+_TABLES: dict[str, tuple[str, ...]] = {
+    "meta": ("key", "value"),
+    "studies": ("id", "study", "started_at", "config", "versions", "git_revision"),
+    "runs": (*(name for name in RUN_COLUMNS if name not in ADDED_RUN_COLUMNS), "metrics"),
+}
 
 
 @dataclass(frozen=True)
