@@ -6,8 +6,9 @@ bandwidths, level sets and low-rank pivots are fitted once, on the training data
 batch in which every column varies), and every batch only maps its rows through them. The
 predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
 statistic is the low-rank one of :class:`._estimators.lowrank.LowRankFit`, rearranged so that only
-the predictions' kernel rows depend on the model, and computed on the host with its gradient in
-closed form: one autograd node per batch.
+the predictions' kernel rows depend on the model (:mod:`._estimators.batch`, written once over the
+array API): computed on the host with its gradient in closed form, one autograd node per batch,
+and on the predictions' device for predictions on an accelerator.
 """
 
 from __future__ import annotations
@@ -16,12 +17,17 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import replace
-from functools import cache
 from typing import Any, Unpack
 
 import numpy as np
 
-from ._estimators.batch_null import SPREAD_FLOOR, PermutationNull
+from ._estimators.batch import (
+    SPREAD_FLOOR,
+    AttributeSide,
+    attribute_side,
+    closed_form_gradient,
+    predictions_statistic,
+)
 from ._estimators.lowrank import (
     MAX_RANK,
     FeatureMap,
@@ -37,21 +43,21 @@ from ._inputs.variables import Variable, array_names, check_lengths, is_array_ap
 from ._kernels.kernel import GAUSSIAN, KernelInput, Scaling, bandwidth_rows
 from ._kernels.levels import LevelRegistry
 from ._kernels.range_watch import RangeWatch
-from ._linalg import backend
 from ._linalg.backend import (
-    PsdSolver,
-    divide_by_lower_transposed,
+    as_like,
+    column_means,
+    float64_like,
     host_array,
-    host_cholesky,
-    host_divide_by_lower,
     host_function,
+    namespace,
+    ones,
     refuse_meta_tensors,
     take_rows,
 )
 from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
 from ._records.notions import notion_named
-from ._routes.choose import device_batch_statistic
+from ._routes.choose import batch_on_device, device_batch_statistic
 from ._routes.problem import Problem, fit_scaling, roles_of
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
@@ -277,7 +283,7 @@ class BatchStatistic:
         refuse_meta_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
-        if backend.on_accelerator(y_pred):
+        if batch_on_device(y_pred):
             rows = self._device_batch(y_pred, sensitive_features, y_true)
             if rows is not None:
                 self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
@@ -313,12 +319,13 @@ class BatchStatistic:
         return rows if math.isfinite(rows.sum()) else None
 
     def _device_statistic(self, y_pred: Any, rows: np.ndarray) -> Any:
-        """The statistic of the batch on ``y_pred``'s device, the attribute side from the host
-        ``rows`` (None when the attributes are constant: the statistic is 0)."""
+        """The statistic of the batch on ``y_pred``'s device, the attribute side formed there
+        from the feature rows of the host ``rows`` (None when the attributes are constant: the
+        statistic is 0)."""
         shift = self.options.ridge.shift(Role.MEASURED, rows.shape[0])
         constant = self._host_rows.sensitive_is_constant(rows)
         with self._side_threads():
-            side = None if constant else self._attribute_side(rows, shift)
+            side = None if constant else self._attribute_side(rows, shift, float64_like(y_pred))
         return device_batch_statistic(y_pred, side, shift, self.options)
 
     def _checked_batch(
@@ -374,15 +381,15 @@ class BatchStatistic:
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
         gradient: centred and divided by their median distance (median heuristic), then
-        :func:`_statistic_of_predictions` on pivots chosen for them and the attribute side of
-        the batch's host ``rows``.
+        :func:`._estimators.batch.predictions_statistic` on pivots chosen for them and the
+        attribute side of the batch's host ``rows``, with its closed-form gradient.
         """
         median = self.options.bandwidth == "median"
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
             n = values.shape[0]
             # the Gaussian kernel is translation invariant: centring only keeps digits
-            centred = values - _column_means(values)
+            centred = values - column_means(values)
             if median:
                 sample = bandwidth_rows(n, self.options.random_state)
                 width = GAUSSIAN.bandwidth(
@@ -397,10 +404,10 @@ class BatchStatistic:
                 pivot_tolerance(self.options.ridge, Role.MEASURED),
                 self.options.rank or MAX_RANK,
             )
-            value, z_gradient = _statistic_of_predictions(pivots, *side, shift)(z)
+            forward = predictions_statistic(z, pivots, side, shift)
 
             def gradient() -> np.ndarray:
-                d_centred = z_gradient() / width
+                d_centred = closed_form_gradient(forward, z, pivots, side, shift) / width
                 squares = np.vdot(centred, centred) if median else 0.0
                 if squares > 0:
                     # as through standardise: the bandwidth follows the predictions' scale, so
@@ -410,17 +417,15 @@ class BatchStatistic:
                         math.sqrt(squares / centred.size),
                         math.sqrt(np.vdot(values, values) / values.size),
                     )
-                return d_centred - _column_means(d_centred)
+                return d_centred - column_means(d_centred)
 
-            return value, gradient
+            return float(forward.trace.value), gradient
 
         return value_and_gradient
 
-    def _attribute_side(
-        self, rows: np.ndarray, shift: float
-    ) -> tuple[np.ndarray, np.ndarray, PermutationNull | None]:
-        """``P``, ``L`` and, with ``chance_adjusted``, the null's map ``K ↦ W K`` of a batch's
-        host ``rows`` (the class's Notes; ``shift`` is ``εN`` of ``u`` and ``e``).
+    def _attribute_side(self, rows: np.ndarray, shift: float, like: Any = None) -> AttributeSide:
+        """The :class:`AttributeSide` of a batch's host ``rows`` (``shift`` is ``εN`` of ``u``
+        and ``e``), computed in the namespace and on the device of ``like`` (the host without).
 
         A row of ``P`` depends on the batch only through sums over rows, so while the table of
         known rows is no longer than the batch (discrete attributes and outcomes), ``P`` is
@@ -431,36 +436,19 @@ class BatchStatistic:
         slots, features = self._features.lookup(rows)
         if slots is not None and self._features.size <= n:
             expanded, e_width = self._expanded_table(features)
-            weights = np.bincount(slots, _ones(n), minlength=self._features.size)
+            if like is not None:
+                expanded = as_like(expanded, like)
+            weights = np.bincount(slots, ones(n), minlength=self._features.size)
         else:
             if slots is not None:
                 features = {name: take_rows(table, slots) for name, table in features.items()}
-            (expanded, e_width), weights, slots = self._expanded(features), _ones(n), None
-        # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
-        centred = expanded - (weights @ expanded) / n
-        gram = centred.T @ (weights[:, None] * centred)
-        step = gram.shape[0] + 1
-        gram.flat[: e_width * step : step] += shift
-        e = centred[:, :e_width]
-        conditioning = None
-        if e_width < centred.shape[1]:
-            gram.flat[e_width * step :: step] += self.options.ridge.shift(Role.GIVEN, n)
-            conditioning = PsdSolver(gram[e_width:, e_width:])
-            e = e - centred[:, e_width:] @ conditioning.solve(gram[e_width:, :e_width])
-        lower = host_cholesky(gram[:e_width, :e_width])
-
-        def of_rows(table: np.ndarray) -> np.ndarray:
-            return table if slots is None else take_rows(table, slots)
-
-        null = None
+            (expanded, e_width), weights, slots = self._expanded(features, like), ones(n), None
+        shifts = (shift, self.options.ridge.shift(Role.GIVEN, n))
+        strata = None
         if self.chance_adjusted:
-            # R_e = G Gᵀ with G = Ē L⁻ᵀ, summed per stratum over the (weighted) rows
-            g = divide_by_lower_transposed(centred[:, :e_width], lower)
-            c_rows = None if conditioning is None else of_rows(centred[:, e_width:])
-            null = _permutation_null(
-                features[_STRATUM], weights, g, of_rows(features[_STRATUM]), conditioning, c_rows
-            )
-        return of_rows(e), lower, null
+            table_strata = features[_STRATUM]
+            strata = (table_strata, table_strata if slots is None else table_strata[slots])
+        return attribute_side(expanded, e_width, weights, slots, shifts, strata)
 
     def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
         """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
@@ -469,15 +457,24 @@ class BatchStatistic:
             self._table_rows = (size, self._expanded(features))
         return self._table_rows[1]
 
-    def _expanded(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
+    def _expanded(self, features: dict[str, np.ndarray], like: Any = None) -> tuple[Any, int]:
         """Feature rows ``W[g] ⊗ φ`` of ``e`` then (EO) ``c``, side by side, from
-        :meth:`_feature_rows`' results; and the width of ``e``'s."""
+        :meth:`_feature_rows`' results, formed in the namespace and on the device of ``like``
+        (the host without); and the width of ``e``'s."""
+
+        def there(array: np.ndarray) -> Any:
+            return array if like is None else as_like(array, like)
+
         blocks = [
-            row_kronecker(self._maps[role].level_rows(features[role]), features[_factors_of(role)])
+            row_kronecker(
+                there(self._maps[role].level_rows(features[role])),
+                there(features[_factors_of(role)]),
+            )
             for role in (Role.ATTRIBUTES, Role.GIVEN)
             if role in self._maps
         ]
-        return np.concatenate(blocks, axis=1), blocks[0].shape[1]
+        xp = namespace(*blocks)
+        return xp.concat(blocks, axis=1), int(blocks[0].shape[1])
 
     def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """Level codes (keyed by the role) and continuous factor rows (keyed by
@@ -652,119 +649,6 @@ def _plain_host(value: Any) -> np.ndarray | None:
     return array[:, None] if array.ndim == 1 else array
 
 
-def _column_means(x: np.ndarray) -> np.ndarray:
-    """``np.mean(x, axis=0)`` as one matrix-vector product, faster than numpy's strided
-    reduction on a batch's narrow arrays (performance docs), and training takes several per
-    batch."""
-    return (_ones(x.shape[0]) @ x) / x.shape[0]
-
-
-@cache
-def _ones(n: int) -> np.ndarray:
-    """A read-only vector of ``n`` ones, for sums as matrix-vector products."""
-    ones = np.ones(n)
-    ones.flags.writeable = False
-    return ones
-
-
 def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
     """Constant attributes are independent of everything: the statistic is 0, as its gradient."""
     return 0.0, lambda: np.zeros_like(values)
-
-
-def _statistic_of_predictions(
-    pivots: np.ndarray,
-    projected: np.ndarray,
-    lower: np.ndarray,
-    null: PermutationNull | None,
-    shift: float,
-) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
-    """``T`` (minus ``T₀`` with a ``null``) as a function of the scaled predictions ``z``,
-    with its gradient, as derived in :class:`BatchStatistic`'s Notes: ``projected`` is ``P``,
-    ``lower`` is ``L`` and ``null`` maps ``K`` to ``W K``. Computed in the Nyström basis
-    ``Φ = K L_l⁻ᵀ``, where ``S′ = ΦᵀΦ + εN I`` has eigenvalues of at least ``εN``."""
-
-    def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
-        landmarks = z[pivots]
-        raw = GAUSSIAN.gram(z, landmarks)
-        landmark_lower = host_cholesky(raw[pivots])  # L_l: the landmarks are rows of z
-        nystrom = divide_by_lower_transposed(raw - _column_means(raw), landmark_lower)
-        cross = divide_by_lower_transposed(nystrom.T @ projected, lower)  # X′ = ΦᵀF
-        gram = nystrom.T @ nystrom
-        gram.flat[:: gram.shape[0] + 1] += shift
-        solver = PsdSolver(gram)
-        solved = solver.solve(cross)  # G′ = S′⁻¹X′
-        # the statistic less its null as one trace, Tr[S′⁻¹ (X′X′ᵀ − ΦᵀWΦ)]: two traces
-        # subtracted after their solves would lose the digits that the two share
-        difference = cross @ cross.T
-        if null is not None:
-            weighted = null(nystrom)  # Z′ = WΦ
-            difference -= nystrom.T @ weighted
-        inner = solver.solve(difference)
-        value = float(np.trace(inner))
-
-        def gradient() -> np.ndarray:
-            outer = solver.solve(inner.T)  # G′G′ᵀ − M′, with M′ = S′⁻¹ΦᵀZ′S′⁻¹
-            d_nystrom = projected @ host_divide_by_lower(solved, lower).T
-            if null is not None:
-                d_nystrom -= solver.solve(weighted.T).T
-            d_nystrom = 2.0 * (d_nystrom - nystrom @ outer)
-            d_nystrom -= _column_means(d_nystrom)
-            d_raw = host_divide_by_lower(d_nystrom, landmark_lower)
-            # through K_ll = L_l L_lᵀ: ∂/∂K_ll = −εN L_l⁻ᵀ (G′G′ᵀ − M′) L_l⁻¹
-            d_raw[pivots] -= shift * host_divide_by_lower(
-                host_divide_by_lower(outer, landmark_lower).T, landmark_lower
-            )
-            d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
-            d_z[pivots] += d_landmarks
-            return d_z
-
-        return value, gradient
-
-    return value_and_gradient
-
-
-def _permutation_null(
-    table_strata: np.ndarray,
-    weights: np.ndarray,
-    g: np.ndarray,
-    row_strata: np.ndarray,
-    conditioning: PsdSolver | None,
-    c_rows: np.ndarray | None,
-) -> PermutationNull:
-    """``K ↦ P Ω P K`` with ``Tr[P R_u P Ω]`` the expected statistic under permutations of the
-    attribute rows within strata (:func:`._estimators.terms.expected_permuted_trace`).
-
-    ``table_strata``, ``weights`` and ``g`` describe the distinct rows (stratum, count in the
-    batch, row of ``G`` with ``R_e = G Gᵀ``), ``row_strata`` the batch's rows; ``P = I − R_c``
-    with ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ`` from ``conditioning`` and the batch's ``c_rows``.
-    """
-    # strata are codes 0, 1, ...; one absent from the batch has count 0 and drops out below
-    k = int(table_strata.max()) + 1
-    # each distinct row's count in its stratum's column: per-stratum sums are products
-    weighted = (table_strata[:, None] == np.arange(k)) * weights[:, None]
-    counts = _ones(weights.shape[0]) @ weighted
-    sums = weighted.T @ g
-    diagonal = weighted.T @ np.einsum("ij,ij->i", g, g)
-    blocks = sums @ sums.T
-    # an empty stratum's sums are 0: dividing by 1 instead of its count keeps its terms 0
-    scale = np.maximum(counts, 1.0)
-    coefficients = blocks / np.outer(scale, scale)
-    pairs = counts * (counts - 1.0)
-    within = np.where(pairs > 0, (np.diag(blocks) - diagonal) / np.maximum(pairs, 1.0), 0.0)
-    np.fill_diagonal(coefficients, within)
-    delta = diagonal / scale - within
-    indicators = (row_strata[:, None] == np.arange(k)).astype(np.float64)
-    row_delta = delta[row_strata][:, None]
-    solve = None if conditioning is None or c_rows is None else conditioning.solve
-    return PermutationNull(indicators, coefficients, row_delta, c_rows, solve)
-
-
-def _gaussian_gradients(
-    weights: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The gradients in ``a`` and ``b`` of a function of ``K = GAUSSIAN.gram(a, b)`` whose gradient
-    in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
-    d_a = weights @ b - (weights @ _ones(weights.shape[1]))[:, None] * a
-    d_b = weights.T @ a - (_ones(weights.shape[0]) @ weights)[:, None] * b
-    return d_a, d_b

@@ -1010,8 +1010,31 @@ def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> 
     q = c[(U, E)]
     if C in solvers:
         q = q - c[(U, C)] @ solvers[C].solve(c[(C, E)])
-    xp = namespace(q)
-    return trace_of_product(solvers[U].solve(q), solvers[E].solve(xp.permute_dims(q, (1, 0))))
+    return attribute_trace(q, solvers[U], solvers[E].lower).value
+
+
+class AttributeTrace(NamedTuple):
+    """The statistic ``value`` of :func:`attribute_trace`, with the ``cross`` ``X = Q L_e⁻ᵀ``
+    and the ``inner`` ``A_u (X Xᵀ − N)`` that a closed-form gradient reuses."""
+
+    value: Any
+    cross: Any
+    inner: Any
+
+
+def attribute_trace(q: Any, solver_u: PsdSolver, lower_e: Any, null: Any = None) -> AttributeTrace:
+    """The low-rank statistic ``Tr[A_u Q A_e Qᵀ]``, less ``Tr[A_u N]`` for a ``null`` term.
+
+    ``A_u = (C_uu + εN I)⁻¹`` is solved by ``solver_u`` and ``A_e = (L_e L_eᵀ)⁻¹`` through its
+    lower factor ``lower_e``; as ``Tr[A_u (X Xᵀ − N)]`` with ``X = Q L_e⁻ᵀ``, one trace: two
+    subtracted after their solves would lose the digits that they share.
+    """
+    cross = divide_by_lower_transposed(q, lower_e)
+    difference = cross @ cross.T
+    if null is not None:
+        difference = difference - null
+    inner = solver_u.solve(difference)
+    return AttributeTrace(namespace(inner).linalg.trace(inner), cross, inner)
 
 
 def _norm(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver], role: str) -> Any:

@@ -36,14 +36,18 @@ class PsdSolver:
     """Solves ``a x = b`` for a symmetric positive-definite ``a``, factorised once (Cholesky)."""
 
     def __init__(self, a: Any) -> None:
-        # host matrices (every training batch's) skip the namespace lookup
-        self._torch = not isinstance(a, np.ndarray) and array_api_compat.is_torch_namespace(
-            namespace(a)
-        )
+        self._torch = _is_torch(a)
         if self._torch:
             self._factor = _torch_ops().cholesky(a)
         else:
             self._factor = host_cholesky(a)
+
+    @classmethod
+    def from_lower(cls, lower: Any) -> PsdSolver:
+        """The solver of ``a = L Lᵀ`` from its lower Cholesky factor ``L``."""
+        solver = object.__new__(cls)
+        solver._torch, solver._factor = _is_torch(lower), lower
+        return solver
 
     @property
     def lower(self) -> Any:
@@ -54,6 +58,11 @@ class PsdSolver:
         if self._torch:
             return _torch_ops().cholesky_solve(b, self._factor)
         return _lapack("potrs", b.dtype)(self._factor, b, lower=1)[0]
+
+
+def _is_torch(a: Any) -> bool:
+    # host matrices (every training batch's) skip the namespace lookup
+    return not isinstance(a, np.ndarray) and array_api_compat.is_torch_namespace(namespace(a))
 
 
 def host_cholesky(a: np.ndarray) -> np.ndarray:
@@ -141,8 +150,33 @@ def as_like(array: Any, like: Any) -> Any:
     """``array`` in the namespace, dtype and device of ``like`` (a host array is copied there)."""
     if isinstance(like, np.ndarray):
         return np.asarray(array, dtype=like.dtype)  # a third of the general route's cost
+    if isinstance(array, np.ndarray) and not array.flags.writeable:
+        array = array.copy()  # a framework may not wrap read-only memory
     xp = namespace(like)
     return xp.asarray(array, dtype=like.dtype, device=array_api_compat.device(like))
+
+
+def column_means(x: Any) -> Any:
+    """The mean of each column; of a numpy array as one matrix-vector product, faster than
+    numpy's strided reduction on a training batch's narrow arrays (performance docs)."""
+    if isinstance(x, np.ndarray):
+        return (ones(x.shape[0]) @ x) / x.shape[0]
+    return namespace(x).mean(x, axis=0)
+
+
+@cache
+def ones(n: int) -> np.ndarray:
+    """A read-only host vector of ``n`` ones, for sums as matrix-vector products."""
+    vector = np.ones(n)
+    vector.flags.writeable = False
+    return vector
+
+
+def float64_like(value: Any) -> Any:
+    """A 0-d float64 zero in the namespace and on the device of ``value``: the ``like`` of
+    float64 computations there."""
+    xp = namespace(value)
+    return xp.zeros((), dtype=xp.float64, device=array_api_compat.device(value))
 
 
 def eye_like(n: int, like: Any) -> Any:

@@ -3,46 +3,41 @@
 :class:`._batch_statistic.BatchStatistic` computes a batch's statistic on the host in float64
 with its gradient in closed form. For predictions on an accelerator that is a round trip per
 training step: the device must finish the forward pass before the predictions can be copied to
-the host, and the gradient is copied back. Here the part that depends on the predictions is
-written in torch on their device and differentiated by autograd: the median bandwidth of their
-seeded row sample (:mod:`._kernels.device_bandwidth`), their pivots
-(:mod:`._estimators.device_cholesky`, whose stopping test is read once per block of pivots), the
-Nyström rows and the statistic ``T = Tr[S⁻¹ X Xᵀ]`` (minus the permutation null ``T₀`` when
-chance-adjusted), as derived in
-:class:`._batch_statistic.BatchStatistic`'s Notes. The attribute side (``P``, ``L`` and the
-null's pieces) depends only on the batch's attributes and outcomes, which are data: it is
-computed on the host from host rows, as before, and copied to the device. Attributes and
-outcomes passed as host arrays or CPU tensors make a training step with no wait on the device
-(the torch adapter's FairCOCCO penalty leaves them on the host); passed as tensors on the
-device, they are copied to the host first, which waits for it.
+the host, and the gradient is copied back. Here the same statistic
+(:func:`._estimators.batch.predictions_statistic`, written once over the array API) runs on
+their device and autograd differentiates it: after the median bandwidth of the predictions'
+seeded row sample (:mod:`._kernels.device_bandwidth`) and their pivots
+(:mod:`._estimators.device_cholesky`, whose stopping test is read once per block of pivots).
+The attribute side (``P``, ``L`` and the null's pieces) depends only on the batch's attributes
+and outcomes, which are data: the host maps their rows through the fitted feature maps and the
+device forms the side from those feature rows (:func:`._estimators.batch.attribute_side`).
+Attributes and outcomes passed as host arrays or CPU tensors make a training step with no wait
+on the device (the torch adapter's FairCOCCO penalty leaves them on the host); passed as
+tensors on the device, they are copied to the host first, which waits for it.
 
-Pivots past the rank are masked: their landmark columns are zero and their block of ``S`` is
-the identity times ``εN``, which leaves ``T`` and its gradient unchanged. As on the host, ``T``
-is computed in the Nyström basis ``Φ = K L_l⁻ᵀ`` with ``L_l L_lᵀ = K_ll``, where its system is
-well conditioned. Everything is computed in float64, as on the host: in float32 the value moves
-by up to 6.5e-4 relative at ``ε`` from 1e-4 to 1 (``benchmarks/device_route.py`` prints the
-comparison).
+Pivots past the rank are masked: their landmark columns are zero and their block of ``K_ll`` is
+the identity, which leaves ``T`` and its gradient unchanged. Everything is computed in float64,
+as on the host: in float32 the value moves by up to 6.5e-4 relative at ``ε`` from 1e-4 to 1
+(``benchmarks/device_route.py`` prints the comparison).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from .._estimators.batch_null import SPREAD_FLOOR, PermutationNull
+from .._estimators.batch import SPREAD_FLOOR, AttributeSide, predictions_statistic
 from .._estimators.device_cholesky import incomplete_cholesky
 from .._estimators.lowrank import MAX_RANK, pivot_tolerance
 from .._estimators.terms import Role
 from .._kernels.device_bandwidth import median_distance, sample_rows
-from .._kernels.kernel import GAUSSIAN
 
 
 def batch_statistic(
     y_pred: torch.Tensor,
-    side: tuple[np.ndarray, np.ndarray, PermutationNull | None] | None,
+    side: AttributeSide | None,
     shift: float,
     options: Any,
     dtype: torch.dtype = torch.float64,
@@ -59,52 +54,12 @@ def batch_statistic(
     values = y_pred.reshape(y_pred.shape[0], -1).to(dtype)
     if side is None:
         return torch.sum(values) * 0.0
-    device = values.device
-    projected, lower, null = (
-        torch.as_tensor(side[0], dtype=dtype, device=device),
-        torch.as_tensor(side[1], dtype=dtype, device=device),
-        None if side[2] is None else _on_device(side[2], dtype, device),
-    )
     z = _scaled(values, options)
     factor = incomplete_cholesky(
         z, pivot_tolerance(options.ridge, Role.MEASURED), options.rank or MAX_RANK
     )
-    active = (torch.arange(factor.pivots.shape[0], device=device) < factor.rank).to(dtype)
-    landmarks = z[factor.pivots]
-    raw = GAUSSIAN.gram(z, landmarks) * active
-    kernel = raw - torch.mean(raw, dim=0)
-    # K_ll: the landmarks are rows of z; a masked pivot's row and column are the identity's
-    landmark_kernel = raw[factor.pivots] * active[:, None] + torch.diag(1.0 - active)
-    landmark_lower = torch.linalg.cholesky(landmark_kernel)
-    # the Nyström basis Φ = K L_l⁻ᵀ, in which S′ = ΦᵀΦ + εN I is well conditioned
-    nystrom = torch.linalg.solve_triangular(landmark_lower, kernel.T, upper=False).T
-    cross = torch.linalg.solve_triangular(lower.T, nystrom.T @ projected, upper=True, left=False)
-    difference = cross @ cross.T
-    if null is not None:
-        difference = difference - nystrom.T @ null(nystrom)
-    gram = nystrom.T @ nystrom + shift * torch.eye(nystrom.shape[1], dtype=dtype, device=device)
-    value = torch.trace(torch.cholesky_solve(difference, torch.linalg.cholesky(gram)))
-    return value
-
-
-def _on_device(null: PermutationNull, dtype: torch.dtype, device: torch.device) -> PermutationNull:
-    """The null's map on the device: its arrays copied there, and the conditioning solve as a
-    product with the (small) inverse, formed on the host."""
-
-    def copied(array: Any) -> Any:
-        return None if array is None else torch.as_tensor(array, dtype=dtype, device=device)
-
-    solve = None
-    if null.solve is not None:
-        inverse = copied(null.solve(np.eye(null.c_rows.shape[1])))
-        solve = inverse.__matmul__
-    return PermutationNull(
-        copied(null.indicators),
-        copied(null.coefficients),
-        copied(null.row_delta),
-        copied(null.c_rows),
-        solve,
-    )
+    active = (torch.arange(factor.pivots.shape[0], device=z.device) < factor.rank).to(dtype)
+    return predictions_statistic(z, factor.pivots, side.like(z), shift, active).trace.value
 
 
 def _scaled(values: torch.Tensor, options: Any) -> torch.Tensor:

@@ -142,3 +142,28 @@ def test_accelerator_tensors_are_sent_to_the_device_route(monkeypatch):
     device = statistic(pred, a[:200], y[:200]).item()
     assert len(calls) == 1
     assert device == pytest.approx(host, rel=4e-7)
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+@pytest.mark.parametrize("adjusted", [False, True])
+@pytest.mark.parametrize("continuous", [False, True])
+def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjusted, continuous):
+    # discrete attributes take the table of known rows, a continuous one the batch's rows
+    a, y = training_data(4000, 0, continuous)
+    statistic = fitted(notion, adjusted, a, y)
+    rows = statistic._device_batch(torch.zeros(512), a[:512], y[:512])
+    shift = statistic.options.ridge.shift("u", 512)
+    host = statistic._attribute_side(rows, shift)
+    like = torch.zeros((), dtype=torch.float64)
+    side = statistic._attribute_side(rows, shift, like)
+    kernel = np.random.default_rng(1).normal(size=(512, 7))
+    pairs = [(side.projected, host.projected), (side.lower, host.lower)]
+    if adjusted:
+        pairs.append((side.null(torch.tensor(kernel)), host.null(kernel)))
+    else:
+        assert side.null is None and host.null is None
+    for tensor, array in pairs:
+        assert isinstance(tensor, torch.Tensor) and tensor.dtype == torch.float64
+        # measured: at most 1.8e-14 (the null's map, with a continuous attribute)
+        error = np.abs(tensor.numpy() - array).max() / np.abs(array).max()
+        assert error <= 3e-14
