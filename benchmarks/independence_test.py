@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from faircocco_plugins import faircocco_score, independence_test
+from faircocco_plugins._records.notions import notion_named
 
 SETTINGS = ("dp", "dp-sine", "dp-variance", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
 #: The family of settings with mixed attributes: ``NOTION-OUTCOME-aK``.
@@ -207,15 +208,17 @@ def kci_pvalue(s: Sample) -> float:
     from causallearn.utils.KCI.KCI import KCI_CInd, KCI_UInd
 
     attributes = _numeric(s.attribute)
-    if s.notion == "dp":
-        return float(KCI_UInd().compute_pvalue(_column(s.y_pred), attributes)[0])
-    assert s.y_true is not None
-    given = s.y_true if s.notion == "eo" else s.y_pred
-    measured = s.y_pred if s.notion == "eo" else s.y_true
-    return float(KCI_CInd().compute_pvalue(_column(measured), attributes, _column(given))[0])
+    notion = notion_named(s.notion)
+    variables = {"pred": s.y_pred, "truth": s.y_true}
+    measured = _column(variables[notion.measured])
+    if notion.given is None:
+        return float(KCI_UInd().compute_pvalue(measured, attributes)[0])
+    given = _column(variables[notion.given])
+    return float(KCI_CInd().compute_pvalue(measured, attributes, given)[0])
 
 
-def _column(values: np.ndarray) -> np.ndarray:
+def _column(values: np.ndarray | None) -> np.ndarray:
+    assert values is not None, "a notion read a variable its sample lacks"
     return np.asarray(values, dtype=np.float64).reshape(len(values), -1)
 
 
@@ -227,7 +230,7 @@ def peer_tests() -> dict[str, Test]:
         from hyppo.independence import Hsic
 
         def hsic(s: Sample, seed: int) -> float:
-            if s.notion != "dp":
+            if notion_named(s.notion).given is not None:
                 return float("nan")
             # hyppo's default: above 20 rows a chi-square approximation of the permutation null
             # (a permutation null of 199 took 14 s per test at N = 1000 here)

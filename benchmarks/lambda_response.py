@@ -47,6 +47,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from faircocco_plugins import faircocco_score
+from faircocco_plugins._records.notions import notion_named
 from faircocco_plugins.datasets import DatasetUnavailableError, load_dataset
 from faircocco_plugins.plugins import DegenerateModelWarning
 from faircocco_torch import FairCOCCOClassifier, FairCOCCOPenalty
@@ -180,7 +181,7 @@ def _fitted(case: Case, model: FairCOCCOClassifier) -> FairCOCCOClassifier:
 def evaluate_model(case: Case, model: FairCOCCOClassifier) -> dict[str, Any]:
     """Test AUC, accuracy, positive rate and adjusted score of a trained model."""
     proba = model.predict_proba(case.x_test)[:, 1]
-    truth = case.y_test if case.notion != "dp" else None  # DP is unconditional
+    truth = notion_named(case.notion).outcome(case.y_test)
     score = faircocco_score(proba, case.s_test, y_true=truth, notion=case.notion, adjusted=True)
     return {
         "auc": roc_auc_score(case.y_test, proba),

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from faircocco_plugins import faircocco_score
+from faircocco_plugins._records.notions import notion_named
 from faircocco_plugins.datasets import load_dataset
 from faircocco_plugins.gaps import disparate_impacts, equal_opportunity_differences
 from faircocco_plugins.plugins import DegenerateModelWarning
@@ -82,8 +83,8 @@ def test_metrics(model: Any, test: Part, notion: str) -> dict[str, float]:
     positive = model.classes_[1]
     chosen, truth = predicted == positive, y == positive
     score = faircocco_score(
-        proba, sensitive, y_true=None if notion == "dp" else truth.astype(float), notion=notion,
-        adjusted=True,
+        proba, sensitive, y_true=notion_named(notion).outcome(truth.astype(float)),
+        notion=notion, adjusted=True,
     )  # fmt: skip
     return {
         "accuracy": float(np.mean(predicted == y)),

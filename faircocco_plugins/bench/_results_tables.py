@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._records.notions import NOTIONS
+from .._records.notions import NOTIONS, notion_named
 from .._records.params import Interval, check_params
 from ._metrics import R2_THRESHOLD, degenerate_runs, r_squared
 from ._presets import PAPER_DATASETS
@@ -562,7 +562,8 @@ def _row_specs(notion: str, task: str, available: set[str]) -> list[tuple[str, s
         (f"faircocco_{notion}_adjusted", "FairCOCCO (adjusted)", False),
         ("deo", "DEO", False),
     ]
-    if notion == "dp":
+    if not notion_named(notion).needs_outcome:
+        # disparate impact compares positive rates alone: a measure of the unconditional notion
         specs.append(("di", "DI", True))
     attributes = sorted(
         match.group(1)
