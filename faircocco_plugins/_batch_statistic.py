@@ -22,11 +22,12 @@ from typing import Any, Unpack
 import numpy as np
 
 from ._estimators.batch import (
-    SPREAD_FLOOR,
     AttributeSide,
     attribute_side,
     closed_form_gradient,
     predictions_statistic,
+    spread_damping,
+    standardised_gradient,
 )
 from ._estimators.lowrank import (
     MAX_RANK,
@@ -209,7 +210,8 @@ class BatchStatistic:
         >>> BatchStatistic.gradient_damping(0.2, 0.5), BatchStatistic.gradient_damping(1e-6, 0.5)
         (1.0, 0.001)
         """
-        return min(1.0, spread / (SPREAD_FLOOR * max(1.0, magnitude)))
+        xp = namespace(np.zeros(()))
+        return float(spread_damping(xp, np.asarray(spread), np.asarray(magnitude)))
 
     def fit(self, sensitive_features: Any, y_true: Any = None) -> BatchStatistic:
         """Fit the kernels of the sensitive attributes and (EO) the outcomes; returns ``self``.
@@ -408,15 +410,8 @@ class BatchStatistic:
 
             def gradient() -> np.ndarray:
                 d_centred = closed_form_gradient(forward, z, pivots, side, shift) / width
-                squares = np.vdot(centred, centred) if median else 0.0
-                if squares > 0:
-                    # as through standardise: the bandwidth follows the predictions' scale, so
-                    # the part of the gradient along them is projected out
-                    d_centred -= centred * (np.vdot(d_centred, centred) / squares)
-                    d_centred *= self.gradient_damping(
-                        math.sqrt(squares / centred.size),
-                        math.sqrt(np.vdot(values, values) / values.size),
-                    )
+                if median:
+                    d_centred = standardised_gradient(d_centred, centred, values)
                 return d_centred - column_means(d_centred)
 
             return float(forward.trace.value), gradient

@@ -13,6 +13,7 @@ device route"); the tests check it against autograd.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,6 +36,30 @@ from .lowrank import AttributeTrace, attribute_trace
 #: root mean square, predictions count as constant for the gradient
 #: (:meth:`._batch_statistic.BatchStatistic.gradient_damping`).
 SPREAD_FLOOR = 1e-3
+
+
+def spread_damping(xp: Any, spread: Any, magnitude: Any) -> Any:
+    """``min(1, spread / (SPREAD_FLOOR · max(1, magnitude)))`` in the namespace ``xp``: the
+    factor on the gradient of predictions whose spread (root mean square about their mean) is
+    ``spread`` and whose root mean square is ``magnitude``."""
+    return xp.clip(spread / (SPREAD_FLOOR * xp.clip(magnitude, min=1.0)), max=1.0)
+
+
+def standardised_gradient(gradient: Any, centred: Any, values: Any) -> Any:
+    """A ``gradient`` in the ``centred`` predictions taken as through standardised predictions.
+
+    Under the median heuristic the bandwidth follows the predictions' scale, so the part of the
+    gradient along them is projected out, and the rest is damped below the spread floor
+    (:func:`spread_damping`; ``values`` are the predictions before centring). Constant
+    predictions (no spread) keep the plain gradient.
+    """
+    xp = namespace(gradient, centred, values)
+    size = math.prod(centred.shape)
+    squares = xp.sum(centred * centred)
+    spread = squares > 0
+    along = xp.sum(gradient * centred) / xp.where(spread, squares, 1.0)
+    damping = spread_damping(xp, xp.sqrt(squares / size), xp.sqrt(xp.sum(values * values) / size))
+    return xp.where(spread, (gradient - centred * along) * damping, gradient)
 
 
 class PermutationNull(NamedTuple):

@@ -28,7 +28,7 @@ from typing import Any
 import torch
 from torch.autograd.function import once_differentiable
 
-from .._estimators.batch import SPREAD_FLOOR, AttributeSide, predictions_statistic
+from .._estimators.batch import AttributeSide, predictions_statistic, standardised_gradient
 from .._estimators.device_cholesky import incomplete_cholesky
 from .._estimators.lowrank import MAX_RANK, pivot_tolerance
 from .._estimators.terms import Role
@@ -88,12 +88,4 @@ class _StandardisedGradient(torch.autograd.Function):
     @once_differentiable
     def backward(ctx: Any, upstream: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         centred, width, values = ctx.saved_tensors
-        gradient = upstream / width
-        squares = torch.sum(centred * centred)
-        size = centred.numel()
-        projected = gradient - centred * (torch.sum(gradient * centred) / squares)
-        spread = torch.sqrt(squares / size)
-        magnitude = torch.sqrt(torch.sum(values * values) / size)
-        damping = torch.clamp(spread / (SPREAD_FLOOR * torch.clamp(magnitude, min=1.0)), max=1.0)
-        # constant predictions (no spread) keep the plain gradient, as on the host
-        return torch.where(squares > 0, projected * damping, gradient), None, None
+        return standardised_gradient(upstream / width, centred, values), None, None
