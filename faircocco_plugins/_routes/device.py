@@ -33,6 +33,7 @@ strata, which only its null uses, are found on the host on first use.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -167,7 +168,10 @@ def _lowrank_terms(
         role for role, m in maps.items() if not m.continuous and level_factors[role].shape[0] == 1
     }
     centred = {key: g * 0.0 if constant.intersection(key) else g for key, g in centred.items()}
-    return _DeviceLowRankFit(means, centred, n, options.ridge, like, problem).terms
+    terms = LowRankFit(means, centred, n, options.ridge, like, _no_source).terms
+    # the permutation null needs per-stratum moments in the same feature basis, which the host
+    # route has (computed on first use only)
+    return replace(terms, compute_null_statistic=lambda: problem.fit().terms.null_statistic)
 
 
 def bits(values: torch.Tensor) -> torch.Tensor:
@@ -199,29 +203,8 @@ def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:
     ]
 
 
-class _DeviceLowRankFit(LowRankFit):
-    """A low-rank fit from the device route's moments, whose permutation null is the host
-    route's: the null needs per-stratum moments in the same feature basis, which the host route
-    has (computed on first use only)."""
-
-    def __init__(
-        self,
-        means: dict[str, Any],
-        centred: dict[tuple[str, str], Any],
-        n: int,
-        ridge: Any,
-        like: Any,
-        problem: Problem,
-    ) -> None:
-        self._problem = problem
-        super().__init__(means, centred, n, ridge, like, self._no_source)
-
-    def _null_statistic(self) -> float:
-        return float(self._problem.fit().terms.null_statistic)
-
-    @staticmethod
-    def _no_source() -> Any:
-        raise TypeError("permutations of a device-route fit: use Problem.fit")
+def _no_source() -> Any:
+    raise TypeError("permutations of a device-route fit: use Problem.fit")
 
 
 class _RoleMap:
