@@ -248,17 +248,17 @@ def precision_rows(devices: Sequence[str]) -> None:
             for adjusted in (False, True):
                 statistic = BatchStatistic(notion="eo", eps=eps, chance_adjusted=adjusted)
                 statistic.fit(attributes, y)
-                rows = statistic._device_batch(torch.tensor(pred), batch_attributes, batch_y)
+                batch = statistic._plain_batch(pred, batch_attributes, batch_y)
+                assert batch is not None, "the batch is one of plain numeric arrays"
+                values, rows = batch
                 shift = statistic.options.ridge.shift("u", 4096)
                 side = statistic._attribute_side(rows, shift)
-                double = float(
-                    batch_statistic(
-                        torch.tensor(pred, device=device), side, shift, statistic.options
-                    )
-                )
+                _, width, _, pivots = statistic._scaled_predictions(values)
+                arguments = (side, shift, width, pivots, statistic.options)
+                double = float(batch_statistic(torch.tensor(pred, device=device), *arguments))
                 single = torch.tensor(pred, dtype=torch.float32, device=device)
                 try:
-                    value = batch_statistic(single, side, shift, statistic.options, torch.float32)
+                    value = batch_statistic(single, *arguments, torch.float32)
                     cells.append(f"{abs(float(value) - double) / abs(double):.1e}")
                 except torch.linalg.LinAlgError:
                     cells.append("not positive definite")

@@ -285,13 +285,12 @@ class BatchStatistic:
         refuse_meta_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
-        if batch_on_device(y_pred):
-            rows = self._device_batch(y_pred, sensitive_features, y_true)
-            if rows is not None:
-                self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-                return as_output(self._device_statistic(y_pred, rows), y_pred)
-        # everything is computed on the host; only y_pred's gradient goes back to its framework
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
+        if batch is not None and batch_on_device(y_pred):
+            pred, rows = batch
+            self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
+            return as_output(self._device_statistic(y_pred, pred, rows), y_pred)
+        # everything is computed on the host; only y_pred's gradient goes back to its framework
         pred, rows = (
             batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
@@ -311,24 +310,18 @@ class BatchStatistic:
         thread anyway, and switching the thread count would cost more than it saves."""
         return single_blas_thread() if self._wide_side else nullcontext()
 
-    def _device_batch(self, y_pred: Any, sensitive_features: Any, y_true: Any) -> Any:
-        """The host rows of a batch whose predictions stay on their accelerator (read without
-        waiting for them, so not checked for NaN), or None for the host route (see
-        :func:`._routes.device_penalty.batch_statistic`)."""
-        rows = self._host_rows.plain_rows(sensitive_features, y_true) if self.is_fitted else None
-        if rows is None or y_pred.ndim not in (1, 2) or not 2 <= rows.shape[0] == y_pred.shape[0]:
-            return None
-        return rows if math.isfinite(rows.sum()) else None
-
-    def _device_statistic(self, y_pred: Any, rows: np.ndarray) -> Any:
-        """The statistic of the batch on ``y_pred``'s device, the attribute side formed there
-        from the feature rows of the host ``rows`` (None when the attributes are constant: the
-        statistic is 0)."""
+    def _device_statistic(self, y_pred: Any, pred: np.ndarray, rows: np.ndarray) -> Any:
+        """The statistic of the batch on ``y_pred``'s device, from its host copy ``pred`` (for
+        the bandwidth and pivots, chosen as on the host route) and its host ``rows`` (for the
+        attribute side, formed on the device from their feature rows; None when the attributes
+        are constant: the statistic is 0)."""
         shift = self.options.ridge.shift(Role.MEASURED, rows.shape[0])
-        constant = self._host_rows.sensitive_is_constant(rows)
-        with self._side_threads():
-            side = None if constant else self._attribute_side(rows, shift, float64_like(y_pred))
-        return device_batch_statistic(y_pred, side, shift, self.options)
+        side = None
+        if not self._host_rows.sensitive_is_constant(rows):
+            with self._side_threads():
+                side = self._attribute_side(rows, shift, float64_like(y_pred))
+        _, width, _, pivots = self._scaled_predictions(pred)
+        return device_batch_statistic(y_pred, side, shift, width, pivots, self.options)
 
     def _checked_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
@@ -389,23 +382,8 @@ class BatchStatistic:
         median = self.options.bandwidth == "median"
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
-            n = values.shape[0]
-            # the Gaussian kernel is translation invariant: centring only keeps digits
-            centred = values - column_means(values)
-            if median:
-                sample = bandwidth_rows(n, self.options.random_state)
-                width = GAUSSIAN.bandwidth(
-                    centred if sample.size == n else take_rows(centred, sample)
-                )
-            else:
-                width = float(self.options.bandwidth)
-            z = centred / width
+            centred, width, z, pivots = self._scaled_predictions(values)
             side = self._attribute_side(rows, shift)
-            pivots, _ = incomplete_cholesky(
-                z,
-                pivot_tolerance(self.options.ridge, Role.MEASURED),
-                self.options.rank or MAX_RANK,
-            )
             forward = predictions_statistic(z, pivots, side, shift)
 
             def gradient() -> np.ndarray:
@@ -417,6 +395,26 @@ class BatchStatistic:
             return float(forward.trace.value), gradient
 
         return value_and_gradient
+
+    def _scaled_predictions(
+        self, values: np.ndarray
+    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        """Host predictions ``(n, k)`` centred, their bandwidth (the median distance of a
+        seeded sample of rows, or the fixed one), the centred predictions divided by it, and
+        the pivots incomplete Cholesky chooses for those."""
+        n = values.shape[0]
+        # the Gaussian kernel is translation invariant: centring only keeps digits
+        centred = values - column_means(values)
+        if self.options.bandwidth == "median":
+            sample = bandwidth_rows(n, self.options.random_state)
+            width = GAUSSIAN.bandwidth(centred if sample.size == n else take_rows(centred, sample))
+        else:
+            width = float(self.options.bandwidth)
+        z = centred / width
+        pivots, _ = incomplete_cholesky(
+            z, pivot_tolerance(self.options.ridge, Role.MEASURED), self.options.rank or MAX_RANK
+        )
+        return centred, width, z, pivots
 
     def _attribute_side(self, rows: np.ndarray, shift: float, like: Any = None) -> AttributeSide:
         """The :class:`AttributeSide` of a batch's host ``rows`` (``shift`` is ``εN`` of ``u``

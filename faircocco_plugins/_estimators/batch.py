@@ -207,26 +207,15 @@ class Forward(NamedTuple):
     weighted: Any
 
 
-def predictions_statistic(
-    z: Any, pivots: Any, side: AttributeSide, shift: float, active: Any = None
-) -> Forward:
+def predictions_statistic(z: Any, pivots: Any, side: AttributeSide, shift: float) -> Forward:
     """``T`` (minus ``T₀`` with a null) of the scaled predictions ``z`` with landmarks at the
     rows ``pivots``, as derived in :class:`._batch_statistic.BatchStatistic`'s Notes.
 
     Computed in the Nyström basis ``Φ = K L_l⁻ᵀ`` (``L_l L_lᵀ = K_ll``), where
-    ``S′ = ΦᵀΦ + εN I`` has eigenvalues of at least ``εN`` (``shift``). An ``active`` mask (1 for
-    the pivots taken, 0 past the rank: the device's fixed-size pivots) zeroes the landmark
-    columns past the rank and makes their block of ``K_ll`` the identity, which leaves ``T``
-    unchanged.
+    ``S′ = ΦᵀΦ + εN I`` has eigenvalues of at least ``εN`` (``shift``).
     """
     raw = GAUSSIAN.gram(z, take_rows(z, pivots))
-    if active is not None:
-        raw = raw * active
     landmark_kernel = take_rows(raw, pivots)  # K_ll: the landmarks are rows of z
-    if active is not None:
-        landmark_kernel = landmark_kernel * active[:, None] + eye_like(
-            int(active.shape[0]), raw
-        ) * (1.0 - active)
     landmark_lower = PsdSolver(landmark_kernel).lower
     nystrom = divide_by_lower_transposed(raw - column_means(raw), landmark_lower)
     rank = int(nystrom.shape[1])

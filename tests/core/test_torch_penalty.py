@@ -38,12 +38,15 @@ def fitted(notion, adjusted, a, y, **options):
 
 
 def device_value(statistic, pred, a, y):
-    """The device route's statistic of a batch, the attribute side from the host rows."""
-    rows = statistic._device_batch(pred, a, y)
-    assert rows is not None
+    """The device route's statistic of a batch: the attribute side from the host rows, the
+    bandwidth and pivots from the predictions' host copy."""
+    batch = statistic._plain_batch(pred, a, y)
+    assert batch is not None
+    values, rows = batch
     shift = statistic.options.ridge.shift("u", rows.shape[0])
     side = statistic._attribute_side(rows, shift)
-    return batch_statistic(pred, side, shift, statistic.options)
+    _, width, _, pivots = statistic._scaled_predictions(values)
+    return batch_statistic(pred, side, shift, width, pivots, statistic.options)
 
 
 def host_value(statistic, pred, a, y):
@@ -151,7 +154,7 @@ def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjuste
     # discrete attributes take the table of known rows, a continuous one the batch's rows
     a, y = training_data(4000, 0, continuous)
     statistic = fitted(notion, adjusted, a, y)
-    rows = statistic._device_batch(torch.zeros(512), a[:512], y[:512])
+    _, rows = statistic._plain_batch(torch.zeros(512), a[:512], y[:512])
     shift = statistic.options.ridge.shift("u", 512)
     host = statistic._attribute_side(rows, shift)
     like = torch.zeros((), dtype=torch.float64)
