@@ -13,6 +13,7 @@ device route"); the tests check it against autograd.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, NamedTuple
 
@@ -125,11 +126,16 @@ def attribute_side(
     batch rows themselves (``weights`` ones, ``slots`` None). ``shifts`` are ``εN`` of ``e`` and
     of ``c``; ``strata`` (chance-adjusted) the stratum of each distinct row and of each batch row.
     """
+    xp = namespace(expanded)
     n = float(weights.sum())
     weight = as_like(weights, expanded)
-    # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ
     centred = expanded - (weight @ expanded) / n
-    gram = centred.T @ (weight[:, None] * centred)
+    # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ: the Gram of the rows
+    # scaled by √weight, a product of a matrix with its own transpose, which numpy computes
+    # with half the work of a general product; chance-adjusted, summed over the strata's Grams
+    scaled = centred if slots is None else centred * xp.sqrt(weight)[:, None]
+    stratum_grams = None if strata is None else _stratum_grams(scaled, strata[0])
+    gram = scaled.T @ scaled if stratum_grams is None else sum(stratum_grams[1:], stratum_grams[0])
     width = int(gram.shape[0])
     ridge = np.where(np.arange(width) < e_width, *shifts)
     gram = gram + eye_like(width, gram) * as_like(ridge, gram)
@@ -144,53 +150,69 @@ def attribute_side(
         return table if slots is None else take_rows(table, slots)
 
     null = None
-    if strata is not None:
-        # R_e = G Gᵀ with G = Ē L⁻ᵀ, summed per stratum over the (weighted) rows
-        g = divide_by_lower_transposed(centred[:, :e_width], lower)
+    if strata is not None and stratum_grams is not None:
         c_rows = None if conditioning is None else of_rows(centred[:, e_width:])
         c_lower = None if conditioning is None else conditioning.lower
-        null = permutation_null(*strata, weights, g, c_rows, c_lower)
+        e_grams = [stratum[:e_width, :e_width] for stratum in stratum_grams]
+        null = permutation_null(
+            *strata, weights, centred[:, :e_width], e_grams, lower, c_rows, c_lower
+        )
     return AttributeSide(of_rows(e), lower, null)
+
+
+def _stratum_grams(rows: Any, strata: np.ndarray) -> list[Any]:
+    """The Gram of the ``rows`` of each stratum (codes 0, 1, …, one absent giving zeros), from
+    one gather that orders the rows by stratum."""
+    order = np.argsort(strata, kind="stable")
+    bounds = np.searchsorted(strata[order], np.arange(int(strata.max()) + 2))
+    ordered = take_rows(rows, order)
+    return [ordered[a:b].T @ ordered[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def permutation_null(
     table_strata: np.ndarray,
     row_strata: np.ndarray,
     weights: np.ndarray,
-    g: Any,
+    e_rows: Any,
+    e_grams: list[Any],
+    lower: Any,
     c_rows: Any,
     c_lower: Any,
 ) -> PermutationNull:
     """``K ↦ P Ω P K`` with ``Tr[P R_u P Ω]`` the expected statistic under permutations of the
     attribute rows within strata (:func:`._estimators.terms.expected_permuted_trace`).
 
-    ``table_strata``, ``weights`` and ``g`` describe the distinct rows (stratum, count in the
-    batch, row of ``G`` with ``R_e = G Gᵀ``), ``row_strata`` the batch's rows; ``P = I − R_c``
-    with ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ`` from the batch's ``c_rows`` and the Cholesky factor
-    ``c_lower`` of ``C̄ᵀC̄ + εN I``. The host sums counts; the rest stays in ``g``'s namespace.
+    ``table_strata``, ``weights`` and ``e_rows`` describe the distinct rows (stratum, count in
+    the batch, centred attribute feature row ``ē``), ``e_grams`` each stratum's weighted Gram
+    of them and ``row_strata`` the batch's rows; ``R_e = Ē (L Lᵀ)⁻¹ Ēᵀ`` with ``lower`` ``L``,
+    so a stratum's diagonal sum of ``R_e`` is ``Tr[(L Lᵀ)⁻¹ G_s]`` with its Gram ``G_s``, and
+    no solve with the rows is needed. ``P = I − R_c`` with ``R_c = C̄ (C̄ᵀC̄ + εN I)⁻¹ C̄ᵀ`` from
+    the batch's ``c_rows`` and the Cholesky factor ``c_lower`` of ``C̄ᵀC̄ + εN I``. The host sums
+    counts; the rest stays in ``e_rows``' namespace.
     """
-    xp = namespace(g)
+    xp = namespace(e_rows)
     # strata are codes 0, 1, ...; one absent from the batch has count 0 and drops out below
     k = int(table_strata.max()) + 1
     # each distinct row's count in its stratum's column: per-stratum sums are products
     weighted = (table_strata[:, None] == np.arange(k)) * weights[:, None]
     counts = ones(weights.shape[0]) @ weighted
-    per_stratum = as_like(weighted, g).T
-    sums = per_stratum @ g
-    diagonal = per_stratum @ xp.sum(g * g, axis=1)
+    # the rows of G = Ē L⁻ᵀ (R_e = G Gᵀ) summed per stratum
+    sums = divide_by_lower_transposed(as_like(weighted, e_rows).T @ e_rows, lower)
+    inverse = PsdSolver.from_lower(lower).solve(eye_like(int(lower.shape[0]), lower))
+    diagonal = xp.stack([xp.sum(inverse * gram) for gram in e_grams])
     blocks = sums @ sums.T
     # an empty stratum's sums are 0: dividing by 1 instead of its count keeps its terms 0
     scale = np.maximum(counts, 1.0)
     pairs = counts * (counts - 1.0)
     within = (
         (xp.linalg.diagonal(blocks) - diagonal)
-        / as_like(np.maximum(pairs, 1.0), g)
-        * as_like(pairs > 0, g)
+        / as_like(np.maximum(pairs, 1.0), e_rows)
+        * as_like(pairs > 0, e_rows)
     )
-    coefficients = blocks / as_like(np.outer(scale, scale), g)
-    coefficients = xp.where(as_like(np.eye(k), g) > 0, within[None, :], coefficients)
-    delta = diagonal / as_like(scale, g) - within
-    indicators = as_like(row_strata[:, None] == np.arange(k), g)
+    coefficients = blocks / as_like(np.outer(scale, scale), e_rows)
+    coefficients = xp.where(as_like(np.eye(k), e_rows) > 0, within[None, :], coefficients)
+    delta = diagonal / as_like(scale, e_rows) - within
+    indicators = as_like(row_strata[:, None] == np.arange(k), e_rows)
     row_delta = take_rows(delta, row_strata)[:, None]
     return PermutationNull(indicators, coefficients, row_delta, c_rows, c_lower)
 
