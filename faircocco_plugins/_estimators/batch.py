@@ -6,9 +6,10 @@ data, so their side (:class:`AttributeSide`) is formed from feature maps fitted 
 predictions' Nyström rows depend on the model (:func:`predictions_statistic`). On the host, the
 gradient is the closed form of :func:`closed_form_gradient`, one autograd node per batch; on an
 accelerator, autograd differentiates :func:`predictions_statistic` itself. The closed form stays
-because it is faster on the CPU: 1.4 ms against 10 ms per penalty step at batch 256 and 59 ms
-against 390 ms at 16,384 (``python benchmarks/device_route.py``, rows "FairCOCCO" and "FairCOCCO,
-device route"); the tests check it against autograd.
+on the CPU, where it is faster: 1.5 against 2.9-3.4 ms per penalty step at batch 256 and 45-50
+against 69-73 ms at 16,384, within 10% of autograd at 4,096 (``python benchmarks/device_route.py
+--threads 1``, rows "FairCOCCO" and "FairCOCCO, device route"); the tests check it against
+autograd.
 """
 
 from __future__ import annotations
