@@ -170,3 +170,18 @@ def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjuste
         # measured: at most 1.8e-14 (the null's map, with a continuous attribute)
         error = np.abs(tensor.numpy() - array).max() / np.abs(array).max()
         assert error <= 3e-14
+
+
+def test_nan_predictions_on_the_device_route_raise_the_host_routes_error(monkeypatch):
+    """The device route reads the predictions for their pivots, so it checks them as the host
+    route does instead of returning NaN."""
+    from faircocco_plugins._linalg import backend
+
+    a, y = training_data(500, 6)
+    statistic = fitted("eo", True, a, y)
+    pred = torch.tensor(np.random.default_rng(7).normal(size=100), requires_grad=True)
+    with torch.no_grad():
+        pred[3] = float("nan")
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    with pytest.raises(ValueError, match=r"^y_pred column 'y_pred' contains NaN"):
+        statistic(pred, a[:100], y[:100])
