@@ -267,17 +267,29 @@ random_state : int, optional
 )
 
 
-class BatchKeywords(TypedDict, total=False):
-    """The options :class:`faircocco_plugins.BatchStatistic` takes as keywords, for type
-    checkers (``**keywords: Unpack[BatchKeywords]``): all but its positional ``notion`` and
-    ``method`` (it is low-rank by construction). The types are :class:`Options`'."""
+class _KernelKeywords(TypedDict, total=False):
+    """The options of the kernels and their ridges, which every entry point takes."""
 
     rank: int | None
     eps: float
     conditioning_eps: float | None
     attribute_kernel: str
     bandwidth: str | float
+
+
+class BatchKeywords(_KernelKeywords, total=False):
+    """The options :class:`faircocco_plugins.BatchStatistic` takes as keywords, for type
+    checkers (``**keywords: Unpack[BatchKeywords]``): all but its positional ``notion`` and
+    ``method`` (it is low-rank by construction). The types are :class:`Options`'."""
+
     random_state: int | None
+
+
+class PenaltyKeywords(_KernelKeywords, total=False):
+    """The options the torch adapter's FairCOCCO penalties take as keywords, for type checkers:
+    all but their own ``notion``, and no ``random_state`` (the training loop holds the seed)."""
+
+    method: str
 
 
 class StatisticKeywords(BatchKeywords, total=False):
@@ -330,18 +342,20 @@ def takes_options(
     *,
     after: str | None = None,
     order: Sequence[str] = (),
+    positional: Sequence[str] = (),
     document: bool = False,
 ) -> Callable[[Callable[P, T]], Callable[P, T]]:
     """Give a function the options of ``entry_point`` (a key of :data:`ENTRY_POINTS`) from the
     table, in the spirit of scikit-learn's ``validate_params``.
 
-    The function takes the options as ``**keywords`` (typed with :class:`StatisticKeywords` or
-    :class:`BatchKeywords`, so that type checkers see them), and may declare some itself
-    (``BatchStatistic``'s positional ``notion``). The decorated function shows them in its
-    signature as keyword-only parameters, with their defaults at ``entry_point`` and the
-    annotations of :class:`Options`; each call receives every option, those not given at
-    their defaults, so that the function validates them all with :meth:`Options.check`.
-    A keyword that is neither a parameter nor an option raises Python's own ``TypeError``.
+    The function takes the options as ``**keywords`` (typed with :class:`StatisticKeywords`,
+    :class:`BatchKeywords` or :class:`PenaltyKeywords`, so that type checkers see them), and may
+    declare some itself (``BatchStatistic``'s positional ``notion``). The decorated function
+    shows them in its signature as keyword-only parameters (or, those named in ``positional``,
+    after its own positional ones), with their defaults at ``entry_point`` and the annotations
+    of :class:`Options`; each call receives every option, those not given at their defaults,
+    so that the function validates them all with :meth:`Options.check`. A keyword that is
+    neither a parameter nor an option raises Python's own ``TypeError``.
 
     Parameters
     ----------
@@ -351,6 +365,9 @@ def takes_options(
         The keyword-only parameter the options follow; by default they come first.
     order : sequence of str, optional
         Instead, the order of every keyword-only parameter, options included.
+    positional : sequence of str, optional
+        Options that may also be passed by position, in this order after the function's own
+        positional parameters (the torch penalties' ``method, rank, eps, attribute_kernel``).
     document : bool
         Write the options' entries (:data:`OPTION_DOCS`) into the docstring's Parameters
         section, after ``after``'s entry.
@@ -373,6 +390,16 @@ def takes_options(
                 annotation=Options.__annotations__[name],
             )
             for name, default in defaults.items()
+            if name not in positional
+        ]
+        leading = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=defaults[name],
+                annotation=Options.__annotations__[name],
+            )
+            for name in positional
         ]
         keyword = [p for p in own if p.kind == p.KEYWORD_ONLY]
         if order:
@@ -381,11 +408,20 @@ def takes_options(
         else:
             at = 0 if after is None else [p.name for p in keyword].index(after) + 1
             keyword[at:at] = options
-        positional = [p for p in own if p.kind != p.KEYWORD_ONLY]
-        public = signature.replace(parameters=[*positional, *keyword])
+        public = signature.replace(
+            parameters=[*(p for p in own if p.kind != p.KEYWORD_ONLY), *leading, *keyword]
+        )
 
         @wraps(function)
         def with_options(*args: P.args, **kwargs: P.kwargs) -> T:
+            if leading:
+                # options passed by position are bound to their names, as the function takes
+                # every option by keyword
+                try:
+                    kwargs = public.bind(*args, **kwargs).arguments  # type: ignore[assignment]
+                except TypeError as error:
+                    raise TypeError(f"{function.__qualname__}() {error}") from None
+                args = ()  # type: ignore[assignment]
             for name in kwargs:
                 if name not in public.parameters:
                     raise TypeError(

@@ -16,7 +16,9 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   rules :func:`attribute_kind`, :func:`outcome_kind` and :func:`kind_from_levels` that give a
   column its kind.
 * **The statistic's options** :data:`STATISTIC_OPTIONS`, with :func:`statistic_default` and
-  :func:`check_statistic_options`, for adapters that store them (a penalty, a metric).
+  :func:`check_statistic_options`, for adapters that store them (a penalty, a metric), and the
+  decorator :func:`takes_options` (with :class:`PenaltyKeywords`) that gives an adapter's
+  constructor the options' parameters from the one table instead of a copy.
 * **The parameter checks** :class:`Interval` and :func:`check_params`, for the parameters of
   an adapter's own estimators, with the core's error messages.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
@@ -51,7 +53,13 @@ import numpy as np
 from ._inputs.column_kinds import attribute_kind, kind_from_levels, outcome_kind
 from ._inputs.variables import align_by_index, as_array, check_labels
 from ._kernels.kernel import median_distance
-from ._options import STATISTIC_OPTIONS, check_statistic_options, statistic_default
+from ._options import (
+    STATISTIC_OPTIONS,
+    PenaltyKeywords,
+    check_statistic_options,
+    statistic_default,
+    takes_options,
+)
 from ._records.notions import (
     KINDS,
     NOTION_RECORDS,
@@ -86,6 +94,7 @@ __all__ = [
     "MethodSpec",
     "Mitigator",
     "Notion",
+    "PenaltyKeywords",
     "align_by_index",
     "as_array",
     "attribute_kind",
@@ -98,6 +107,7 @@ __all__ = [
     "notion_named",
     "outcome_kind",
     "statistic_default",
+    "takes_options",
     "toolkit_name",
 ]
 

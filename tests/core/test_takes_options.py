@@ -53,3 +53,31 @@ def test_a_call_receives_every_option_at_its_entry_point_s_default():
     assert received == {
         name: option.defaults["test"] for name, option in STATISTIC_OPTIONS.items() if name != "eps"
     }
+
+
+def test_positional_options_follow_the_function_s_own_and_bind_to_their_names():
+    @takes_options("penalty", positional=("method", "rank"), order=("eps", "flag"))
+    def entry(notion="eo", lam=1.0, *, flag=False, **options):
+        return notion, lam, flag, options
+
+    parameters = inspect.signature(entry).parameters
+    kinds = {name: parameter.kind for name, parameter in parameters.items()}
+    assert list(kinds) == ["notion", "lam", "method", "rank", "eps", "flag"]
+    assert [kinds[name] for name in ("method", "rank")] == [
+        inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ] * 2
+    assert kinds["eps"] == inspect.Parameter.KEYWORD_ONLY
+    notion, lam, flag, options = entry("dp", 2.0, "exact", 5, eps=0.1, flag=True)
+    assert (notion, lam, flag) == ("dp", 2.0, True)
+    assert options == {
+        "method": "exact",
+        "rank": 5,
+        "eps": 0.1,
+        **{
+            name: option.defaults["penalty"]
+            for name, option in STATISTIC_OPTIONS.items()
+            if "penalty" in option.defaults and name not in ("notion", "method", "rank", "eps")
+        },
+    }
+    with pytest.raises(TypeError, match=r"^test_positional_.*entry\(\) too many positional"):
+        entry("dp", 2.0, "exact", 5, 0.1)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import torch
 
-from faircocco_plugins.plugins import Interval, check_params, statistic_default
+from faircocco_plugins.plugins import (
+    Interval,
+    PenaltyKeywords,
+    check_params,
+    statistic_default,
+    takes_options,
+)
 
 from ._encoding import SensitiveSchema
-from ._faircocco import FairCOCCOPenalty
+from ._faircocco import PENALTY_KEYWORDS, PENALTY_POSITIONAL_OPTIONS, FairCOCCOPenalty
 
 
 class FairCOCCOConstraint(FairCOCCOPenalty):
@@ -71,6 +79,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
     True
     """
 
+    @takes_options("penalty", positional=PENALTY_POSITIONAL_OPTIONS, order=PENALTY_KEYWORDS)
     def __init__(
         self,
         notion: str = statistic_default("notion", "penalty"),
@@ -78,28 +87,12 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
         multiplier_lr: float = 100.0,
         multiplier_init: float = 0.0,
         multiplier_max: float | None = None,
-        method: str = statistic_default("method", "penalty"),
-        rank: int | None = statistic_default("rank", "penalty"),
-        eps: float = statistic_default("eps", "penalty"),
-        attribute_kernel: str = statistic_default("attribute_kernel", "penalty"),
         *,
-        conditioning_eps: float | None = statistic_default("conditioning_eps", "penalty"),
         chance_adjusted: bool | None = None,
-        bandwidth: str | float = statistic_default("bandwidth", "penalty"),
         schema: SensitiveSchema | None = None,
+        **options: Unpack[PenaltyKeywords],
     ) -> None:
-        super().__init__(
-            notion,
-            1.0,
-            method,
-            rank,
-            eps,
-            attribute_kernel,
-            conditioning_eps=conditioning_eps,
-            chance_adjusted=chance_adjusted,
-            bandwidth=bandwidth,
-            schema=schema,
-        )
+        super().__init__(notion, 1.0, chance_adjusted=chance_adjusted, schema=schema, **options)
         check_params(
             {
                 "bound": bound,

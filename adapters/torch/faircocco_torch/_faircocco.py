@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
 from faircocco_plugins.plugins import (
     STATISTIC_OPTIONS,
+    PenaltyKeywords,
     check_statistic_options,
     notion_named,
     statistic_default,
+    takes_options,
 )
 
 from ._base import Batch, FairnessPenalty
@@ -24,6 +26,10 @@ from ._encoding import SensitiveSchema
 PENALTY_OPTIONS: tuple[str, ...] = tuple(
     name for name, option in STATISTIC_OPTIONS.items() if "penalty" in option.defaults
 )
+#: The options a penalty also takes by position, after its own positional parameters.
+PENALTY_POSITIONAL_OPTIONS = ("method", "rank", "eps", "attribute_kernel")
+#: The order of FairCOCCOPenalty's keyword-only parameters, options included.
+PENALTY_KEYWORDS = ("conditioning_eps", "chance_adjusted", "bandwidth", "schema")
 
 
 class FairCOCCOPenalty(FairnessPenalty):
@@ -137,24 +143,22 @@ class FairCOCCOPenalty(FairnessPenalty):
     )
     #: the core names the argument and column with NaN or infinite values
     rejects_non_finite: ClassVar[bool] = True
-    #: the attribute side is computed on the host, whatever the predictions' device
+    #: the attributes' rows are read on the host (their feature rows are looked up there),
+    #: whatever the predictions' device
     reads_attributes_on_host: ClassVar[bool] = True
 
+    @takes_options("penalty", positional=PENALTY_POSITIONAL_OPTIONS, order=PENALTY_KEYWORDS)
     def __init__(
         self,
         notion: str = statistic_default("notion", "penalty"),
         lam: float = 1.0,
-        method: str = statistic_default("method", "penalty"),
-        rank: int | None = statistic_default("rank", "penalty"),
-        eps: float = statistic_default("eps", "penalty"),
-        attribute_kernel: str = statistic_default("attribute_kernel", "penalty"),
         *,
-        conditioning_eps: float | None = statistic_default("conditioning_eps", "penalty"),
         chance_adjusted: bool | None = None,
-        bandwidth: str | float = statistic_default("bandwidth", "penalty"),
         schema: SensitiveSchema | None = None,
+        **options: Unpack[PenaltyKeywords],
     ) -> None:
         super().__init__(notion=notion, lam=lam, schema=schema)
+        method = options["method"]
         # a notion conditioned on the predictions cannot fit its kernels ahead of a batch
         batched = notion_named(notion).given != "pred" and method != "exact"
         if chance_adjusted and not batched:
@@ -164,19 +168,20 @@ class FairCOCCOPenalty(FairnessPenalty):
                 "chance_adjusted=False or None."
             )
         self.chance_adjusted = batched if chance_adjusted is None else chance_adjusted
+        # the options as attributes of their own names, as scikit-learn's parameters
         self.method = method
-        self.rank = rank
-        self.eps = eps
-        self.conditioning_eps = conditioning_eps
-        self.attribute_kernel = attribute_kernel
-        self.bandwidth = bandwidth
+        self.rank = options["rank"]
+        self.eps = options["eps"]
+        self.conditioning_eps = options["conditioning_eps"]
+        self.attribute_kernel = options["attribute_kernel"]
+        self.bandwidth = options["bandwidth"]
         #: attribute and outcome kernels fitted once (DP and EO); CAL and ``method="exact"``
         #: refit every kernel on every batch
         self._batches: BatchStatistic | None = None
         if batched:
-            options = self._statistic_options()
-            del options["method"]  # the batch statistic is low-rank
-            self._batches = BatchStatistic(**options, chance_adjusted=self.chance_adjusted)
+            batch_options = self._statistic_options()
+            del batch_options["method"]  # the batch statistic is low-rank
+            self._batches = BatchStatistic(**batch_options, chance_adjusted=self.chance_adjusted)
         #: class labels of integer outcomes, fitted with the kernels
         self._classes: torch.Tensor | None = None
         # fail at construction rather than at the first batch
