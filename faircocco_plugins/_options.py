@@ -382,25 +382,20 @@ def takes_options(
             if entry_point in option.defaults and name not in signature.parameters
         ]
         defaults = {name: statistic_default(name, entry_point) for name in names}
-        options = [
-            inspect.Parameter(
+        parameters = {
+            name: inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
                 default=default,
                 annotation=Options.__annotations__[name],
             )
             for name, default in defaults.items()
-            if name not in positional
-        ]
+        }
         leading = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                default=defaults[name],
-                annotation=Options.__annotations__[name],
-            )
+            parameters.pop(name).replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
             for name in positional
         ]
+        options = list(parameters.values())
         keyword = [p for p in own if p.kind == p.KEYWORD_ONLY]
         if order:
             by_name = {p.name: p for p in [*keyword, *options]}
