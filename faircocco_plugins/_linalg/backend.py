@@ -99,7 +99,7 @@ def solve_psd(a: Any, b: Any) -> Any:
 def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
     """``b @ inv(lower)ᵀ`` for a lower-triangular ``lower``, by a triangular solve; a numpy
     result has ``b``'s memory order."""
-    if not isinstance(b, np.ndarray) and array_api_compat.is_torch_namespace(namespace(b, lower)):
+    if _is_torch(b):
         return _torch_ops().divide_by_lower_transposed(b, lower)
     if b.flags.f_contiguous and not b.flags.c_contiguous:
         # a solve from the right on a column-major b: 60% of the time of a solve on the left of
