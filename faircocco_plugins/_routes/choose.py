@@ -107,9 +107,9 @@ def device_terms(problem: Any) -> Any:
 
 def batch_on_device(y_pred: Any) -> bool:
     """Whether a training batch's statistic is computed on its predictions' device: for torch
-    tensors on an accelerator, whose copy to the host would wait for it. CPU tensors keep the
-    host route, whose closed-form gradient is faster there (performance docs, "Device
-    route")."""
+    tensors on an accelerator, which then keep the statistic and its gradient there (only their
+    bandwidth and pivots are chosen from one host copy). CPU tensors keep the host route, whose
+    closed-form gradient is faster there (performance docs, "Device route")."""
     return backend.on_accelerator(y_pred)
 
 
