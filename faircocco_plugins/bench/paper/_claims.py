@@ -203,6 +203,23 @@ class _Evidence:
             dropped,
         )
 
+    def compare_each(
+        self,
+        datasets: Sequence[str],
+        notion: str,
+        column: str,
+        baselines: Sequence[str],
+        expect: str,
+        *,
+        name: str,
+    ) -> list[Comparison]:
+        """FairCOCCO against each of ``baselines`` on each of ``datasets`` (:meth:`compare`)."""
+        return [
+            self.compare(d, notion, column, b, expect, name=name)
+            for d in datasets
+            for b in baselines
+        ]
+
     def compare_fronts(self, dataset: str, notion: str, plane: str, other: str) -> Comparison:
         """The hypervolume of FairCOCCO's front of each seed against ``other``'s."""
         v = self.volumes[(self.volumes["dataset"] == dataset) & (self.volumes["notion"] == notion)]
@@ -359,22 +376,14 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "the other methods' (Table 3, EO).",
             "test accuracy against each of the paper's baselines under EO; favourable when "
             f"FairCOCCO is at most {MARGIN:g} below.",
-            [
-                e.compare(d, "eo", "accuracy", b, "not_worse", name="accuracy")
-                for d in binary
-                for b in PAPER_BASELINES
-            ],
+            e.compare_each(binary, "eo", "accuracy", PAPER_BASELINES, "not_worse", name="accuracy"),
         ),
         Claim(
             2,
             "Lowest DEO on binary tasks",
             "FairCOCCO consistently gives the lowest DEO (Table 3, EO).",
             "test DEO against each of the paper's baselines under EO; favourable when lower.",
-            [
-                e.compare(d, "eo", "deo", b, "lower", name="DEO")
-                for d in binary
-                for b in PAPER_BASELINES
-            ],
+            e.compare_each(binary, "eo", "deo", PAPER_BASELINES, "lower", name="DEO"),
         ),
         Claim(
             3,
@@ -420,11 +429,14 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "FairCOCCO gives the lowest joint unfairness of all attributes (Table 4, EO).",
             "the joint chance-adjusted EO score against FACL's and FARMI's (one term per "
             "attribute); favourable when lower.",
-            [
-                e.compare(d, "eo", "faircocco_adjusted", b, "lower", name="joint score")
-                for d in several
-                for b in ATTRIBUTE_BASELINES
-            ],
+            e.compare_each(
+                several,
+                "eo",
+                "faircocco_adjusted",
+                ATTRIBUTE_BASELINES,
+                "lower",
+                name="joint score",
+            ),
         ),
         Claim(
             8,
@@ -485,11 +497,7 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "test DI (lowest over highest positive rate, so 1 is parity) against the "
             "paper's baselines under DP; favourable when higher. For one binary attribute "
             "this orders models as the closeness of the paper's ratio to 1 does.",
-            [
-                e.compare(d, "dp", "di", b, "higher", name="DI")
-                for d in binary
-                for b in PAPER_BASELINES
-            ],
+            e.compare_each(binary, "dp", "di", PAPER_BASELINES, "higher", name="DI"),
             extra=[
                 "DI is a ratio of positive rates at the threshold 0.5, of one binarised "
                 "attribute; the score is the dependence of the predicted probabilities on the "
@@ -505,11 +513,14 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "DP with several attributes",
             "lowest joint and per-attribute scores under DP (Table 10).",
             "the joint chance-adjusted DP score against FACL's and FARMI's; favourable when lower.",
-            [
-                e.compare(d, "dp", "faircocco_adjusted", b, "lower", name="joint score")
-                for d in several
-                for b in ATTRIBUTE_BASELINES
-            ],
+            e.compare_each(
+                several,
+                "dp",
+                "faircocco_adjusted",
+                ATTRIBUTE_BASELINES,
+                "lower",
+                name="joint score",
+            ),
         ),
         Claim(
             18,
@@ -517,11 +528,9 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "lowest CAL score with good accuracy (Table 11).",
             "the chance-adjusted CAL score against the paper's baselines under CAL; "
             "favourable when lower.",
-            [
-                e.compare(d, "cal", "faircocco_adjusted", b, "lower", name="CAL score")
-                for d in binary
-                for b in PAPER_BASELINES
-            ],
+            e.compare_each(
+                binary, "cal", "faircocco_adjusted", PAPER_BASELINES, "lower", name="CAL score"
+            ),
         ),
         Claim(
             19,
@@ -531,11 +540,14 @@ def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> lis
             "train under CAL; tested instead on the several-attribute classification "
             "datasets: the joint chance-adjusted CAL score against FACL's and FARMI's; "
             "favourable when lower.",
-            [
-                e.compare(d, "cal", "faircocco_adjusted", b, "lower", name="joint CAL score")
-                for d in several
-                for b in ATTRIBUTE_BASELINES
-            ],
+            e.compare_each(
+                several,
+                "cal",
+                "faircocco_adjusted",
+                ATTRIBUTE_BASELINES,
+                "lower",
+                name="joint CAL score",
+            ),
         ),
         _pvalues_claim(experiments.get("pvalues")),
         Claim(
