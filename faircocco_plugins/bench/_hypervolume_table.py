@@ -144,21 +144,12 @@ def hypervolume_table(runs: pd.DataFrame) -> pd.DataFrame:
 def hypervolume_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     """The hypervolume of each seed's front, per dataset, notion and method.
 
-    The fronts of :func:`hypervolume_table` before they are averaged over seeds, so that two
-    methods can be compared seed by seed (they share each seed's split).
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        Runs as returned by :meth:`ResultsStore.runs` (of one study).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per dataset, notion, method and seed with a successful run, in the order of
-        :func:`hypervolume_table`, with the columns ``dataset``, ``notion``, ``method``,
-        ``task``, ``seed``, ``runs``, ``runs_degenerate`` and one column per plane of
-        :data:`FRONTS` (NaN where the plane has no coordinates).
+    The fronts of :func:`hypervolume_table`, from the same runs, before they are averaged over
+    seeds, so that two methods can be compared seed by seed (they share each seed's split): one
+    row per dataset, notion, method and seed with a successful run, in the order of
+    :func:`hypervolume_table`, with the columns ``dataset``, ``notion``, ``method``, ``task``,
+    ``seed``, ``runs``, ``runs_degenerate`` and one column per plane of :data:`FRONTS` (NaN
+    where the plane has no coordinates).
     """
     check_runs(runs, ("dataset", "notion", "method", "seed", "status"))
     rows = []

@@ -34,22 +34,10 @@ FIGURE_FOLDER = "fronts"
 
 
 def fronts_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[str]:
-    """The body of the fronts page (after its head); draws its figures under ``out``.
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The study's runs (:func:`runs_of_export`).
-    out : Path
-        The folder of the page; figures go to ``out / "fronts"``.
-    plots : bool
-        Draw the figures; without them the page holds the hypervolumes only.
-
-    Returns
-    -------
-    list of str
-        reStructuredText lines.
-    """
+    """The body of the fronts page (after its head) as reStructuredText lines, from the
+    study's runs (:func:`runs_of_export`); with ``plots``, draws its figures into
+    ``out / "fronts"``, ``out`` being the page's folder (without them the page holds the
+    hypervolumes only)."""
     ok = runs[runs["status"] == "ok"]
     colours = _colours(method_order(ok["method"])) if plots else {}
     lines = [

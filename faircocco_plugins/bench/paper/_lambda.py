@@ -275,18 +275,8 @@ def _pairs(choices: list[LambdaChoice]) -> str:
 
 
 def lambda_page(runs: pd.DataFrame) -> list[str]:
-    """The body of the "Choosing λ" page (after its head).
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The study's runs (:func:`runs_of_export`).
-
-    Returns
-    -------
-    list of str
-        reStructuredText lines.
-    """
+    """The body of the "Choosing λ" page (after its head) as reStructuredText lines, from the
+    study's runs (:func:`runs_of_export`)."""
     choices = lambda_choices(runs)
     lines = [
         "For each dataset, notion and penalty: the network's (``nn``) mean validation "

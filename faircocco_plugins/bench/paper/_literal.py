@@ -103,18 +103,8 @@ def literal_arm_table(runs: pd.DataFrame, dataset: str, notion: str) -> pd.DataF
 
 
 def literal_page(runs: pd.DataFrame) -> list[str]:
-    """The body of the literal configuration's page (after its head).
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The study's runs (:func:`runs_of_export`).
-
-    Returns
-    -------
-    list of str
-        reStructuredText lines.
-    """
+    """The body of the literal configuration's page (after its head) as reStructuredText
+    lines, from the study's runs (:func:`runs_of_export`)."""
     lines = [
         "The paper's text trains FairCOCCO with the ridge ε = 1e-4 on every operator, no "
         "chance adjustment, one Gaussian kernel on the joint attribute vector and the penalty "

@@ -329,22 +329,10 @@ def matched_table(runs: pd.DataFrame, *, confidence: float = CONFIDENCE) -> pd.D
 
 
 def matched_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[str]:
-    """The body of the page of performance at matched fairness (after its head).
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The study's runs (:func:`runs_of_export`).
-    out : Path
-        The folder of the page; figures go to ``out / "matched"``.
-    plots : bool
-        Draw a figure per dataset and notion (needs matplotlib).
-
-    Returns
-    -------
-    list of str
-        reStructuredText lines.
-    """
+    """The body of the page of performance at matched fairness (after its head) as
+    reStructuredText lines, from the study's runs (:func:`runs_of_export`); with ``plots``
+    (needs matplotlib), draws a figure per dataset and notion into ``out / "matched"``,
+    ``out`` being the page's folder."""
     table = matched_table(runs)
     lines = _intro(plots)
     lines += _best_summary(table)
