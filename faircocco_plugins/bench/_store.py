@@ -106,7 +106,35 @@ CLAIMED, DONE, TAKEN = "claimed", "done", "taken"
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class RunIdentity:
+    """What determines a run's result, and its id: the fields a cell of a study and its record
+    share.
+
+    Attributes
+    ----------
+    run_id : str
+        Stable hash of every other field (see :func:`~._study.run_id`).
+    study, dataset, method, notion : str
+    seed : int
+        Seed of the split and of the method.
+    params : dict
+        The method's hyper-parameter setting.
+    settings : dict
+        Study-wide settings that change the result (epochs, row caps).
+    """
+
+    run_id: str
+    study: str
+    dataset: str
+    method: str
+    notion: str
+    seed: int
+    params: dict[str, Any]
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunRecord(RunIdentity):
     """One finished cell: what ran, how it went and what it measured.
 
     Attributes
@@ -149,14 +177,6 @@ class RunRecord:
     'not_applicable'
     """
 
-    run_id: str
-    study: str
-    dataset: str
-    method: str
-    notion: str
-    seed: int
-    params: dict[str, Any]
-    settings: dict[str, Any]
     status: str
     reason: str = ""
     n_train: int | None = None

@@ -13,7 +13,7 @@ from .._inputs.column_kinds import attribute_kind, outcome_kind
 from .._records.notions import NOTIONS, TASKS
 from .._records.params import Interval, check_params
 from ..plugins import MethodSpec
-from ._store import RunRecord
+from ._store import RunIdentity, RunRecord
 
 #: The paper averages over 10 runs.
 DEFAULT_SEEDS: tuple[int, ...] = tuple(range(10))
@@ -319,7 +319,7 @@ def study_differences(recorded: Mapping[str, Any], config: StudyConfig) -> list[
     return differences
 
 
-def cell_differences(recorded: Mapping[str, Any], run: Cell | RunRecord) -> list[str]:
+def cell_differences(recorded: Mapping[str, Any], run: RunIdentity) -> list[str]:
     """How a run lies outside a recorded study configuration, one phrase per setting.
 
     The run's dataset, method, notion and seed must be among the configuration's; its row caps
@@ -331,7 +331,8 @@ def cell_differences(recorded: Mapping[str, Any], run: Cell | RunRecord) -> list
     ----------
     recorded : mapping
         A configuration as :meth:`ResultsStore.studies` returns it.
-    run : Cell or RunRecord
+    run : RunIdentity
+        A :class:`Cell` or a :class:`~._store.RunRecord`.
 
     Returns
     -------
@@ -436,29 +437,9 @@ class DatasetProfile:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One run of a study: a method with one setting on one dataset, notion and seed.
-
-    Attributes
-    ----------
-    run_id : str
-        Stable hash of every other field (see :func:`run_id`).
-    study, dataset, method, notion : str
-    seed : int
-    params : dict
-        The method's hyper-parameter setting.
-    settings : dict
-        Study-wide settings that change the result (epochs, row caps).
-    """
-
-    run_id: str
-    study: str
-    dataset: str
-    method: str
-    notion: str
-    seed: int
-    params: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
+class Cell(RunIdentity):
+    """One run of a study: a method with one setting on one dataset, notion and seed (the
+    fields of :class:`~._store.RunIdentity`)."""
 
     @property
     def label(self) -> str:
