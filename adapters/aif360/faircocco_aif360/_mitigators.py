@@ -35,12 +35,14 @@ expects. Choices the harness needs and AIF360 leaves to its user:
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import io
 import os
 import sys
 import warnings
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -50,6 +52,8 @@ from faircocco_plugins.plugins import Capabilities, MethodSpec, attribute_kind, 
 from ._memo import metric_memos_released
 
 _LABEL = "__label__"
+#: ``algorithm(privileged, unprivileged, names)``: builds an AIF360 object (see AIF360Method)
+_Algorithm = Callable[[list[dict[str, float]], list[dict[str, float]], list[str]], Any]
 
 
 class AIF360Method:
@@ -78,7 +82,7 @@ class AIF360Method:
 
     def __init__(
         self,
-        algorithm: Any,
+        algorithm: _Algorithm,
         *,
         kind: str,
         features: str = "with_attributes",
@@ -333,23 +337,50 @@ def _check_task(task: str) -> None:
         raise ValueError(f"task={task!r} is not valid; AIF360's mitigators here classify.")
 
 
+_M = TypeVar("_M", bound=AIF360Method)
+
+
+def _factory(
+    method: type[_M], kind: str, *, needs_attributes: bool, features: str = "with_attributes"
+) -> Callable[[Callable[..., _Algorithm]], Callable[..., _M]]:
+    """The harness's factory of ``method`` from a function of the factory's parameters that
+    returns the AIF360 algorithm's builder: it checks the task before anything is imported,
+    and gives the builder, ``kind``, ``features``, ``needs_attributes`` and the factory's
+    ``random_state`` to ``method``."""
+
+    def decorate(algorithm: Callable[..., _Algorithm]) -> Callable[..., _M]:
+        @functools.wraps(algorithm)
+        def factory(*, task: str, random_state: int | None = None, **params: Any) -> _M:
+            _check_task(task)
+            return method(
+                algorithm(task=task, random_state=random_state, **params),
+                kind=kind,
+                features=features,
+                needs_attributes=needs_attributes,
+                random_state=random_state,
+            )
+
+        # its parameters are the function's; it returns the method
+        signature = inspect.signature(algorithm).replace(return_annotation=method.__name__)
+        factory.__signature__ = signature  # type: ignore[attr-defined]
+        return factory
+
+    return decorate
+
+
+@_factory(AIF360Scorer, "inprocessing", needs_attributes=True)
 def prejudice_remover(
     *, task: str, notion: str, random_state: int | None = None, eta: float = 1.0
-) -> AIF360Scorer:
+) -> _Algorithm:
     """Kamishima et al.'s prejudice remover regulariser (mutual information, DP)."""
     from aif360.algorithms.inprocessing import PrejudiceRemover
 
-    _check_task(task)
-    return AIF360Scorer(
-        lambda priv, unpriv, names: PrejudiceRemover(
-            eta=eta, sensitive_attr=names[0], class_attr=_LABEL
-        ),
-        kind="inprocessing",
-        needs_attributes=True,
-        random_state=random_state,
+    return lambda priv, unpriv, names: PrejudiceRemover(
+        eta=eta, sensitive_attr=names[0], class_attr=_LABEL
     )
 
 
+@_factory(AIF360Scorer, "inprocessing", needs_attributes=True)
 def adversarial_debiasing(
     *,
     task: str,
@@ -357,10 +388,9 @@ def adversarial_debiasing(
     random_state: int | None = None,
     adversary_loss_weight: float = 0.1,
     epochs: int = 50,
-) -> AIF360Scorer:
+) -> _Algorithm:
     """Zhang et al.'s adversarial debiasing (equalised odds: the adversary also sees the
     label), with AIF360's classifier of 200 hidden units."""
-    _check_task(task)
     try:
         import tensorflow  # noqa: F401
     except ImportError as error:
@@ -368,17 +398,12 @@ def adversarial_debiasing(
             "AIF360's AdversarialDebiasing needs TensorFlow: pip install "
             '"faircocco-aif360[adversarial]"'
         ) from error
-    return AIF360Scorer(
-        lambda priv, unpriv, names: _AdversarialDebiasing(
-            unpriv,
-            priv,
-            seed=random_state,
-            adversary_loss_weight=adversary_loss_weight,
-            num_epochs=epochs,
-        ),
-        kind="inprocessing",
-        needs_attributes=True,
-        random_state=random_state,
+    return lambda priv, unpriv, names: _AdversarialDebiasing(
+        unpriv,
+        priv,
+        seed=random_state,
+        adversary_loss_weight=adversary_loss_weight,
+        num_epochs=epochs,
     )
 
 
@@ -393,143 +418,102 @@ def _logistic() -> Any:
     return LogisticRegression(max_iter=1000)
 
 
+@_factory(AIF360Scorer, "inprocessing", needs_attributes=False)
 def exponentiated_gradient(
     *, task: str, notion: str, random_state: int | None = None, eps: float = 0.01
-) -> AIF360Scorer:
+) -> _Algorithm:
     """AIF360's ``ExponentiatedGradientReduction`` (fairlearn's) around logistic regression."""
     from aif360.algorithms.inprocessing import ExponentiatedGradientReduction
 
-    _check_task(task)
-    return AIF360Scorer(
-        lambda priv, unpriv, names: ExponentiatedGradientReduction(
-            _logistic(), _parity_constraint(notion), eps=eps, drop_prot_attr=True
-        ),
-        kind="inprocessing",
-        needs_attributes=False,
-        random_state=random_state,
+    return lambda priv, unpriv, names: ExponentiatedGradientReduction(
+        _logistic(), _parity_constraint(notion), eps=eps, drop_prot_attr=True
     )
 
 
+@_factory(AIF360Scorer, "inprocessing", needs_attributes=False)
 def grid_search(
     *, task: str, notion: str, random_state: int | None = None, constraint_weight: float = 0.5
-) -> AIF360Scorer:
+) -> _Algorithm:
     """AIF360's ``GridSearchReduction`` (fairlearn's) around logistic regression."""
     from aif360.algorithms.inprocessing import GridSearchReduction
 
-    _check_task(task)
-    return AIF360Scorer(
-        lambda priv, unpriv, names: GridSearchReduction(
-            _logistic(),
-            _parity_constraint(notion),
-            prot_attr=names,
-            constraint_weight=constraint_weight,
-            drop_prot_attr=True,
-        ),
-        kind="inprocessing",
-        needs_attributes=False,
-        random_state=random_state,
+    return lambda priv, unpriv, names: GridSearchReduction(
+        _logistic(),
+        _parity_constraint(notion),
+        prot_attr=names,
+        constraint_weight=constraint_weight,
+        drop_prot_attr=True,
     )
 
 
+@_factory(AIF360Method, "inprocessing", needs_attributes=True)
 def gerryfair(
     *, task: str, notion: str, random_state: int | None = None, gamma: float = 0.01
-) -> AIF360Method:
+) -> _Algorithm:
     """Kearns et al.'s rich-subgroup fairness (false-positive rates), 10 iterations."""
     from aif360.algorithms.inprocessing import GerryFairClassifier
 
-    _check_task(task)
-    return AIF360Method(
-        lambda priv, unpriv, names: GerryFairClassifier(
-            C=10, gamma=gamma, max_iters=10, fairness_def="FP"
-        ),
-        kind="inprocessing",
-        needs_attributes=True,
-        random_state=random_state,
+    return lambda priv, unpriv, names: GerryFairClassifier(
+        C=10, gamma=gamma, max_iters=10, fairness_def="FP"
     )
 
 
+@_factory(MetaFairMethod, "inprocessing", needs_attributes=False, features="principal_components")
 def meta_fair(
     *, task: str, notion: str, random_state: int | None = None, tau: float = 0.8
-) -> MetaFairMethod:
+) -> _Algorithm:
     """Celis et al.'s meta-algorithm for statistical-rate (DP) constraints."""
     from aif360.algorithms.inprocessing import MetaFairClassifier
 
-    _check_task(task)
-    return MetaFairMethod(
-        lambda priv, unpriv, names: MetaFairClassifier(
-            tau=tau, sensitive_attr=names[0], type="sr", seed=random_state
-        ),
-        kind="inprocessing",
-        features="principal_components",
-        needs_attributes=False,
-        random_state=random_state,
+    return lambda priv, unpriv, names: MetaFairClassifier(
+        tau=tau, sensitive_attr=names[0], type="sr", seed=random_state
     )
 
 
+@_factory(AIF360Method, "postprocessing", needs_attributes=True)
 def eq_odds_postprocessing(
     *, task: str, notion: str, random_state: int | None = None
-) -> AIF360Method:
+) -> _Algorithm:
     """Hardt et al.'s equalised-odds post-processing of logistic regression's labels."""
     from aif360.algorithms.postprocessing import EqOddsPostprocessing
 
-    _check_task(task)
-    return AIF360Method(
-        lambda priv, unpriv, names: EqOddsPostprocessing(unpriv, priv, seed=random_state),
-        kind="postprocessing",
-        needs_attributes=True,
-        random_state=random_state,
-    )
+    return lambda priv, unpriv, names: EqOddsPostprocessing(unpriv, priv, seed=random_state)
 
 
+@_factory(AIF360Scorer, "postprocessing", needs_attributes=True)
 def calibrated_eq_odds(
     *, task: str, notion: str, random_state: int | None = None, cost_constraint: str = "weighted"
-) -> AIF360Scorer:
+) -> _Algorithm:
     """Pleiss et al.'s calibrated equalised-odds post-processing of logistic regression."""
     from aif360.algorithms.postprocessing import CalibratedEqOddsPostprocessing
 
-    _check_task(task)
-    return AIF360Scorer(
-        lambda priv, unpriv, names: CalibratedEqOddsPostprocessing(
-            unpriv, priv, cost_constraint=cost_constraint, seed=random_state
-        ),
-        kind="postprocessing",
-        needs_attributes=True,
-        random_state=random_state,
+    return lambda priv, unpriv, names: CalibratedEqOddsPostprocessing(
+        unpriv, priv, cost_constraint=cost_constraint, seed=random_state
     )
 
 
+@_factory(AIF360Method, "postprocessing", needs_attributes=True)
 def reject_option(
     *, task: str, notion: str, random_state: int | None = None, metric_bound: float = 0.05
-) -> AIF360Method:
+) -> _Algorithm:
     """Kamiran et al.'s reject option classification of logistic regression's scores."""
     from aif360.algorithms.postprocessing import RejectOptionClassification
 
-    _check_task(task)
-    return AIF360Method(
-        lambda priv, unpriv, names: RejectOptionClassification(
-            unpriv,
-            priv,
-            metric_name=toolkit_name(notion, "aif360_metric"),
-            metric_ub=metric_bound,
-            metric_lb=-metric_bound,
-        ),
-        kind="postprocessing",
-        needs_attributes=True,
-        random_state=random_state,
+    return lambda priv, unpriv, names: RejectOptionClassification(
+        unpriv,
+        priv,
+        metric_name=toolkit_name(notion, "aif360_metric"),
+        metric_ub=metric_bound,
+        metric_lb=-metric_bound,
     )
 
 
-def reweighing(*, task: str, notion: str, random_state: int | None = None) -> AIF360Scorer:
+@_factory(AIF360Scorer, "reweighing", needs_attributes=False)
+def reweighing(*, task: str, notion: str, random_state: int | None = None) -> _Algorithm:
     """Kamiran and Calders' reweighing, then logistic regression on the weighted rows."""
     from aif360.algorithms.preprocessing import Reweighing
 
-    _check_task(task)
-    return AIF360Scorer(
-        lambda priv, unpriv, names: Reweighing(unpriv, priv),
-        kind="reweighing",
-        needs_attributes=False,
-        random_state=random_state,
-    )
+    return lambda priv, unpriv, names: Reweighing(unpriv, priv)
 
 
 def _capabilities(
