@@ -94,3 +94,19 @@ def test_median_of_differences_is_numpys_median_of_all_distances(n, draw):
         expected = float(np.median(pdist(x[:, None])))
         assert _median_of_differences(np.sort(x)) == expected
         assert median_distance(x[:, None]) == expected
+
+
+def test_a_row_is_found_by_equal_values_and_an_unknown_combination_of_known_values_is_added():
+    compute = _Counted()
+    table = RowTable(compute)
+    _read(table, np.array([[0.0, 1.0], [1.0, 2.0]]))
+    # -0.0 equals 0.0, as the kernels see it: the known row, not a new one
+    got = _read(table, np.array([[-0.0, 1.0], [1.0, 2.0]]))
+    np.testing.assert_array_equal(got["sum"], [1.0, 3.0])
+    assert compute.rows == 2
+    # every value known, the combination not: computed, and found from then on
+    got = _read(table, np.array([[0.0, 2.0], [1.0, 1.0]]))
+    np.testing.assert_array_equal(got["sum"], [2.0, 2.0])
+    assert compute.rows == 4 and table.size == 4
+    _read(table, np.array([[1.0, 1.0], [0.0, 2.0]]))
+    assert compute.rows == 4
