@@ -12,10 +12,11 @@ torch tensors on a CUDA device:
 (b) one penalty step (forward and backward, no model) at batches of 256 to 16,384 rows for
     FairCOCCO (EO, chance-adjusted: the adapter's default), FACL and HSIC, fitted on 50,000
     training rows, each batch's attributes and outcomes passed as CPU tensors: the median time
-    over ``--steps`` steps and the host crossings of one step. On the CPU, FairCOCCO's
-    predictions take the host closed form; the row "FairCOCCO, device route" sends them through
-    the device route anyway (:mod:`faircocco_plugins._routes.device_penalty`, which CUDA tensors
-    take);
+    over ``--steps`` steps and the host crossings of one step. FairCOCCO's predictions take the
+    host closed form on the CPU, and on CUDA in batches of up to ``HOST_BATCH_ROWS`` rows
+    (:mod:`faircocco_plugins._routes.choose`); the row "FairCOCCO, device route" sends every
+    batch through the device route (:mod:`faircocco_plugins._routes.device_penalty`, which
+    larger CUDA batches take);
 (c) the device penalty's value in float32 against float64 at ``eps`` from 1e-4 to 1 (why it
     computes in float64).
 
@@ -51,6 +52,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from faircocco_plugins import BatchStatistic, faircocco_score
 from faircocco_plugins._linalg import backend
+from faircocco_plugins._routes import choose
 from faircocco_plugins._routes.device_penalty import batch_statistic
 from faircocco_torch import FACLPenalty, FairCOCCOPenalty, HSICPenalty
 
@@ -201,9 +203,7 @@ def penalty_rows(
     for device in devices:
         for name, factory in PENALTIES.items():
             penalty = factory().fit(s_host, y_host)
-            forced = name.endswith("device route") and device == "cpu"
-            if name.endswith("device route") and device != "cpu":
-                continue  # a CUDA tensor takes the device route: the row above
+            forced = name.endswith("device route")
             cells = []
             for size in batches:
                 if name == "HSIC" and size > hsic_max_batch:
@@ -230,11 +230,15 @@ def _step(penalty: Any, logits: torch.Tensor, sensitive: Any, truth: Any) -> Non
 
 @contextlib.contextmanager
 def _device_route(forced: bool) -> Iterator[None]:
-    """Sends CPU tensors through the device route (what an accelerator's tensors take)."""
+    """Sends tensors through the device route (what an accelerator's tensors take, training
+    batches of more than ``HOST_BATCH_ROWS`` rows), CPU tensors and small batches too."""
     if not forced:
         yield
         return
-    with mock.patch.object(backend, "on_accelerator", is_torch_array):
+    with (
+        mock.patch.object(backend, "on_accelerator", is_torch_array),
+        mock.patch.object(choose, "HOST_BATCH_ROWS", 0),
+    ):
         yield
 
 

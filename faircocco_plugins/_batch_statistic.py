@@ -286,7 +286,7 @@ class BatchStatistic:
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
-        if batch is not None and batch_on_device(y_pred):
+        if batch is not None and batch_on_device(y_pred, batch[0].shape[0]):
             pred, rows = batch
             self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
             return as_output(self._device_statistic(y_pred, pred, rows), y_pred)

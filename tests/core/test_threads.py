@@ -132,6 +132,7 @@ def test_a_wide_attribute_side_is_formed_on_one_thread_on_either_route(
 
     from faircocco_plugins import BatchStatistic
     from faircocco_plugins._linalg import backend
+    from faircocco_plugins._routes import choose
 
     rng = np.random.default_rng(0)
     # two binary attributes, four levels and a continuous one: a side wider than 32 columns
@@ -149,6 +150,7 @@ def test_a_wide_attribute_side_is_formed_on_one_thread_on_either_route(
     monkeypatch.setattr(statistic, "_attribute_side", side)
     if route == "device":
         monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+        monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)
     pred = torch.tensor(rng.normal(size=200), requires_grad=True)
     statistic(pred, a[:200], y[:200]).backward()
     assert seen and all(threads == {1} for threads in seen)

@@ -11,6 +11,8 @@ from faircocco_plugins import BatchStatistic
 
 torch = pytest.importorskip("torch")
 
+from faircocco_plugins._linalg import backend  # noqa: E402
+from faircocco_plugins._routes import choose  # noqa: E402
 from faircocco_plugins._routes.device_penalty import batch_statistic  # noqa: E402
 
 
@@ -125,17 +127,20 @@ def test_constant_attributes_give_zero_with_a_zero_gradient():
     assert value.item() == 0.0 and pred.grad.abs().max().item() == 0.0
 
 
-def test_accelerator_tensors_are_sent_to_the_device_route(monkeypatch):
-    """On CPU, BatchStatistic keeps its host route; a tensor on an accelerator takes the
-    device route (simulated: the device check answers yes)."""
+def test_accelerator_tensors_larger_than_the_host_batch_are_sent_to_the_device_route(
+    monkeypatch,
+):
+    """On CPU, BatchStatistic keeps its host route; a tensor on an accelerator (simulated: the
+    device check answers yes) takes the device route in batches of more than HOST_BATCH_ROWS
+    rows, and the host route in smaller ones."""
     from faircocco_plugins import _batch_statistic
-    from faircocco_plugins._linalg import backend
 
     a, y = training_data(1000, 8)
     statistic = fitted("eo", True, a, y)
     pred = torch.tensor(a[:200, 0] + np.random.default_rng(9).normal(size=200))
     host = statistic(pred, a[:200], y[:200]).item()
     monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 199)
     calls = []
     monkeypatch.setattr(
         _batch_statistic,
@@ -145,6 +150,9 @@ def test_accelerator_tensors_are_sent_to_the_device_route(monkeypatch):
     device = statistic(pred, a[:200], y[:200]).item()
     assert len(calls) == 1
     assert device == pytest.approx(host, rel=4e-7)
+    monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 200)
+    assert statistic(pred, a[:200], y[:200]).item() == host
+    assert len(calls) == 1
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo"])
@@ -175,13 +183,12 @@ def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjuste
 def test_nan_predictions_on_the_device_route_raise_the_host_routes_error(monkeypatch):
     """The device route reads the predictions for their pivots, so it checks them as the host
     route does instead of returning NaN."""
-    from faircocco_plugins._linalg import backend
-
     a, y = training_data(500, 6)
     statistic = fitted("eo", True, a, y)
     pred = torch.tensor(np.random.default_rng(7).normal(size=100), requires_grad=True)
     with torch.no_grad():
         pred[3] = float("nan")
     monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)
     with pytest.raises(ValueError, match=r"^y_pred column 'y_pred' contains NaN"):
         statistic(pred, a[:100], y[:100])

@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 faircocco_torch = pytest.importorskip("faircocco_torch")
 
 from faircocco_plugins._linalg import backend  # noqa: E402
+from faircocco_plugins._routes import choose  # noqa: E402
 from faircocco_torch import FairCOCCOPenalty  # noqa: E402
 
 
@@ -19,6 +20,13 @@ def data(n, seed):
     sensitive = np.column_stack([rng.integers(0, 2, n), rng.normal(size=n)])
     y = (rng.random(n) < 0.3 + 0.4 * sensitive[:, 0]).astype(np.float64)
     return torch.tensor(sensitive), torch.tensor(y)
+
+
+def every_batch_on_the_device(monkeypatch, on_accelerator=lambda value: True):
+    """CPU tensors stand in for an accelerator's, in batches of any size (small ones would
+    otherwise keep the host route)."""
+    monkeypatch.setattr(backend, "on_accelerator", on_accelerator)
+    monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)
 
 
 def step(penalty, logits, sensitive, y):
@@ -39,7 +47,7 @@ def test_the_device_route_gives_the_host_penalty_and_gradient(monkeypatch, notio
     logits = sensitive[rows, 0] + 0.5 * sensitive[rows, 1] + noise
     host = step(penalty, logits, sensitive[rows], y[rows])
     calls = []
-    monkeypatch.setattr(backend, "on_accelerator", lambda value: calls.append(1) or True)
+    every_batch_on_the_device(monkeypatch, lambda value: calls.append(1) or True)
     device = step(penalty, logits, sensitive[rows], y[rows])
     assert calls
     # both routes take the host's bandwidth and pivots; measured over 40 draws of the noise and
@@ -51,7 +59,7 @@ def test_the_device_route_gives_the_host_penalty_and_gradient(monkeypatch, notio
 
 
 def test_a_step_along_the_device_gradient_lowers_the_penalty(monkeypatch):
-    monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    every_batch_on_the_device(monkeypatch)
     sensitive, y = data(2000, 1)
     penalty = FairCOCCOPenalty(notion="eo").fit(sensitive, y)
     rows = torch.arange(512)
