@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from faircocco_plugins import faircocco_score, independence_test
-from faircocco_plugins._records.notions import notion_named
+from faircocco_plugins.plugins import notion_named
 
 SETTINGS = ("dp", "dp-sine", "dp-variance", "eo-binary", "eo-continuous", "eo-mixed", "cal-binary")
 #: The family of settings with mixed attributes: ``NOTION-OUTCOME-aK``.

@@ -47,9 +47,8 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from faircocco_plugins import faircocco_score
-from faircocco_plugins._records.notions import notion_named
 from faircocco_plugins.datasets import DatasetUnavailableError, load_dataset
-from faircocco_plugins.plugins import DegenerateModelWarning
+from faircocco_plugins.plugins import DegenerateModelWarning, notion_named
 from faircocco_torch import FairCOCCOClassifier, FairCOCCOPenalty
 
 #: Training and test rows drawn from each registry dataset.

@@ -29,10 +29,9 @@ import numpy as np
 import pandas as pd
 
 from faircocco_plugins import faircocco_score
-from faircocco_plugins._records.notions import notion_named
 from faircocco_plugins.datasets import load_dataset
 from faircocco_plugins.gaps import disparate_impacts, equal_opportunity_differences
-from faircocco_plugins.plugins import DegenerateModelWarning
+from faircocco_plugins.plugins import DegenerateModelWarning, notion_named
 from faircocco_torch import FairCOCCOClassifier, FairCOCCOPathClassifier
 
 #: Rows drawn from a registry dataset's training and test parts.
