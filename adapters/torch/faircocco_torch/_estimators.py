@@ -6,7 +6,7 @@ import copy
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
@@ -143,7 +143,51 @@ class _FairNetwork(BaseEstimator):
     def _penalty_outputs(self, n_outputs: int) -> int:
         return n_outputs
 
-    def _fit(self, X: Any, y: Any, sensitive_features: Any, sample_weight: Any) -> Any:
+    def fit(
+        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
+    ) -> Self:
+        """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, p)
+            Numeric features.
+        y : array-like of shape (n,)
+            Class labels for the classifier, numeric targets for the regressor.
+        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
+            Sensitive attributes of any mix of types (numbers, booleans, strings,
+            categoricals), encoded by :class:`SensitiveEncoder`. Without them the penalty is
+            not applied (a ``UserWarning`` says so) and the network is trained on the loss
+            alone, which is also what ``penalty=None`` does. With them, pandas rows of ``X``,
+            ``y``, ``sensitive_features`` and ``sample_weight`` pair by index label, in ``X``'s
+            order when it is a pandas object, and an array beside pandas inputs in different
+            orders is refused, as by :func:`faircocco_plugins.faircocco_score`; without them,
+            ``X``, ``y`` and ``sample_weight`` pair by position, as in scikit-learn.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative row weights. The network trains on as many rows as it has, drawn with
+            replacement in proportion to them (seeded by ``random_state``), so the loss and the
+            penalty both see the weighted distribution: the penalty measures dependence across
+            a batch of rows, which a weighted loss alone would leave unweighted. Equal weights
+            change nothing.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For sensitive features of another length than ``X``, with missing values, or of a
+            kind the penalty does not support (naming the penalty and what it supports).
+
+        Warns
+        -----
+        DegenerateModelWarning
+            When the trained network is useless on its training rows (naming the penalty and
+            ``lam``, and what to change): the classifier predicts one class for every row; the
+            standard deviation of the regressor's predictions is below ``CONSTANT_FRACTION``
+            (0.02) times that of ``y``, in effect a constant.
+        """
         self._check_params()
         if sensitive_features is not None:
             # pandas rows pair by label, as in the score: X's order, the others put in it.
@@ -186,7 +230,7 @@ class _FairNetwork(BaseEstimator):
                 "is not applied and the network is trained on the task loss alone. Pass "
                 "sensitive_features=... to apply it.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=2,
             )
             penalty = None
         if penalty is not None and self.encoder_ is not None:
@@ -300,7 +344,7 @@ class _FairNetwork(BaseEstimator):
         warnings.warn(
             f"{type(self).__name__}(penalty={penalty}) {what}; {advice}.",
             DegenerateModelWarning,
-            stacklevel=4,
+            stacklevel=3,
         )
 
     def _check_params(self) -> None:
@@ -466,55 +510,12 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
 
     __init__ = _init_with(_add_parameter(_FairNetwork.__init__, "penalty_on", "proba", after="lam"))
 
-    def fit(
-        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
-    ) -> FairCOCCOClassifier:
-        """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n, p)
-            Numeric features.
-        y : array-like of shape (n,)
-            Class labels.
-        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
-            Sensitive attributes of any mix of types (numbers, booleans, strings,
-            categoricals), encoded by :class:`SensitiveEncoder`. Without them the penalty is
-            not applied (a ``UserWarning`` says so) and the network is trained on the loss
-            alone, which is also what ``penalty=None`` does. With them, pandas rows of ``X``,
-            ``y``, ``sensitive_features`` and ``sample_weight`` pair by index label, in ``X``'s
-            order when it is a pandas object, and an array beside pandas inputs in different
-            orders is refused, as by :func:`faircocco_plugins.faircocco_score`; without them,
-            ``X``, ``y`` and ``sample_weight`` pair by position, as in scikit-learn.
-        sample_weight : array-like of shape (n,), optional
-            Non-negative row weights. The network trains on as many rows as it has, drawn with
-            replacement in proportion to them (seeded by ``random_state``), so the loss and the
-            penalty both see the weighted distribution: the penalty measures dependence across
-            a batch of rows, which a weighted loss alone would leave unweighted. Equal weights
-            change nothing.
-
-        Returns
-        -------
-        FairCOCCOClassifier
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            For sensitive features of another length than ``X``, with missing values, or of a
-            kind the penalty does not support (naming the penalty and what it supports).
-
-        Warns
-        -----
-        DegenerateModelWarning
-            When the trained network predicts one class for every training row (naming the
-            penalty and ``lam``, and what to change).
-        """
+    def _check_params(self) -> None:
+        super()._check_params()
         if self.penalty_on not in ("proba", "logit"):
             raise ValueError(
                 f"penalty_on={self.penalty_on!r} is not valid; expected 'proba' or 'logit'."
             )
-        return self._fit(X, y, sensitive_features, sample_weight)
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True)
@@ -632,36 +633,6 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
     """
 
     _task = "regression"
-
-    def fit(
-        self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
-    ) -> FairCOCCORegressor:
-        """Train the network on ``(X, y)`` with the penalty on ``sensitive_features``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n, p)
-            Numeric features.
-        y : array-like of shape (n,)
-            Numeric targets.
-        sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d), optional
-            As for :meth:`FairCOCCOClassifier.fit`.
-        sample_weight : array-like of shape (n,), optional
-            As for :meth:`FairCOCCOClassifier.fit`.
-
-        Returns
-        -------
-        FairCOCCORegressor
-            ``self``.
-
-        Warns
-        -----
-        DegenerateModelWarning
-            When the standard deviation of the trained network's predictions on the training
-            rows is below ``CONSTANT_FRACTION`` (0.02) times that of ``y``: in effect a
-            constant (naming the penalty and ``lam``, and what to change).
-        """
-        return self._fit(X, y, sensitive_features, sample_weight)
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True).astype(np.float64)
