@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -87,15 +87,19 @@ class Target:
             return False
         return self.value >= self.limit if self.higher_is_better else self.value <= self.limit
 
-    def line(self) -> tuple[str, str, str, str]:
+    def line(self) -> dict[str, str]:
         sign = "≥" if self.higher_is_better else "≤"
         space = "" if self.unit in ("", "x") else " "
-        return (
-            self.description,
-            f"{self.value:,.{self.digits}f}{space}{self.unit}",
-            f"{sign} {self.limit:,.{self.digits}f}{space}{self.unit}",
-            "met" if self.met else "missed",
-        )
+        return {
+            "target": self.description,
+            "measured": f"{self.value:,.{self.digits}f}{space}{self.unit}",
+            "limit": f"{sign} {self.limit:,.{self.digits}f}{space}{self.unit}",
+            "status": "met" if self.met else "missed",
+        }
+
+
+#: One measured entry of a section: its figures by name.
+Entry = Mapping[str, Any]
 
 
 @dataclass
@@ -176,22 +180,41 @@ def run(
     check_params({"repeats": repeats}, {"repeats": Interval("integer", 1)})
     if outcome not in OUTCOMES:
         raise ValueError(f"outcome={outcome!r} is not valid; expected one of {OUTCOMES}.")
-    stream = sys.stdout if out is None else out
-    sizes = Sizes.quick() if quick else Sizes.full()
-    result = BenchResult()
-
-    def emit(text: str = "") -> None:
-        print(text, file=stream, flush=True)
-
+    run = _Run(
+        Sizes.quick() if quick else Sizes.full(),
+        quick,
+        repeats,
+        (seed, outcome),
+        BenchResult(),
+        sys.stdout if out is None else out,
+    )
     for line in _header(command, quick, repeats, outcome):
-        emit(line)
-    data = (seed, outcome)
-    _section_exact(sizes, repeats, data, result, emit)
-    _section_lowrank(sizes, repeats, data, result, emit)
-    _section_scaling(sizes, result, emit)
-    _section_stream(sizes, data, result, emit)
-    _section_targets(sizes, quick, result, emit)
-    return result
+        run.emit(line)
+    for section in (
+        _section_exact,
+        _section_lowrank,
+        _section_scaling,
+        _section_stream,
+        _section_targets,
+    ):
+        section(run)
+    return run.result
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every section of one run reads: the sizes, the options, the data's seed and
+    outcome, the results gathered so far, and where to print."""
+
+    sizes: Sizes
+    quick: bool
+    repeats: int
+    data: tuple[int, str]
+    result: BenchResult
+    out: TextIO
+
+    def emit(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
 
 
 def _header(command: str | None, quick: bool, repeats: int, outcome: str) -> list[str]:
@@ -230,15 +253,9 @@ def _header(command: str | None, quick: bool, repeats: int, outcome: str) -> lis
     return [*lines, ""]
 
 
-def _section_exact(
-    sizes: Sizes,
-    repeats: int,
-    data: tuple[int, str],
-    result: BenchResult,
-    emit: Callable[[str], None],
-) -> None:
+def _section_exact(run: _Run) -> None:
+    sizes, repeats, data, result, emit = run.sizes, run.repeats, run.data, run.result, run.emit
     emit("(a) exact vs low-rank at small N (same process, warm)")
-    rows = []
     for n in sizes.exact:
         y_pred, attributes, y_true = bench_data(n, *data)
         for notion in NOTIONS:
@@ -256,58 +273,34 @@ def _section_exact(
                 "speedup": timings["exact"] / timings["lowrank"],
             }
             result.exact[(notion, n)] = entry
-            rows.append(
-                (
-                    notion.upper(),
-                    f"{n:,}",
-                    _seconds(entry["exact_s"]),
-                    _seconds(entry["lowrank_s"]),
-                    f"{entry['speedup']:.1f}x",
-                    f"{entry['exact_score']:.6f}",
-                    f"{entry['abs_diff']:.1e}",
-                )
-            )
-    emit(
-        _table(
-            ("notion", "N", "exact", "low-rank", "speed-up", "exact score", "|Δscore|"),
-            rows,
-        )
-    )
+    columns: dict[str, Callable[[Entry], str]] = {
+        "exact": lambda e: _seconds(e["exact_s"]),
+        "low-rank": lambda e: _seconds(e["lowrank_s"]),
+        "speed-up": lambda e: f"{e['speedup']:.1f}x",
+        "exact score": lambda e: f"{e['exact_score']:.6f}",
+        "|Δscore|": lambda e: f"{e['abs_diff']:.1e}",
+    }
+    emit(_entries_table(result.exact, columns))
     emit("")
 
 
-def _section_lowrank(
-    sizes: Sizes,
-    repeats: int,
-    data: tuple[int, str],
-    result: BenchResult,
-    emit: Callable[[str], None],
-) -> None:
+def _section_lowrank(run: _Run) -> None:
+    sizes, repeats, data, result, emit = run.sizes, run.repeats, run.data, run.result, run.emit
     emit("(b) low-rank at large N (one fresh subprocess per N and notion)")
-    rows = []
     method = ""
     for n in sizes.lowrank:
         for notion in LOWRANK_NOTIONS:
             entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), *map(str, data)])
             result.lowrank[(notion, n)] = entry
             method = entry["rss_method"]
-            rows.append(
-                (
-                    notion.upper(),
-                    f"{n:,}",
-                    _seconds(entry["cold_s"]),
-                    _seconds(entry["warm_s"]),
-                    f"{entry['traced_peak'] / MIB:,.0f}",
-                    f"{entry['rss_delta'] / MIB:,.0f}",
-                    f"{entry['score']:.6f}",
-                )
-            )
-    emit(
-        _table(
-            ("notion", "N", "cold", "warm", "peak MiB (tracemalloc)", "peak MiB (RSS)", "score"),
-            rows,
-        )
-    )
+    columns: dict[str, Callable[[Entry], str]] = {
+        "cold": lambda e: _seconds(e["cold_s"]),
+        "warm": lambda e: _seconds(e["warm_s"]),
+        "peak MiB (tracemalloc)": lambda e: f"{e['traced_peak'] / MIB:,.0f}",
+        "peak MiB (RSS)": lambda e: f"{e['rss_delta'] / MIB:,.0f}",
+        "score": lambda e: f"{e['score']:.6f}",
+    }
+    emit(_entries_table(result.lowrank, columns))
     emit(
         "memory: 'tracemalloc' is the peak of traced allocations (numpy's included) during one "
         "call; 'RSS' is the process's peak resident set during the cold call minus its resident "
@@ -316,7 +309,8 @@ def _section_lowrank(
     emit("")
 
 
-def _section_scaling(sizes: Sizes, result: BenchResult, emit: Callable[[str], None]) -> None:
+def _section_scaling(run: _Run) -> None:
+    sizes, result, emit = run.sizes, run.result, run.emit
     small, large = sizes.lowrank[-2], sizes.lowrank[-1]
     emit(f"(c) growth of low-rank warm time from N = {small:,} to N = {large:,}")
     rows = []
@@ -324,14 +318,19 @@ def _section_scaling(sizes: Sizes, result: BenchResult, emit: Callable[[str], No
         ratio = (
             result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
         )
-        rows.append((notion.upper(), f"{ratio:.2f}", f"{large / small:.0f}"))
-    emit(_table(("notion", f"t({large:,}) / t({small:,})", "row ratio"), rows))
+        rows.append(
+            {
+                "notion": notion.upper(),
+                f"t({large:,}) / t({small:,})": f"{ratio:.2f}",
+                "row ratio": f"{large / small:.0f}",
+            }
+        )
+    emit(_table(rows))
     emit("")
 
 
-def _section_stream(
-    sizes: Sizes, data: tuple[int, str], result: BenchResult, emit: Callable[[str], None]
-) -> None:
+def _section_stream(run: _Run) -> None:
+    sizes, data, result, emit = run.sizes, run.data, run.result, run.emit
     chunks = sizes.stream_rows // sizes.stream_chunk
     emit(
         f"(d) streaming {sizes.stream_rows:,} rows in {chunks} chunks of {sizes.stream_chunk:,} "
@@ -344,16 +343,16 @@ def _section_stream(
         )
         result.stream[notion] = entry
         rows.append(
-            (
-                notion.upper(),
-                f"{entry['rows']:,}",
-                _seconds(entry["seconds"]),
-                f"{entry['rows'] / entry['seconds']:,.0f}",
-                f"{entry['traced_peak'] / MIB:,.0f}",
-                f"{entry['score']:.6f}",
-            )
+            {
+                "notion": notion.upper(),
+                "rows": f"{entry['rows']:,}",
+                "time": _seconds(entry["seconds"]),
+                "rows/s": f"{entry['rows'] / entry['seconds']:,.0f}",
+                "peak MiB (tracemalloc)": f"{entry['traced_peak'] / MIB:,.0f}",
+                "score": f"{entry['score']:.6f}",
+            }
         )
-    emit(_table(("notion", "rows", "time", "rows/s", "peak MiB (tracemalloc)", "score"), rows))
+    emit(_table(rows))
     emit(
         "one chunk is generated before the clock starts and yielded "
         f"{chunks} times; the estimator's work is the same for every chunk (bandwidths and "
@@ -363,9 +362,8 @@ def _section_stream(
     emit("")
 
 
-def _section_targets(
-    sizes: Sizes, quick: bool, result: BenchResult, emit: Callable[[str], None]
-) -> None:
+def _section_targets(run: _Run) -> None:
+    sizes, quick, result, emit = run.sizes, run.quick, run.result, run.emit
     large, small = sizes.lowrank[-1], sizes.lowrank[-2]
     exact_n = sizes.exact[-1]
     targets: list[Target] = []
@@ -421,7 +419,7 @@ def _section_targets(
         )
     result.targets = targets
     emit("targets" + (" (defined for the full sizes; --quick figures shown)" if quick else ""))
-    emit(_table(("target", "measured", "target", "status"), [t.line() for t in targets]))
+    emit(_table([t.line() for t in targets]))
     emit("memory targets use the larger of the tracemalloc and RSS peaks")
     met = sum(t.met for t in targets)
     emit(f"{met} of {len(targets)} targets met")
@@ -621,10 +619,25 @@ def _seconds(value: float) -> str:
     return f"{value * 1e3:.1f} ms"
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: text columns left-aligned, the others right-aligned."""
-    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
-    left = [all(not _looks_numeric(r[j]) for r in rows) for j in range(len(headers))]
+def _entries_table(
+    entries: Mapping[tuple[str, int], Entry], columns: Mapping[str, Callable[[Entry], str]]
+) -> str:
+    """The table of entries keyed by notion and N: one row each, then a column per formatter."""
+    return _table(
+        [
+            {"notion": notion.upper(), "N": f"{n:,}", **{h: f(e) for h, f in columns.items()}}
+            for (notion, n), e in entries.items()
+        ]
+    )
+
+
+def _table(rows: Sequence[Mapping[str, str]]) -> str:
+    """A plain-text table of rows keyed by their column's header: text columns left-aligned,
+    the others right-aligned."""
+    headers = list(rows[0])
+    cells = [[row[h] for h in headers] for row in rows]
+    widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(headers)]
+    left = [all(not _looks_numeric(r[j]) for r in cells) for j in range(len(headers))]
 
     def format_row(cells: Sequence[str]) -> str:
         parts = [
@@ -634,7 +647,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join(parts).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([format_row(headers), rule, *(format_row(r) for r in rows)])
+    return "\n".join([format_row(headers), rule, *(format_row(r) for r in cells)])
 
 
 def _looks_numeric(cell: str) -> bool:
