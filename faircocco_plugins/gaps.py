@@ -145,10 +145,8 @@ def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
 
     Parameters
     ----------
-    y_true, y_pred : array-like of bool of shape (n,)
-        Positive outcomes and positive predictions.
-    groups : array-like of shape (n,)
-        The group of each row.
+    y_true, y_pred, groups
+        As for :func:`equal_opportunity_gap`.
 
     Returns
     -------
@@ -206,38 +204,14 @@ def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFr
 
 
 def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
-    """DI of each attribute, continuous ones split at their median (the paper's protocol).
-
-    Parameters
-    ----------
-    y_pred : array-like of bool of shape (n,)
-        Positive predictions.
-    sensitive : pandas.DataFrame
-        Sensitive attributes with their raw types.
-
-    Returns
-    -------
-    pandas.Series
-        :func:`disparate_impact` of each attribute, indexed by its name.
-    """
+    """:func:`disparate_impact` of each attribute, indexed by its name; the arguments and
+    the median split as for :func:`equal_opportunity_differences`."""
     return _per_attribute(lambda groups: disparate_impact(y_pred, groups), sensitive)
 
 
 def disparate_impact_ratios(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
-    """The paper's DI of each attribute, continuous ones split at their median.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of bool of shape (n,)
-        Positive outcomes and positive predictions.
-    sensitive : pandas.DataFrame
-        Sensitive attributes with their raw types.
-
-    Returns
-    -------
-    pandas.Series
-        :func:`disparate_impact_ratio` of each attribute, indexed by its name.
-    """
+    """The paper's DI, :func:`disparate_impact_ratio`, of each attribute, indexed by its name;
+    the arguments and the median split as for :func:`equal_opportunity_differences`."""
     return _per_attribute(lambda groups: disparate_impact_ratio(y_true, y_pred, groups), sensitive)
 
 

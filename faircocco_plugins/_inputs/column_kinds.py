@@ -23,10 +23,6 @@ def attribute_kind(column: pd.Series) -> str:
     ----------
     column : pandas.Series
 
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> import pandas as pd
@@ -74,10 +70,6 @@ def outcome_kind(y: pd.Series, task: str) -> str:
     ----------
     y : pandas.Series
     task : {"classification", "regression"}
-
-    Returns
-    -------
-    str
 
     Examples
     --------

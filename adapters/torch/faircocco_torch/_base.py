@@ -189,16 +189,7 @@ class FairnessPenalty(nn.Module):
         term : torch.Tensor
             What :meth:`forward` returns (here ``lam * statistic``).
         statistic : torch.Tensor
-            The unweighted batch statistic.
-
-        Examples
-        --------
-        >>> import torch
-        >>> from faircocco_torch import LinearLossPenalty
-        >>> a = torch.tensor([0.0, 0.0, 1.0, 1.0])
-        >>> f = torch.tensor([0.2, 0.4, 0.6, 0.8])
-        >>> LinearLossPenalty(notion="dp", lam=2.0).evaluate(f, a)
-        (tensor(0.4000), tensor(0.2000))
+            The unweighted batch statistic, as :meth:`statistic` returns it.
         """
         statistic = self.statistic(y_pred, sensitive, y_true)
         return self._term(statistic), statistic
@@ -211,18 +202,8 @@ class FairnessPenalty(nn.Module):
         """What a penalty learns from a training call's statistic (detached): nothing here."""
 
     def statistic(self, y_pred: torch.Tensor, sensitive: Any, y_true: Any = None) -> torch.Tensor:
-        """The unweighted batch statistic (differentiable in ``y_pred``).
-
-        Parameters
-        ----------
-        y_pred, sensitive, y_true
-            As for :meth:`forward`.
-
-        Returns
-        -------
-        torch.Tensor
-            A 0-d tensor of ``y_pred``'s dtype.
-        """
+        """The unweighted batch statistic: a 0-d tensor of ``y_pred``'s dtype, differentiable in
+        ``y_pred``; the arguments as for :meth:`forward`."""
         batch = self._batch(y_pred, sensitive, y_true)
         return self._statistic(batch).to(batch.pred.dtype)
 

@@ -43,6 +43,11 @@ class LinearLossPenalty(FairnessPenalty):
     >>> f = torch.tensor([0.2, 0.4, 0.6, 0.8])
     >>> LinearLossPenalty(notion="dp")(f, a)
     tensor(0.2000)
+
+    :meth:`evaluate` gives the training term (``lam`` times the statistic) and the statistic:
+
+    >>> LinearLossPenalty(notion="dp", lam=2.0).evaluate(f, a)
+    (tensor(0.4000), tensor(0.2000))
     """
 
     capabilities: ClassVar[PenaltyCapabilities] = PenaltyCapabilities(
