@@ -273,14 +273,7 @@ def _section_exact(run: _Run) -> None:
                 "speedup": timings["exact"] / timings["lowrank"],
             }
             result.exact[(notion, n)] = entry
-    columns: dict[str, Callable[[Entry], str]] = {
-        "exact": lambda e: _seconds(e["exact_s"]),
-        "low-rank": lambda e: _seconds(e["lowrank_s"]),
-        "speed-up": lambda e: f"{e['speedup']:.1f}x",
-        "exact score": lambda e: f"{e['exact_score']:.6f}",
-        "|Δscore|": lambda e: f"{e['abs_diff']:.1e}",
-    }
-    emit(_entries_table(result.exact, columns))
+    emit(_entries_table(result.exact, ("exact", "low-rank", "speed-up", "exact score", "|Δscore|")))
     emit("")
 
 
@@ -293,14 +286,12 @@ def _section_lowrank(run: _Run) -> None:
             entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), *map(str, data)])
             result.lowrank[(notion, n)] = entry
             method = entry["rss_method"]
-    columns: dict[str, Callable[[Entry], str]] = {
-        "cold": lambda e: _seconds(e["cold_s"]),
-        "warm": lambda e: _seconds(e["warm_s"]),
-        "peak MiB (tracemalloc)": lambda e: f"{e['traced_peak'] / MIB:,.0f}",
-        "peak MiB (RSS)": lambda e: f"{e['rss_delta'] / MIB:,.0f}",
-        "score": lambda e: f"{e['score']:.6f}",
-    }
-    emit(_entries_table(result.lowrank, columns))
+    emit(
+        _entries_table(
+            result.lowrank,
+            ("cold", "warm", "peak MiB (tracemalloc)", "peak MiB (RSS)", "score"),
+        )
+    )
     emit(
         "memory: 'tracemalloc' is the peak of traced allocations (numpy's included) during one "
         "call; 'RSS' is the process's peak resident set during the cold call minus its resident "
@@ -619,13 +610,26 @@ def _seconds(value: float) -> str:
     return f"{value * 1e3:.1f} ms"
 
 
-def _entries_table(
-    entries: Mapping[tuple[str, int], Entry], columns: Mapping[str, Callable[[Entry], str]]
-) -> str:
-    """The table of entries keyed by notion and N: one row each, then a column per formatter."""
+#: How a column of the tables of entries shows an entry, by the column's header.
+ENTRY_COLUMNS: dict[str, Callable[[Entry], str]] = {
+    "exact": lambda e: _seconds(e["exact_s"]),
+    "low-rank": lambda e: _seconds(e["lowrank_s"]),
+    "speed-up": lambda e: f"{e['speedup']:.1f}x",
+    "exact score": lambda e: f"{e['exact_score']:.6f}",
+    "|Δscore|": lambda e: f"{e['abs_diff']:.1e}",
+    "cold": lambda e: _seconds(e["cold_s"]),
+    "warm": lambda e: _seconds(e["warm_s"]),
+    "peak MiB (tracemalloc)": lambda e: f"{e['traced_peak'] / MIB:,.0f}",
+    "peak MiB (RSS)": lambda e: f"{e['rss_delta'] / MIB:,.0f}",
+    "score": lambda e: f"{e['score']:.6f}",
+}
+
+
+def _entries_table(entries: Mapping[tuple[str, int], Entry], headers: Sequence[str]) -> str:
+    """The table of entries keyed by notion and N: one row each, with the named columns."""
     return _table(
         [
-            {"notion": notion.upper(), "N": f"{n:,}", **{h: f(e) for h, f in columns.items()}}
+            {"notion": notion.upper(), "N": f"{n:,}", **{h: ENTRY_COLUMNS[h](e) for h in headers}}
             for (notion, n), e in entries.items()
         ]
     )
