@@ -6,6 +6,7 @@ import copy
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Self
 
 import numpy as np
@@ -86,6 +87,24 @@ def _add_parameter(
     )
     at = list(signature.parameters).index(after) + 1
     return signature.replace(parameters=[*parameters[:at], added, *parameters[at:]])
+
+
+#: Rows as the training loop takes them: features, targets and encoded attributes.
+Rows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+
+
+@dataclass(frozen=True)
+class Training:
+    """What one fit trains with: the network and its optimiser, the training rows and the
+    held-out rows (None without early stopping), the penalty (None for the loss alone) and
+    the seed."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    rows: Rows
+    held_out: Rows | None
+    penalty: FairnessPenalty | None
+    seed: int
 
 
 class _FairNetwork(BaseEstimator):
@@ -172,7 +191,8 @@ class _FairNetwork(BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The trained estimator.
 
         Raises
         ------
@@ -288,7 +308,7 @@ class _FairNetwork(BaseEstimator):
             # the estimator's own check below names its parameters and what to change
             warnings.simplefilter("ignore", DegenerateModelWarning)
             self.history_: FitHistory = self._train(
-                model, optimizer, train_data, val_data, penalty, seed
+                Training(model, optimizer, train_data, val_data, penalty, seed)
             )
         model.eval()
         self.model_ = model
@@ -300,29 +320,22 @@ class _FairNetwork(BaseEstimator):
         """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
         return bool(self.early_stopping)
 
-    def _train(
-        self,
-        model: nn.Module,
-        optimizer: torch.optim.Optimizer,
-        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
-        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None,
-        penalty: FairnessPenalty | None,
-        seed: int,
-    ) -> FitHistory:
-        """Train ``model`` in place (the λ-path estimators train it one λ after another)."""
+    def _train(self, training: Training) -> FitHistory:
+        """Train ``training.model`` in place (the λ-path estimators train it one λ after
+        another)."""
         return fit_fair(
-            model,
-            train_data,
+            training.model,
+            training.rows,
             loss=self._loss(),
-            penalty=penalty,
-            optimizer=optimizer,
+            penalty=training.penalty,
+            optimizer=training.optimizer,
             batch_size=int(self.batch_size),
             epochs=int(self.epochs),
-            val_data=val_data,
+            val_data=training.held_out,
             early_stopping=int(self.patience) if self.early_stopping else None,
             penalty_input=self._penalty_input(),
             warmup_epochs=int(self.warmup_epochs),
-            random_state=seed,
+            random_state=training.seed,
             progress=self.verbose,
             n_threads=self.n_threads,
         )
@@ -539,29 +552,13 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         return torch.sigmoid if len(self.classes_) == 2 else _softmax
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Logits: shape (n,) for two classes (of the second class), (n, k) otherwise.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, p)
-
-        Returns
-        -------
-        numpy.ndarray
-        """
+        """The logits of the rows of ``X``, a numpy array: shape (n,) for two classes (of the
+        second class), (n, k) otherwise."""
         return self._forward(X).numpy().astype(np.float64)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, shape (n, n_classes), columns in the order of ``classes_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, p)
-
-        Returns
-        -------
-        numpy.ndarray
-        """
+        """The class probabilities of the rows of ``X``, a numpy array of shape (n, n_classes),
+        its columns in the order of ``classes_``."""
         logits = self._forward(X).double()
         if logits.ndim == 1:
             positive = torch.sigmoid(logits)
@@ -569,16 +566,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         return torch.softmax(logits, dim=1).numpy()
 
     def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, p)
-
-        Returns
-        -------
-        numpy.ndarray of shape (n,)
-        """
+        """The most probable class of each row of ``X``, a numpy array of shape (n,)."""
         codes = _class_codes(self._forward(X))
         return self.classes_[codes.numpy()]
 
@@ -649,16 +637,8 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         return nn.MSELoss()
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted targets, in the units of the training target.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, p)
-
-        Returns
-        -------
-        numpy.ndarray of shape (n,)
-        """
+        """The predicted target of each row of ``X``, in the units of the training target: a
+        numpy array of shape (n,)."""
         return self._forward(X).numpy().astype(np.float64) * self.y_scale_ + self.y_mean_
 
     def _degeneracy(self, outputs: torch.Tensor, targets: torch.Tensor) -> str | None:

@@ -30,10 +30,8 @@ class LinearLossPenalty(FairnessPenalty):
     ----------
     notion : {"dp", "eo"}
         Demographic parity or equalised odds.
-    lam : float
-        Weight of the penalty.
-    schema : SensitiveSchema, optional
-        Layout of the encoded sensitive tensor.
+    lam, schema
+        As for :class:`FairnessPenalty`.
 
     Examples
     --------

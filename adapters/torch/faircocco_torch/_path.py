@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
-from torch import nn
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
 from faircocco_plugins.targets import Target, check_target, choose_step, resolve_target
@@ -23,6 +22,7 @@ from ._estimators import (
     _ESTIMATOR_LIMITS,
     FairCOCCOClassifier,
     FairCOCCORegressor,
+    Training,
     _FairNetwork,
     _init_with,
 )
@@ -101,7 +101,8 @@ class _FairPath(_FairNetwork):
 
         Returns
         -------
-        self
+        self : object
+            The trained path, its chosen step's weights in ``model_``.
 
         Raises
         ------
@@ -170,16 +171,9 @@ class _FairPath(_FairNetwork):
         count = math.floor(math.log(self.lam_max / self.lam_min, self.lam_factor) + 1e-9)
         return np.array([0.0, *(self.lam_min * self.lam_factor**k for k in range(count + 1))])
 
-    def _train(
-        self,
-        model: nn.Module,
-        optimizer: torch.optim.Optimizer,
-        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
-        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None,
-        penalty: FairnessPenalty | None,
-        seed: int,
-    ) -> FitHistory:
-        assert val_data is not None and penalty is not None and self.encoder_ is not None
+    def _train(self, training: Training) -> FitHistory:
+        penalty, held_out = training.penalty, training.held_out
+        assert held_out is not None and penalty is not None and self.encoder_ is not None
         if self._task == "classification" and len(self.classes_) > 2 and self.target != "halve":
             measure = next(iter(self.target)) if isinstance(self.target, dict) else ""
             if measure in ("di", "deo"):
@@ -189,14 +183,14 @@ class _FairPath(_FairNetwork):
                     '{"adjusted_score": x}.'
                 )
         measures = ValidationMeasures(
-            val_data,
+            held_out,
             self.encoder_.schema_,
             task=self._task,
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
         )
         with torch_threads(self.n_threads):
-            history, rows = self._steps(model, optimizer, train_data, penalty, seed, measures)
+            history, rows = self._steps(training, penalty, measures)
         columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
         path = pd.DataFrame(rows, columns=["lam", *columns, "degenerate"])
         path.index.name = "step"
@@ -204,20 +198,15 @@ class _FairPath(_FairNetwork):
         self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
-        model.load_state_dict(self.step_states_[self.step_])
+        training.model.load_state_dict(self.step_states_[self.step_])
         return history
 
     def _steps(
-        self,
-        model: nn.Module,
-        optimizer: torch.optim.Optimizer,
-        train_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
-        penalty: FairnessPenalty,
-        seed: int,
-        measures: ValidationMeasures,
+        self, training: Training, penalty: FairnessPenalty, measures: ValidationMeasures
     ) -> tuple[FitHistory, list[dict[str, Any]]]:
         """Train step after step, keeping each step's weights; the training record and the
         rows of ``path_``."""
+        model = training.model
         history = FitHistory()
         rows: list[dict[str, Any]] = []
         self.step_states_: list[dict[str, torch.Tensor]] = []
@@ -226,15 +215,15 @@ class _FairPath(_FairNetwork):
             penalty.lam = float(lam)
             part = fit_fair(
                 model,
-                train_data,
+                training.rows,
                 loss=self._loss(),
                 penalty=penalty if step else None,
                 # the same optimiser throughout: each step goes on from the last one
-                optimizer=optimizer,
+                optimizer=training.optimizer,
                 batch_size=int(self.batch_size),
                 epochs=int(self.epochs_per_step if step else self.warmup_epochs),
                 penalty_input=self._penalty_input(),
-                random_state=seed + step,
+                random_state=training.seed + step,
                 progress=self.verbose,
             )
             for name, values in vars(part).items():
@@ -389,14 +378,11 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from faircocco_plugins.datasets import make_fairness_dataset
     >>> from faircocco_torch import FairCOCCOPathClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> sex = rng.integers(0, 2, 400)
-    >>> X = np.column_stack([rng.normal(size=400) + sex, rng.normal(size=400)])
-    >>> y = (X[:, 0] + X[:, 1] > 0.5).astype(int)
+    >>> train = make_fairness_dataset(2000, random_state=0).part("train")
     >>> clf = FairCOCCOPathClassifier(notion="dp", target={"di": 0.8}, random_state=0)
-    >>> clf = clf.fit(X, y, sensitive_features=sex)  # doctest: +SKIP
+    >>> clf = clf.fit(train.X, train.y, sensitive_features=train.sensitive)  # doctest: +SKIP
     >>> clf.path_[["lam", "accuracy", "di"]]  # doctest: +SKIP
     """
 
@@ -434,14 +420,11 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from faircocco_plugins.datasets import make_fairness_dataset
     >>> from faircocco_torch import FairCOCCOPathRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> age = rng.uniform(18, 80, 400)
-    >>> X = np.column_stack([rng.normal(size=400), age / 80])
-    >>> y = X[:, 0] + X[:, 1] + rng.normal(scale=0.1, size=400)
+    >>> train = make_fairness_dataset(2000, task="regression", random_state=0).part("train")
     >>> reg = FairCOCCOPathRegressor(notion="dp", random_state=0)
-    >>> reg = reg.fit(X, y, sensitive_features=age)  # doctest: +SKIP
+    >>> reg = reg.fit(train.X, train.y, sensitive_features=train.sensitive)  # doctest: +SKIP
     """
 
     __init__ = _path_init(FairCOCCORegressor)
