@@ -54,8 +54,11 @@ docs: venv
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 # A run that collects no test (pytest's exit status 5) is a broken run, and fails like any other.
+# The docstrings' examples run in a second pass: collecting the package's modules beside the
+# tests would import the tests' same-named conftest.py files as one module.
 pytest: venv
 	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --doctest-modules faircocco_plugins
 
 # Each adapter's tests in an environment of its own (noxfile.py); created on first use.
 adapters: venv
