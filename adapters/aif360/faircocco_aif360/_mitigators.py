@@ -346,7 +346,8 @@ def _factory(
     """The harness's factory of ``method`` from a function of the factory's parameters that
     returns the AIF360 algorithm's builder: it checks the task before anything is imported,
     and gives the builder, ``kind``, ``features``, ``needs_attributes`` and the factory's
-    ``random_state`` to ``method``."""
+    ``random_state`` to ``method``. The factory keeps ``needs_attributes``, which its method's
+    capabilities declare (:func:`_capabilities`)."""
 
     def decorate(algorithm: Callable[..., _Algorithm]) -> Callable[..., _M]:
         @functools.wraps(algorithm)
@@ -363,6 +364,7 @@ def _factory(
         # its parameters are the function's; it returns the method
         signature = inspect.signature(algorithm).replace(return_annotation=method.__name__)
         factory.__signature__ = signature  # type: ignore[attr-defined]
+        factory.needs_attributes = needs_attributes  # type: ignore[attr-defined]
         return factory
 
     return decorate
@@ -517,8 +519,10 @@ def reweighing(*, task: str, notion: str, random_state: int | None = None) -> _A
 
 
 def _capabilities(
-    notions: tuple[str, ...], *, at_prediction: bool, note: str, several: bool = False
+    notions: tuple[str, ...], *, factory: Any, note: str, several: bool = False
 ) -> Capabilities:
+    """The capabilities of the method ``factory`` builds: its predictions need the attributes
+    where the factory says so (:func:`_factory`)."""
     return Capabilities(
         tasks=("classification",),
         notions=notions,
@@ -526,7 +530,7 @@ def _capabilities(
         outcomes=("binary",),
         multiple_attributes="joint" if several else "single",
         needs_gradients=False,
-        attributes_at_prediction=at_prediction,
+        attributes_at_prediction=factory.needs_attributes,
         note=note,
     )
 
@@ -557,48 +561,50 @@ PREJUDICE_REMOVER = _spec(
     "aif360_prejudice_remover",
     "AIF360 PrejudiceRemover (mutual-information regulariser)",
     prejudice_remover,
-    _capabilities(("dp",), at_prediction=True, note="one logistic model per group"),
+    _capabilities(("dp",), factory=prejudice_remover, note="one logistic model per group"),
     ("eta", (0.1, 1.0, 10.0, 100.0), (1.0, 25.0)),
 )
 EXPONENTIATED_GRADIENT = _spec(
     "aif360_expgrad",
     "AIF360 ExponentiatedGradientReduction with DemographicParity / EqualizedOdds",
     exponentiated_gradient,
-    _capabilities(("dp", "eo"), at_prediction=False, note=_BASE),
+    _capabilities(("dp", "eo"), factory=exponentiated_gradient, note=_BASE),
     ("eps", (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.05)),
 )
 GRID_SEARCH = _spec(
     "aif360_gridsearch",
     "AIF360 GridSearchReduction with DemographicParity / EqualizedOdds",
     grid_search,
-    _capabilities(("dp", "eo"), at_prediction=False, note=_BASE),
+    _capabilities(("dp", "eo"), factory=grid_search, note=_BASE),
     ("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9)),
 )
 GERRYFAIR = _spec(
     "aif360_gerryfair",
     "AIF360 GerryFairClassifier (rich-subgroup false-positive-rate parity)",
     gerryfair,
-    _capabilities(("eo",), at_prediction=True, note="false-positive rates only"),
+    _capabilities(("eo",), factory=gerryfair, note="false-positive rates only"),
     ("gamma", (0.002, 0.005, 0.01, 0.05), (0.005, 0.05)),
 )
 META_FAIR = _spec(
     "aif360_meta_fair",
     "AIF360 MetaFairClassifier (statistical rate)",
     meta_fair,
-    _capabilities(("dp",), at_prediction=False, note="principal components of the features"),
+    _capabilities(("dp",), factory=meta_fair, note="principal components of the features"),
     ("tau", (0.6, 0.7, 0.8, 0.9), (0.7, 0.9)),
 )
 EQ_ODDS = _spec(
     "aif360_eq_odds",
     "AIF360 EqOddsPostprocessing of logistic regression",
     eq_odds_postprocessing,
-    _capabilities(("eo",), at_prediction=True, note="randomised labels, no scores"),
+    _capabilities(("eo",), factory=eq_odds_postprocessing, note="randomised labels, no scores"),
 )
 CALIBRATED_EQ_ODDS = _spec(
     "aif360_calibrated_eq_odds",
     "AIF360 CalibratedEqOddsPostprocessing of logistic regression",
     calibrated_eq_odds,
-    _capabilities(("eo",), at_prediction=True, note="one generalised false rate per setting"),
+    _capabilities(
+        ("eo",), factory=calibrated_eq_odds, note="one generalised false rate per setting"
+    ),
     # "fnr" equalises what DEO measures; on Adult "weighted" (AIF360's default) and "fpr" left
     # DEO at 0.55, against 0.005 for "fnr"
     ("cost_constraint", ("fpr", "fnr", "weighted"), ("fnr", "weighted")),
@@ -607,13 +613,15 @@ REJECT_OPTION = _spec(
     "aif360_reject_option",
     "AIF360 RejectOptionClassification of logistic regression",
     reject_option,
-    _capabilities(("dp", "eo"), at_prediction=True, note="labels only, no scores"),
+    _capabilities(("dp", "eo"), factory=reject_option, note="labels only, no scores"),
     ("metric_bound", (0.01, 0.05, 0.1), (0.02, 0.1)),
 )
 ADVERSARIAL_DEBIASING = MethodSpec(
     "aif360_adversarial_debiasing",
     "AIF360 AdversarialDebiasing (TensorFlow)",
-    _capabilities(("eo",), at_prediction=True, note="needs the adversarial extra (TensorFlow)"),
+    _capabilities(
+        ("eo",), factory=adversarial_debiasing, note="needs the adversarial extra (TensorFlow)"
+    ),
     adversarial_debiasing,
     param_grid={"adversary_loss_weight": (0.01, 0.1, 0.5, 1.0)},
     quick_grid={"adversary_loss_weight": (0.1, 1.0)},
@@ -624,7 +632,7 @@ REWEIGHING = _spec(
     "aif360_reweighing",
     "AIF360 Reweighing, then logistic regression on the weighted rows",
     reweighing,
-    _capabilities(("dp",), at_prediction=False, note=_BASE),
+    _capabilities(("dp",), factory=reweighing, note=_BASE),
 )
 #: Every method above, for listing and tests.
 METHODS: tuple[MethodSpec, ...] = (
