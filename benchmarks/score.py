@@ -180,7 +180,7 @@ def run(
     check_params({"repeats": repeats}, {"repeats": Interval("integer", 1)})
     if outcome not in OUTCOMES:
         raise ValueError(f"outcome={outcome!r} is not valid; expected one of {OUTCOMES}.")
-    run = _Run(
+    bench = _BenchRun(
         Sizes.quick() if quick else Sizes.full(),
         quick,
         repeats,
@@ -189,7 +189,7 @@ def run(
         sys.stdout if out is None else out,
     )
     for line in _header(command, quick, repeats, outcome):
-        run.emit(line)
+        bench.emit(line)
     for section in (
         _section_exact,
         _section_lowrank,
@@ -197,12 +197,12 @@ def run(
         _section_stream,
         _section_targets,
     ):
-        section(run)
-    return run.result
+        section(bench)
+    return bench.result
 
 
 @dataclass(frozen=True)
-class _Run:
+class _BenchRun:
     """What every section of one run reads: the sizes, the options, the data's seed and
     outcome, the results gathered so far, and where to print."""
 
@@ -253,17 +253,16 @@ def _header(command: str | None, quick: bool, repeats: int, outcome: str) -> lis
     return [*lines, ""]
 
 
-def _section_exact(run: _Run) -> None:
-    sizes, repeats, data, result, emit = run.sizes, run.repeats, run.data, run.result, run.emit
-    emit("(a) exact vs low-rank at small N (same process, warm)")
-    for n in sizes.exact:
-        y_pred, attributes, y_true = bench_data(n, *data)
+def _section_exact(bench: _BenchRun) -> None:
+    bench.emit("(a) exact vs low-rank at small N (same process, warm)")
+    for n in bench.sizes.exact:
+        y_pred, attributes, y_true = bench_data(n, *bench.data)
         for notion in NOTIONS:
             timings = {}
             scores = {}
             for method in ("exact", "lowrank"):
                 call = _scorer(y_pred, attributes, y_true, notion, method)
-                scores[method], _, timings[method] = _timed(call, repeats)
+                scores[method], _, timings[method] = _timed(call, bench.repeats)
             entry = {
                 "exact_s": timings["exact"],
                 "lowrank_s": timings["lowrank"],
@@ -272,42 +271,47 @@ def _section_exact(run: _Run) -> None:
                 "abs_diff": abs(scores["lowrank"] - scores["exact"]),
                 "speedup": timings["exact"] / timings["lowrank"],
             }
-            result.exact[(notion, n)] = entry
-    emit(_entries_table(result.exact, ("exact", "low-rank", "speed-up", "exact score", "|Δscore|")))
-    emit("")
-
-
-def _section_lowrank(run: _Run) -> None:
-    sizes, repeats, data, result, emit = run.sizes, run.repeats, run.data, run.result, run.emit
-    emit("(b) low-rank at large N (one fresh subprocess per N and notion)")
-    method = ""
-    for n in sizes.lowrank:
-        for notion in LOWRANK_NOTIONS:
-            entry = _in_subprocess(["lowrank", str(n), notion, str(repeats), *map(str, data)])
-            result.lowrank[(notion, n)] = entry
-            method = entry["rss_method"]
-    emit(
+            bench.result.exact[(notion, n)] = entry
+    bench.emit(
         _entries_table(
-            result.lowrank,
+            bench.result.exact, ("exact", "low-rank", "speed-up", "exact score", "|Δscore|")
+        )
+    )
+    bench.emit("")
+
+
+def _section_lowrank(bench: _BenchRun) -> None:
+    bench.emit("(b) low-rank at large N (one fresh subprocess per N and notion)")
+    method = ""
+    for n in bench.sizes.lowrank:
+        for notion in LOWRANK_NOTIONS:
+            entry = _in_subprocess(
+                ["lowrank", str(n), notion, str(bench.repeats), *map(str, bench.data)]
+            )
+            bench.result.lowrank[(notion, n)] = entry
+            method = entry["rss_method"]
+    bench.emit(
+        _entries_table(
+            bench.result.lowrank,
             ("cold", "warm", "peak MiB (tracemalloc)", "peak MiB (RSS)", "score"),
         )
     )
-    emit(
+    bench.emit(
         "memory: 'tracemalloc' is the peak of traced allocations (numpy's included) during one "
         "call; 'RSS' is the process's peak resident set during the cold call minus its resident "
         f"set just before it ({method}), after imports and data creation"
     )
-    emit("")
+    bench.emit("")
 
 
-def _section_scaling(run: _Run) -> None:
-    sizes, result, emit = run.sizes, run.result, run.emit
-    small, large = sizes.lowrank[-2], sizes.lowrank[-1]
-    emit(f"(c) growth of low-rank warm time from N = {small:,} to N = {large:,}")
+def _section_scaling(bench: _BenchRun) -> None:
+    small, large = bench.sizes.lowrank[-2], bench.sizes.lowrank[-1]
+    bench.emit(f"(c) growth of low-rank warm time from N = {small:,} to N = {large:,}")
     rows = []
     for notion in LOWRANK_NOTIONS:
         ratio = (
-            result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
+            bench.result.lowrank[(notion, large)]["warm_s"]
+            / bench.result.lowrank[(notion, small)]["warm_s"]
         )
         rows.append(
             {
@@ -316,23 +320,21 @@ def _section_scaling(run: _Run) -> None:
                 "row ratio": f"{large / small:.0f}",
             }
         )
-    emit(_table(rows))
-    emit("")
+    bench.emit(_table(rows))
+    bench.emit("")
 
 
-def _section_stream(run: _Run) -> None:
-    sizes, data, result, emit = run.sizes, run.data, run.result, run.emit
-    chunks = sizes.stream_rows // sizes.stream_chunk
-    emit(
-        f"(d) streaming {sizes.stream_rows:,} rows in {chunks} chunks of {sizes.stream_chunk:,} "
+def _section_stream(bench: _BenchRun) -> None:
+    total, chunk = bench.sizes.stream_rows, bench.sizes.stream_chunk
+    chunks = total // chunk
+    bench.emit(
+        f"(d) streaming {total:,} rows in {chunks} chunks of {chunk:,} "
         "rows (data=iterable of DataFrames, one fresh subprocess per notion)"
     )
     rows = []
     for notion in NOTIONS:
-        entry = _in_subprocess(
-            ["stream", str(sizes.stream_chunk), notion, str(chunks), *map(str, data)]
-        )
-        result.stream[notion] = entry
+        entry = _in_subprocess(["stream", str(chunk), notion, str(chunks), *map(str, bench.data)])
+        bench.result.stream[notion] = entry
         rows.append(
             {
                 "notion": notion.upper(),
@@ -343,30 +345,29 @@ def _section_stream(run: _Run) -> None:
                 "score": f"{entry['score']:.6f}",
             }
         )
-    emit(_table(rows))
-    emit(
+    bench.emit(_table(rows))
+    bench.emit(
         "one chunk is generated before the clock starts and yielded "
         f"{chunks} times; the estimator's work is the same for every chunk (bandwidths and "
         "pivots come from the first), so the time excludes data generation and parsing. The "
         "memory peak is from a second, traced pass."
     )
-    emit("")
+    bench.emit("")
 
 
-def _section_targets(run: _Run) -> None:
-    sizes, quick, result, emit = run.sizes, run.quick, run.result, run.emit
-    large, small = sizes.lowrank[-1], sizes.lowrank[-2]
-    exact_n = sizes.exact[-1]
+def _section_targets(bench: _BenchRun) -> None:
+    large, small = bench.sizes.lowrank[-1], bench.sizes.lowrank[-2]
+    exact_n = bench.sizes.exact[-1]
     targets: list[Target] = []
     for notion, limit in (("dp", 1.0), ("eo", 1.5)):
-        entry = result.lowrank[(notion, large)]
+        entry = bench.result.lowrank[(notion, large)]
         targets.append(
             Target(
                 f"low-rank {notion.upper()} warm time, N = {large:,}", entry["warm_s"], limit, "s"
             )
         )
     for notion in NOTIONS:
-        peak = _peak_memory(result.lowrank[(notion, large)]) / MIB
+        peak = _peak_memory(bench.result.lowrank[(notion, large)]) / MIB
         targets.append(
             Target(
                 f"low-rank {notion.upper()} peak memory, N = {large:,}",
@@ -376,7 +377,7 @@ def _section_targets(run: _Run) -> None:
                 digits=0,
             )
         )
-    cal, eo = result.lowrank[("cal", large)], result.lowrank[("eo", large)]
+    cal, eo = bench.result.lowrank[("cal", large)], bench.result.lowrank[("eo", large)]
     for quantity, ratio in (
         ("warm time", cal["warm_s"] / eo["warm_s"]),
         ("peak memory", _peak_memory(cal) / _peak_memory(eo)),
@@ -384,13 +385,14 @@ def _section_targets(run: _Run) -> None:
         targets.append(Target(f"CAL / EO low-rank {quantity}, N = {large:,}", ratio, 2.0, "x"))
     for notion in NOTIONS:
         ratio = (
-            result.lowrank[(notion, large)]["warm_s"] / result.lowrank[(notion, small)]["warm_s"]
+            bench.result.lowrank[(notion, large)]["warm_s"]
+            / bench.result.lowrank[(notion, small)]["warm_s"]
         )
         targets.append(
             Target(f"{notion.upper()} t({large:,}) / t({small:,})", ratio, 12.0, "", digits=2)
         )
     for notion in NOTIONS:
-        speedup = result.exact[(notion, exact_n)]["speedup"]
+        speedup = bench.result.exact[(notion, exact_n)]["speedup"]
         targets.append(
             Target(
                 f"{notion.upper()} low-rank speed-up over exact, N = {exact_n:,}",
@@ -402,18 +404,19 @@ def _section_targets(run: _Run) -> None:
             )
         )
     for notion in NOTIONS:
-        entry = result.stream[notion]
+        entry = bench.result.stream[notion]
         targets.append(
             Target(
                 f"{notion.upper()} streaming {entry['rows']:,} rows", entry["seconds"], 20.0, "s"
             )
         )
-    result.targets = targets
-    emit("targets" + (" (defined for the full sizes; --quick figures shown)" if quick else ""))
-    emit(_table([t.line() for t in targets]))
-    emit("memory targets use the larger of the tracemalloc and RSS peaks")
+    bench.result.targets = targets
+    quick = " (defined for the full sizes; --quick figures shown)" if bench.quick else ""
+    bench.emit("targets" + quick)
+    bench.emit(_table([t.line() for t in targets]))
+    bench.emit("memory targets use the larger of the tracemalloc and RSS peaks")
     met = sum(t.met for t in targets)
-    emit(f"{met} of {len(targets)} targets met")
+    bench.emit(f"{met} of {len(targets)} targets met")
 
 
 def _peak_memory(entry: dict[str, Any]) -> float:
