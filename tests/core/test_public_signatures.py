@@ -162,21 +162,21 @@ PINNED = {
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
-            "sample_weight: 'Any' = None) -> 'FairCOCCOClassifier'"
+            "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "51872293709ca0cf",
+        "07f969788588df4d",
     ),
     "faircocco_torch:FairCOCCOClassifier.decision_function": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
-        "79e98c4a286184ce",
+        "ba169606541e4b60",
     ),
     "faircocco_torch:FairCOCCOClassifier.predict_proba": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
-        "8b2dddf4beaef3d4",
+        "261c28801cb3a9d4",
     ),
     "faircocco_torch:FairCOCCOClassifier.predict": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
-        "3a716abb8d6a5547",
+        "523385195fc2c33c",
     ),
     "faircocco_torch:FairCOCCOConstraint": (
         (
@@ -214,7 +214,7 @@ PINNED = {
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
         ),
-        "bb18dc66b9a5e1e7",
+        "cac39b7190aaa166",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -227,7 +227,7 @@ PINNED = {
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
         ),
-        "120fa3118152e9c6",
+        "d0cdb219b9cc84e8",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
@@ -264,13 +264,13 @@ PINNED = {
     "faircocco_torch:FairCOCCORegressor.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
-            "sample_weight: 'Any' = None) -> 'FairCOCCORegressor'"
+            "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "911f25a7e12a51e5",
+        "07f969788588df4d",
     ),
     "faircocco_torch:FairCOCCORegressor.predict": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
-        "1d3c5cd47eb03ccc",
+        "6df33d288b0ea87f",
     ),
     "faircocco_torch:FairnessPenalty": (
         (
@@ -299,14 +299,14 @@ PINNED = {
             "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
             "y_true: 'Any' = None) -> 'tuple[torch.Tensor, torch.Tensor]'"
         ),
-        "604d43249f569826",
+        "25ccf88446b360a6",
     ),
     "faircocco_torch:FairnessPenalty.statistic": (
         (
             "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
             "y_true: 'Any' = None) -> 'torch.Tensor'"
         ),
-        "7a6e3c3344032a2b",
+        "48711d15acc29bce",
     ),
     "faircocco_torch:FairnessPenalty.extra_repr": (
         ("(self) -> 'str'"),
@@ -338,7 +338,7 @@ PINNED = {
             "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "273658d826bbdd0b",
+        "f384218775dbbe05",
     ),
     "faircocco_torch:PenaltyCapabilities": (
         (
