@@ -518,32 +518,33 @@ def reweighing(*, task: str, notion: str, random_state: int | None = None) -> _A
     return lambda priv, unpriv, names: Reweighing(unpriv, priv)
 
 
-def _capabilities(
-    notions: tuple[str, ...], *, factory: Any, note: str, several: bool = False
-) -> Capabilities:
-    """The capabilities of the method ``factory`` builds: its predictions need the attributes
-    where the factory says so (:func:`_factory`)."""
-    return Capabilities(
-        tasks=("classification",),
-        notions=notions,
-        attributes=("binary",),
-        outcomes=("binary",),
-        multiple_attributes="joint" if several else "single",
-        needs_gradients=False,
-        attributes_at_prediction=factory.needs_attributes,
-        note=note,
-    )
-
-
 def _spec(
     name: str,
     description: str,
     factory: Any,
-    capabilities: Capabilities,
+    notions: tuple[str, ...],
+    *,
+    note: str,
     sweep: tuple[str, tuple[Any, ...], tuple[Any, ...]] | None = None,
+    training_settings: tuple[str, ...] = (),
 ) -> MethodSpec:
+    """The harness's method of ``factory``: binary classification with one binary attribute,
+    under ``notions``; its predictions need the attributes where the factory says so
+    (:func:`_factory`). ``sweep`` is the swept parameter, then its full and quick grids."""
+    capabilities = Capabilities(
+        tasks=("classification",),
+        notions=notions,
+        attributes=("binary",),
+        outcomes=("binary",),
+        multiple_attributes="single",
+        needs_gradients=False,
+        attributes_at_prediction=factory.needs_attributes,
+        note=note,
+    )
     if sweep is None:
-        return MethodSpec(name, description, capabilities, factory)
+        return MethodSpec(
+            name, description, capabilities, factory, training_settings=training_settings
+        )
     param, values, quick = sweep
     return MethodSpec(
         name,
@@ -553,6 +554,7 @@ def _spec(
         param_grid={param: values},
         quick_grid={param: quick},
         sweep_param=param,
+        training_settings=training_settings,
     )
 
 
@@ -561,78 +563,82 @@ PREJUDICE_REMOVER = _spec(
     "aif360_prejudice_remover",
     "AIF360 PrejudiceRemover (mutual-information regulariser)",
     prejudice_remover,
-    _capabilities(("dp",), factory=prejudice_remover, note="one logistic model per group"),
-    ("eta", (0.1, 1.0, 10.0, 100.0), (1.0, 25.0)),
+    ("dp",),
+    note="one logistic model per group",
+    sweep=("eta", (0.1, 1.0, 10.0, 100.0), (1.0, 25.0)),
 )
 EXPONENTIATED_GRADIENT = _spec(
     "aif360_expgrad",
     "AIF360 ExponentiatedGradientReduction with DemographicParity / EqualizedOdds",
     exponentiated_gradient,
-    _capabilities(("dp", "eo"), factory=exponentiated_gradient, note=_BASE),
-    ("eps", (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.05)),
+    ("dp", "eo"),
+    note=_BASE,
+    sweep=("eps", (0.005, 0.01, 0.02, 0.05, 0.1), (0.01, 0.05)),
 )
 GRID_SEARCH = _spec(
     "aif360_gridsearch",
     "AIF360 GridSearchReduction with DemographicParity / EqualizedOdds",
     grid_search,
-    _capabilities(("dp", "eo"), factory=grid_search, note=_BASE),
-    ("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9)),
+    ("dp", "eo"),
+    note=_BASE,
+    sweep=("constraint_weight", (0.5, 0.7, 0.9, 0.99), (0.5, 0.9)),
 )
 GERRYFAIR = _spec(
     "aif360_gerryfair",
     "AIF360 GerryFairClassifier (rich-subgroup false-positive-rate parity)",
     gerryfair,
-    _capabilities(("eo",), factory=gerryfair, note="false-positive rates only"),
-    ("gamma", (0.002, 0.005, 0.01, 0.05), (0.005, 0.05)),
+    ("eo",),
+    note="false-positive rates only",
+    sweep=("gamma", (0.002, 0.005, 0.01, 0.05), (0.005, 0.05)),
 )
 META_FAIR = _spec(
     "aif360_meta_fair",
     "AIF360 MetaFairClassifier (statistical rate)",
     meta_fair,
-    _capabilities(("dp",), factory=meta_fair, note="principal components of the features"),
-    ("tau", (0.6, 0.7, 0.8, 0.9), (0.7, 0.9)),
+    ("dp",),
+    note="principal components of the features",
+    sweep=("tau", (0.6, 0.7, 0.8, 0.9), (0.7, 0.9)),
 )
 EQ_ODDS = _spec(
     "aif360_eq_odds",
     "AIF360 EqOddsPostprocessing of logistic regression",
     eq_odds_postprocessing,
-    _capabilities(("eo",), factory=eq_odds_postprocessing, note="randomised labels, no scores"),
+    ("eo",),
+    note="randomised labels, no scores",
 )
 CALIBRATED_EQ_ODDS = _spec(
     "aif360_calibrated_eq_odds",
     "AIF360 CalibratedEqOddsPostprocessing of logistic regression",
     calibrated_eq_odds,
-    _capabilities(
-        ("eo",), factory=calibrated_eq_odds, note="one generalised false rate per setting"
-    ),
+    ("eo",),
+    note="one generalised false rate per setting",
     # "fnr" equalises what DEO measures; on Adult "weighted" (AIF360's default) and "fpr" left
     # DEO at 0.55, against 0.005 for "fnr"
-    ("cost_constraint", ("fpr", "fnr", "weighted"), ("fnr", "weighted")),
+    sweep=("cost_constraint", ("fpr", "fnr", "weighted"), ("fnr", "weighted")),
 )
 REJECT_OPTION = _spec(
     "aif360_reject_option",
     "AIF360 RejectOptionClassification of logistic regression",
     reject_option,
-    _capabilities(("dp", "eo"), factory=reject_option, note="labels only, no scores"),
-    ("metric_bound", (0.01, 0.05, 0.1), (0.02, 0.1)),
+    ("dp", "eo"),
+    note="labels only, no scores",
+    sweep=("metric_bound", (0.01, 0.05, 0.1), (0.02, 0.1)),
 )
-ADVERSARIAL_DEBIASING = MethodSpec(
+ADVERSARIAL_DEBIASING = _spec(
     "aif360_adversarial_debiasing",
     "AIF360 AdversarialDebiasing (TensorFlow)",
-    _capabilities(
-        ("eo",), factory=adversarial_debiasing, note="needs the adversarial extra (TensorFlow)"
-    ),
     adversarial_debiasing,
-    param_grid={"adversary_loss_weight": (0.01, 0.1, 0.5, 1.0)},
-    quick_grid={"adversary_loss_weight": (0.1, 1.0)},
-    sweep_param="adversary_loss_weight",
+    ("eo",),
+    note="needs the adversarial extra (TensorFlow)",
+    sweep=("adversary_loss_weight", (0.01, 0.1, 0.5, 1.0), (0.1, 1.0)),
     training_settings=("epochs",),
 )
 REWEIGHING = _spec(
     "aif360_reweighing",
     "AIF360 Reweighing, then logistic regression on the weighted rows",
     reweighing,
-    _capabilities(("dp",), factory=reweighing, note=_BASE),
+    ("dp",),
+    note=_BASE,
 )
 #: Every method above, for listing and tests.
 METHODS: tuple[MethodSpec, ...] = (
