@@ -9,6 +9,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 Triple = tuple[Any, torch.Tensor, torch.Tensor]
+#: A triple of tensors with a row each: features, targets and encoded sensitive attributes.
+TensorTriple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 class TripleBatches:
@@ -33,7 +35,7 @@ class TripleBatches:
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.generator = generator
-        self._tensors: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+        self._tensors: TensorTriple | None = None
         self._dataset: Dataset[Any] | None = None
         if isinstance(data, tuple | list):
             self._tensors = check_triple(data, argument)
@@ -96,7 +98,7 @@ class TripleBatches:
             yield batch[0], batch[1], batch[2]
 
 
-def check_triple(data: Any, argument: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def check_triple(data: Any, argument: str) -> TensorTriple:
     """Check an ``(X, y, sensitive)`` triple of tensors with the same number of rows."""
     if len(data) != 3:
         raise ValueError(f"{argument} must be a triple (X, y, sensitive); got {len(data)} items.")

@@ -21,6 +21,7 @@ from torch import nn
 from faircocco_plugins.plugins import Interval, align_by_index, as_array, check_params
 
 from ._base import FairnessPenalty
+from ._batches import TensorTriple
 from ._covariance import CovariancePenalty
 from ._encoding import SensitiveEncoder
 from ._facl import FACLPenalty
@@ -89,10 +90,6 @@ def _add_parameter(
     return signature.replace(parameters=[*parameters[:at], added, *parameters[at:]])
 
 
-#: Rows as the training loop takes them: features, targets and encoded attributes.
-Rows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
-
-
 @dataclass(frozen=True)
 class Training:
     """What one fit trains with: the network and its optimiser, the training rows and the
@@ -101,8 +98,8 @@ class Training:
 
     model: nn.Module
     optimizer: torch.optim.Optimizer
-    rows: Rows
-    held_out: Rows | None
+    rows: TensorTriple
+    held_out: TensorTriple | None
     penalty: FairnessPenalty | None
     seed: int
 

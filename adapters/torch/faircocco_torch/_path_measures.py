@@ -21,6 +21,7 @@ from faircocco_plugins.gaps import (
 from faircocco_plugins.plugins import notion_named
 from faircocco_plugins.targets import AUC_FLOOR
 
+from ._batches import TensorTriple
 from ._encoding import SensitiveSchema
 
 #: The columns of ``path_`` besides ``lam``, by task.
@@ -64,7 +65,7 @@ class ValidationMeasures:
 
     def __init__(
         self,
-        val_data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        val_data: TensorTriple,
         schema: SensitiveSchema,
         *,
         task: str,
