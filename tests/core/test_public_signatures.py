@@ -463,12 +463,18 @@ PINNED = {
         "29fcaa032c32a194",
     ),
     "faircocco_fairlearn:difference_of_equal_opportunity": (
-        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
-        "a0e37ef39052d32d",
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "pos_label: 'Any' = None) -> 'float'"
+        ),
+        "e55afb571efb88b7",
     ),
     "faircocco_fairlearn:disparate_impact_ratio": (
-        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
-        "fd1f5e56e16f26ef",
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "pos_label: 'Any' = None) -> 'float'"
+        ),
+        "46dd24cef6352bb2",
     ),
     "faircocco_fairlearn:faircocco_metric": (
         (
