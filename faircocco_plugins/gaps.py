@@ -11,7 +11,7 @@ compute the paper's columns with these functions.
 Outcomes and predictions are binary labels, read as scikit-learn reads them: 0/1, -1/1 and
 booleans have the positive class 1 (``True``); any other two labels (``"yes"``/``"no"``, 1/2,
 ``"True"``/``"False"`` as text) need ``pos_label=``. Scores and probabilities are refused:
-threshold them first. Missing labels are refused.
+threshold them first. Missing values in labels or groups are refused.
 """
 
 from __future__ import annotations
@@ -299,4 +299,6 @@ def _labelled_rows(
         )
     if labels.size == 0:
         raise ValueError("at least one row is needed.")
+    if pd.isna(labels).any():
+        raise ValueError("groups has missing values; drop those rows or fill them first.")
     return truth, pred, labels

@@ -85,3 +85,11 @@ def test_zero_one_floats_and_booleans_are_labels():
     assert disparate_impact([1.0, 0.0, 1.0, 1.0], GROUPS) == 0.5
     assert disparate_impact(np.array([True, False, True, True], dtype=object), GROUPS) == 0.5
     assert disparate_impact(pd.Series([1, 0, 1, 1], dtype="Int64"), GROUPS) == 0.5
+
+
+@pytest.mark.parametrize("groups", [["a", "a", np.nan, np.nan], ["a", "b", None, "b"]])
+def test_groups_with_missing_values_are_refused(groups):
+    with pytest.raises(ValueError, match="groups has missing values"):
+        disparate_impact([1, 0, 1, 1], groups)
+    with pytest.raises(ValueError, match="groups has missing values"):
+        equal_opportunity_gap([1, 1, 1, 1], [1, 0, 1, 1], groups)
