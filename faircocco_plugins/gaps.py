@@ -25,6 +25,7 @@ import pandas as pd
 
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
+from ._inputs.variables import check_unique_names
 
 __all__ = [
     "attribute_groups",
@@ -52,6 +53,11 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
         Same shape and column names (as str); binary and categorical attributes keep their
         values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
 
+    Raises
+    ------
+    ValueError
+        A column with missing values, or column names equal as text (``1`` and ``"1"``).
+
     Examples
     --------
     >>> import pandas as pd
@@ -61,6 +67,7 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     """
     if not isinstance(sensitive, pd.DataFrame):
         raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    check_unique_names(sensitive.columns, "sensitive")
     columns = {}
     for name in sensitive.columns:
         column = sensitive[name]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins.gaps import (
+    attribute_groups,
     disparate_impact,
     disparate_impact_ratio,
     disparate_impact_ratios,
@@ -93,3 +94,10 @@ def test_groups_with_missing_values_are_refused(groups):
         disparate_impact([1, 0, 1, 1], groups)
     with pytest.raises(ValueError, match="groups has missing values"):
         equal_opportunity_gap([1, 1, 1, 1], [1, 0, 1, 1], groups)
+
+
+def test_column_names_equal_as_text_are_refused():
+    with pytest.raises(ValueError, match=r"sensitive has duplicate column names \['1'\]"):
+        attribute_groups(pd.DataFrame({1: [0, 1], "1": [1, 1]}))
+    with pytest.raises(ValueError, match="duplicate column names"):
+        disparate_impacts([1, 0], pd.DataFrame({1: [0, 1], "1": [1, 1]}))
