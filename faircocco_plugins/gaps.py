@@ -143,7 +143,7 @@ def disparate_impact(y_pred: Any, groups: Any, *, pos_label: Any = None) -> floa
     -------
     float
         In [0, 1]; 1.0 when all groups have the same rate, including when no row is
-        predicted positive.
+        predicted positive; NaN with fewer than two groups (nothing to compare).
 
     Examples
     --------
@@ -153,6 +153,8 @@ def disparate_impact(y_pred: Any, groups: Any, *, pos_label: Any = None) -> floa
     """
     _, pred, labels = _labelled_rows(None, y_pred, groups, pos_label)
     rates = [float(pred[labels == g].mean()) for g in pd.unique(labels)]
+    if len(rates) < 2:
+        return math.nan
     highest = max(rates)
     return 1.0 if highest == 0 else min(rates) / highest
 

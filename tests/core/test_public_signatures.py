@@ -426,7 +426,7 @@ PINNED = {
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
         ),
-        "24af4980b7720e1e",
+        "2b7b5709c08fd80e",
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (

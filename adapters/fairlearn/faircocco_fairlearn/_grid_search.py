@@ -27,10 +27,16 @@ from faircocco_plugins.plugins import (
     check_params,
     toolkit_name,
 )
-from faircocco_plugins.targets import AUC_FLOOR, check_target, choose_step, resolve_target
+from faircocco_plugins.targets import (
+    AUC_FLOOR,
+    check_target,
+    check_target_groups,
+    choose_step,
+    resolve_target,
+)
 
 from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
-from ._metrics import faircocco_metric
+from ._metrics import _table, faircocco_metric
 from ._moment import FairCOCCOMoment
 
 #: The columns of ``candidates_``: the torch adapter's ``path_`` columns for two classes.
@@ -179,7 +185,9 @@ class FairCOCCOGridSearch(GridSearch):
         ------
         ValueError
             For a target of the wrong form, a regression moment, a notion that cannot be
-            told, or inputs of different lengths.
+            told, inputs of different lengths, or a DI or DEO target on an attribute with one
+            group on the held-out rows
+            (:func:`faircocco_plugins.targets.check_target_groups`).
 
         Warns
         -----
@@ -207,16 +215,16 @@ class FairCOCCOGridSearch(GridSearch):
                     "same rows."
                 )
         train, held = self._split(np.asarray(y))
+        y_held = np.asarray(_safe_indexing(y, held))
+        sensitive_held = _by_position(_safe_indexing(sensitive_features, held))
+        check_target_groups(
+            self.target, _table(sensitive_held), y_held == 1, rows="validation rows"
+        )
+        measured = (_safe_indexing(X, held), y_held, sensitive_held, notion)
         trained = {key: _safe_indexing(values, train) for key, values in inputs.items()}
         X_train, y_train = trained.pop("X"), _safe_indexing(y, train)
         super().fit(X_train, y_train, **trained)
 
-        measured = (
-            _safe_indexing(X, held),
-            np.asarray(_safe_indexing(y, held)),
-            _by_position(_safe_indexing(sensitive_features, held)),
-            notion,
-        )
         candidates = pd.DataFrame(
             [_measures(predictor, *measured) for predictor in self.predictors_],
             columns=list(CANDIDATE_COLUMNS),

@@ -207,6 +207,17 @@ def test_bad_targets_are_refused(target: Any, message: str) -> None:
     assert not hasattr(search, "predictors_")
 
 
+@pytest.mark.parametrize("target", [{"di": 0.8}, {"deo": 0.05}])
+def test_a_gap_target_on_an_attribute_with_one_group_is_refused(target: Any) -> None:
+    # the country's DI compared one group with itself (1.0, "met")
+    X, y, sex = biased(200)
+    A = pd.DataFrame({"sex": sex, "country": ["fr"] * 200})
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), target=target)
+    with pytest.raises(ValueError, match=r"'country' has one group \('fr'\) on the validation"):
+        search.fit(X, y, sensitive_features=A)
+    assert not hasattr(search, "predictors_")
+
+
 @pytest.mark.parametrize(
     ("constraints", "options", "message"),
     [

@@ -14,7 +14,13 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
-from faircocco_plugins.targets import Target, check_target, choose_step, resolve_target
+from faircocco_plugins.targets import (
+    Target,
+    check_target,
+    check_target_groups,
+    choose_step,
+    resolve_target,
+)
 
 from ._base import FairnessPenalty
 from ._constraint import FairCOCCOConstraint
@@ -107,8 +113,10 @@ class _FairPath(_FairNetwork):
         Raises
         ------
         ValueError
-            Without ``sensitive_features``, for a target of the wrong form or task, or for
-            ``penalty=None`` or a constraint (which has no λ to raise).
+            Without ``sensitive_features``, for a target of the wrong form or task, for a DI
+            or DEO target on an attribute with one group on the validation rows
+            (:func:`faircocco_plugins.targets.check_target_groups`), or for ``penalty=None``
+            or a constraint (which has no λ to raise).
 
         Warns
         -----
@@ -189,6 +197,8 @@ class _FairPath(_FairNetwork):
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
         )
+        positive = measures.targets.numpy() == 1
+        check_target_groups(self.target, measures.frame, positive, rows="validation rows")
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
         columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
