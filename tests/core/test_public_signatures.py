@@ -426,7 +426,7 @@ PINNED = {
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
         ),
-        "2b7b5709c08fd80e",
+        "9d07fd52396b0e06",
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (

@@ -24,6 +24,7 @@ from sklearn.utils import _safe_indexing
 from faircocco_plugins.plugins import (
     DegenerateModelWarning,
     Interval,
+    align_by_index,
     check_params,
     toolkit_name,
 )
@@ -177,6 +178,9 @@ class FairCOCCOGridSearch(GridSearch):
         control_features : array-like of shape (n,), optional
             As for ``GridSearch``.
 
+        Pandas inputs pair by index label, as the core's score pairs them: the same labels in
+        another order are reordered to the first pandas input's, other labels are refused.
+
         Returns
         -------
         self
@@ -185,8 +189,8 @@ class FairCOCCOGridSearch(GridSearch):
         ------
         ValueError
             For a target of the wrong form, a regression moment, a notion that cannot be
-            told, inputs of different lengths, or a DI or DEO target on an attribute with one
-            group on the held-out rows
+            told, inputs of different lengths or of other index labels, or a DI or DEO target
+            on an attribute with one group on the held-out rows
             (:func:`faircocco_plugins.targets.check_target_groups`).
 
         Warns
@@ -205,24 +209,23 @@ class FairCOCCOGridSearch(GridSearch):
                 "fairlearn's GridSearch."
             )
         notion = self._notion()
-        inputs = {"X": X, "sensitive_features": sensitive_features}
-        if control_features is not None:
-            inputs["control_features"] = control_features
-        for argument, values in inputs.items():
-            if _count(values) != _count(y):
-                raise ValueError(
-                    f"{argument} has {_count(values)} rows and y has {_count(y)}; give the "
-                    "same rows."
-                )
-        train, held = self._split(np.asarray(y))
-        y_held = np.asarray(_safe_indexing(y, held))
-        sensitive_held = _by_position(_safe_indexing(sensitive_features, held))
+        rows = _paired_rows(
+            {
+                "X": X,
+                "y": y,
+                "sensitive_features": sensitive_features,
+                "control_features": control_features,
+            }
+        )
+        train, held = self._split(np.asarray(rows["y"]))
+        y_held = np.asarray(_safe_indexing(rows["y"], held))
+        sensitive_held = _by_position(_safe_indexing(rows["sensitive_features"], held))
         check_target_groups(
             self.target, _table(sensitive_held), y_held == 1, rows="validation rows"
         )
-        measured = (_safe_indexing(X, held), y_held, sensitive_held, notion)
-        trained = {key: _safe_indexing(values, train) for key, values in inputs.items()}
-        X_train, y_train = trained.pop("X"), _safe_indexing(y, train)
+        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion)
+        trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
+        X_train, y_train = trained.pop("X"), trained.pop("y")
         super().fit(X_train, y_train, **trained)
 
         candidates = pd.DataFrame(
@@ -314,6 +317,19 @@ def _positive_scores(predictor: Any, X: Any, predicted: np.ndarray) -> np.ndarra
     proba = np.asarray(predictor.predict_proba(X), dtype=float)
     classes = list(predictor.classes_)
     return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(proba))
+
+
+def _paired_rows(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The row-wise inputs (``None`` dropped), pandas ones paired by index label as the core
+    pairs them, each with as many rows as ``y``."""
+    rows = {k: v for k, v in align_by_index(inputs).items() if v is not None}
+    expected = _count(rows["y"])
+    for argument, values in rows.items():
+        if _count(values) != expected:
+            raise ValueError(
+                f"{argument} has {_count(values)} rows and y has {expected}; give the same rows."
+            )
+    return rows
 
 
 def _count(values: Any) -> int:

@@ -186,6 +186,20 @@ def test_pandas_inputs_are_split_and_measured_by_row() -> None:
     pd.testing.assert_frame_equal(arrays.candidates_, search.candidates_)
 
 
+def test_pandas_inputs_in_other_orders_pair_by_label() -> None:
+    X, y, sex = biased(400)
+    index = np.random.default_rng(2).permutation(400)
+    frame, labels = pd.DataFrame(X, index=index), pd.Series(y, index=index)
+    A = pd.Series(sex, index=index, name="sex")
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), random_state=0)
+    expected = clone(search).fit(frame, labels, sensitive_features=A).candidates_
+    # the same labels in another order: paired by position, rows met other rows' attributes
+    reordered = clone(search).fit(frame, labels, sensitive_features=A.sort_index())
+    pd.testing.assert_frame_equal(reordered.candidates_, expected)
+    with pytest.raises(ValueError, match=r"X and sensitive_features .*reset_index"):
+        clone(search).fit(frame, labels, sensitive_features=A.set_axis(index + 1000))
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [
