@@ -419,14 +419,14 @@ PINNED = {
             "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "1ec2c29f869c9303",
+        "ef437810eaa750ab",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
         ),
-        "9d07fd52396b0e06",
+        "81d909556a1aba81",
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (

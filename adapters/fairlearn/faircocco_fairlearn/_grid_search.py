@@ -53,6 +53,8 @@ _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "random_state": Interval("integer", optional=True),
 }
+#: GridSearch's own grid needs two points: with fewer, its spacing divides by zero.
+_GRID_SIZE = {"grid_size": Interval("integer", 2)}
 
 
 class FairCOCCOGridSearch(GridSearch):
@@ -93,7 +95,7 @@ class FairCOCCOGridSearch(GridSearch):
     random_state : int, optional
         Seed of the held-out split.
     grid_size, grid_limit, grid_offset, grid, sample_weight_name
-        As for ``GridSearch``.
+        As for ``GridSearch``; ``grid_size`` is at least 2 unless ``grid`` is given.
 
     Attributes
     ----------
@@ -189,8 +191,9 @@ class FairCOCCOGridSearch(GridSearch):
         ------
         ValueError
             For a target of the wrong form, a regression moment, a notion that cannot be
-            told, inputs of different lengths or of other index labels, or a DI or DEO target
-            on an attribute with one group on the held-out rows
+            told, inputs of different lengths or of other index labels, a ``grid_size`` below
+            2, attributes with one group on the training rows, or a DI or DEO target on an
+            attribute with one group on the held-out rows
             (:func:`faircocco_plugins.targets.check_target_groups`).
 
         Warns
@@ -202,6 +205,8 @@ class FairCOCCOGridSearch(GridSearch):
         name = type(self).__name__
         check_target(self.target, "classification")
         check_params({key: getattr(self, key) for key in _LIMITS}, _LIMITS)
+        if self.grid is None:
+            check_params({"grid_size": self.grid_size}, _GRID_SIZE)
         if not isinstance(self.constraints, ClassificationMoment):
             raise ValueError(
                 f"{name} chooses among classifiers; constraints="
@@ -226,6 +231,7 @@ class FairCOCCOGridSearch(GridSearch):
         measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion)
         trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
         X_train, y_train = trained.pop("X"), trained.pop("y")
+        trained["sensitive_features"] = self._groups(trained["sensitive_features"])
         super().fit(X_train, y_train, **trained)
 
         candidates = pd.DataFrame(
@@ -257,6 +263,17 @@ class FairCOCCOGridSearch(GridSearch):
                 stacklevel=2,
             )
         return self
+
+    def _groups(self, sensitive: Any) -> Any:
+        """The training rows' attributes as the constraints take them, refusing one group."""
+        table = _table(sensitive)
+        if len(table.drop_duplicates()) < 2:
+            raise ValueError(
+                f"sensitive_features has one group ({table.iloc[0].tolist()}) on the training "
+                "rows; the constraints trade accuracy for parity between groups, and with one "
+                "there is none to trade. Give rows of at least two groups."
+            )
+        return sensitive
 
     def _notion(self) -> str:
         """``notion``, or the constraints'."""

@@ -200,6 +200,22 @@ def test_pandas_inputs_in_other_orders_pair_by_label() -> None:
         clone(search).fit(frame, labels, sensitive_features=A.set_axis(index + 1000))
 
 
+def test_a_single_group_and_a_grid_of_fewer_than_two_points_are_refused() -> None:
+    X, y, sex = biased(200)
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity())
+    with pytest.raises(ValueError, match=r"sensitive_features has one group .*training rows"):
+        clone(search).fit(X, y, sensitive_features=np.zeros(200))
+    for size in (0, 1):
+        with pytest.raises(ValueError, match=f"grid_size={size} is not valid.*>= 2"):
+            clone(search).set_params(grid_size=size).fit(X, y, sensitive_features=sex)
+    # a grid given point by point needs no grid_size
+    one_point = clone(search).fit(X, y, sensitive_features=sex).lambda_vecs_.iloc[:, :1]
+    given = clone(search).set_params(grid=one_point, grid_size=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether one point meets it is not tested
+        assert len(given.fit(X, y, sensitive_features=sex).predictors_) == 1
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [
