@@ -415,18 +415,18 @@ PINNED = {
         (
             "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
             "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
-            "random_state: 'int | None' = None, grid_size: 'int' = 10, "
+            "random_state: 'int | None' = None, bins: 'int' = 2, grid_size: 'int' = 10, "
             "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "ef437810eaa750ab",
+        "54f1b32d4723c7da",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
         ),
-        "81d909556a1aba81",
+        "5b1d48b5caa3aea8",
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from typing import Any
@@ -25,6 +26,7 @@ from faircocco_plugins.plugins import (
     DegenerateModelWarning,
     Interval,
     align_by_index,
+    attribute_kind,
     check_params,
     toolkit_name,
 )
@@ -52,6 +54,7 @@ _NOTIONS = {
 _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "random_state": Interval("integer", optional=True),
+    "bins": Interval("integer", 2),
 }
 #: GridSearch's own grid needs two points: with fewer, its spacing divides by zero.
 _GRID_SIZE = {"grid_size": Interval("integer", 2)}
@@ -94,6 +97,13 @@ class FairCOCCOGridSearch(GridSearch):
         Share of the rows held out to measure the predictors.
     random_state : int, optional
         Seed of the held-out split.
+    bins : int
+        How many groups a continuous attribute makes for fairlearn's own constraints
+        (``DemographicParity`` and the others group rows by value, so a raw age would be one
+        group per age): it is cut at the training rows' quantiles into ``bins`` groups, at the
+        median by default. Numeric attributes with more than two values are continuous; give
+        coded categories (race 0-4) as strings or a categorical to keep their levels. A
+        :class:`FairCOCCOMoment` takes continuous attributes as they are.
     grid_size, grid_limit, grid_offset, grid, sample_weight_name
         As for ``GridSearch``; ``grid_size`` is at least 2 unless ``grid`` is given.
 
@@ -111,6 +121,9 @@ class FairCOCCOGridSearch(GridSearch):
         The kept predictor (row of ``candidates_``).
     validation_rows_ : numpy.ndarray
         Positions of the held-out rows in ``X``.
+    bin_edges_ : dict of str to numpy.ndarray
+        The cut points of each continuous attribute binned for the constraints (a value at
+        most the first is in the first group), by the attribute's name; empty when none was.
     predictors_, lambda_vecs_, gammas_, objectives_, oracle_execution_times_
         As for ``GridSearch``, on the training rows.
 
@@ -142,6 +155,7 @@ class FairCOCCOGridSearch(GridSearch):
         notion: str | None = None,
         validation_fraction: float = 0.2,
         random_state: int | None = None,
+        bins: int = 2,
         grid_size: int = 10,
         grid_limit: float = 2.0,
         grid_offset: Any = None,
@@ -163,6 +177,7 @@ class FairCOCCOGridSearch(GridSearch):
         self.notion = notion
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.bins = bins
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
@@ -176,7 +191,8 @@ class FairCOCCOGridSearch(GridSearch):
         y : array-like of shape (n,)
             Binary labels, 0 and 1.
         sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
-            The attributes the constraints group by, which the measures take too.
+            The attributes the constraints group by (continuous ones cut into ``bins``
+            groups), which the measures take too.
         control_features : array-like of shape (n,), optional
             As for ``GridSearch``.
 
@@ -265,15 +281,25 @@ class FairCOCCOGridSearch(GridSearch):
         return self
 
     def _groups(self, sensitive: Any) -> Any:
-        """The training rows' attributes as the constraints take them, refusing one group."""
+        """The training rows' attributes as the constraints take them, with ``bin_edges_``.
+
+        fairlearn's own constraints make one group of each distinct value: a continuous
+        attribute is cut into ``bins`` groups at its quantiles. A :class:`FairCOCCOMoment`
+        measures continuous attributes as they are.
+        """
         table = _table(sensitive)
+        self.bin_edges_: dict[str, np.ndarray] = {}
+        if not isinstance(self.constraints, FairCOCCOMoment):
+            for name in table.columns:
+                if attribute_kind(table[name]) == "continuous":
+                    table[name], self.bin_edges_[name] = _quantile_bins(table[name], self.bins)
         if len(table.drop_duplicates()) < 2:
             raise ValueError(
                 f"sensitive_features has one group ({table.iloc[0].tolist()}) on the training "
                 "rows; the constraints trade accuracy for parity between groups, and with one "
                 "there is none to trade. Give rows of at least two groups."
             )
-        return sensitive
+        return table if self.bin_edges_ else sensitive
 
     def _notion(self) -> str:
         """``notion``, or the constraints'."""
@@ -347,6 +373,20 @@ def _paired_rows(inputs: dict[str, Any]) -> dict[str, Any]:
                 f"{argument} has {_count(values)} rows and y has {expected}; give the same rows."
             )
     return rows
+
+
+def _quantile_bins(column: pd.Series, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's bin among ``bins`` cut at the column's quantiles (fewer where quantiles
+    tie), named by its interval, and the cut points; a value on a cut point is in the bin
+    below, as :func:`faircocco_plugins.gaps.attribute_groups` puts the median."""
+    values = column.to_numpy(dtype=float)
+    edges = np.unique(np.quantile(values, np.arange(1, bins) / bins))
+    names = [
+        f"<= {edges[0]:g}",
+        *(f"({low:g}, {high:g}]" for low, high in itertools.pairwise(edges)),
+        f"> {edges[-1]:g}",
+    ]
+    return np.asarray(names, dtype=object)[np.searchsorted(edges, values)], edges
 
 
 def _count(values: Any) -> int:

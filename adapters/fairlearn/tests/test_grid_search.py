@@ -216,6 +216,34 @@ def test_a_single_group_and_a_grid_of_fewer_than_two_points_are_refused() -> Non
         assert len(given.fit(X, y, sensitive_features=sex).predictors_) == 1
 
 
+@pytest.mark.parametrize("bins", [2, 4])
+def test_a_continuous_attribute_is_cut_into_quantile_bins_of_the_training_rows(bins: int) -> None:
+    X, y, sex = biased(600)
+    age = np.random.default_rng(3).integers(18, 40, 600)  # 22 distinct ages
+    A = pd.DataFrame({"sex": np.where(sex == 1, "m", "f"), "age": age.astype(float)})
+    search = FairCOCCOGridSearch(
+        LogisticRegression(), DemographicParity(), target={"di": 0.8}, bins=bins, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether DI 0.8 is reached is not tested
+        search.fit(X, y, sensitive_features=A)
+    training = np.setdiff1d(np.arange(600), search.validation_rows_)
+    cuts = np.quantile(age[training], np.arange(1, bins) / bins)
+    np.testing.assert_array_equal(search.bin_edges_["age"], np.unique(cuts))
+    # fairlearn's groups: sex crossed with the age bins, not one group per age
+    groups = search.lambda_vecs_.index.get_level_values("group_id").unique()
+    assert len(groups) == 2 * (len(search.bin_edges_["age"]) + 1)
+    assert (search.candidates_["di"] > 0).any()
+
+
+def test_a_faircocco_moment_takes_continuous_attributes_as_they_are() -> None:
+    X, y, _ = biased(400)
+    age = np.random.default_rng(3).uniform(18, 80, 400)
+    moment = FairCOCCOMoment("dp", n_features=4, random_state=0)
+    search = FairCOCCOGridSearch(LogisticRegression(), moment, grid_size=4, random_state=0)
+    assert search.fit(X, y, sensitive_features=age).bin_edges_ == {}
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [
