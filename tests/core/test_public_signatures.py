@@ -474,7 +474,7 @@ PINNED = {
             "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
             "pos_label: 'Any' = None) -> 'float'"
         ),
-        "46dd24cef6352bb2",
+        "99dbbb43474a3ad1",
     ),
     "faircocco_fairlearn:faircocco_metric": (
         (

@@ -65,7 +65,7 @@ def disparate_impact_ratio(
     Returns
     -------
     float
-        In [0, 1].
+        In [0, 1]; NaN when no attribute has two groups.
     """
     rows = _rows(y_true, y_pred, sensitive_features)
     return float(

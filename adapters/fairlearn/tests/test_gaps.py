@@ -57,3 +57,8 @@ def test_pandas_rows_pair_by_label():
     assert disparate_impact_ratio(y, y_hat, sensitive_features=people) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match=r"y_true and sensitive_features .*reset_index"):
         disparate_impact_ratio(y, y_hat, sensitive_features=PEOPLE.set_axis(range(10, 18)))
+
+
+def test_di_without_two_groups_is_undefined():
+    # one group compares with nothing: not "every group has the same rate"
+    assert math.isnan(disparate_impact_ratio(Y, Y_HAT, sensitive_features=["f"] * 8))
