@@ -32,7 +32,12 @@ from ._estimators import (
     _FairNetwork,
     _init_with,
 )
-from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
+from ._path_measures import (
+    CLASSIFICATION_COLUMNS,
+    REGRESSION_COLUMNS,
+    ValidationMeasures,
+    attribute_frame,
+)
 from ._training import FitHistory, fit_fair, torch_threads
 
 #: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
@@ -190,6 +195,9 @@ class _FairPath(_FairNetwork):
                     f"predictions); y has {len(self.classes_)}. Use 'halve' or "
                     '{"adjusted_score": x}.'
                 )
+        _, targets, sensitive = held_out
+        groups = attribute_frame(sensitive, self.encoder_.schema_)
+        check_target_groups(self.target, groups, targets.numpy() == 1, rows="validation rows")
         measures = ValidationMeasures(
             held_out,
             self.encoder_.schema_,
@@ -197,8 +205,6 @@ class _FairPath(_FairNetwork):
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
         )
-        positive = measures.targets.numpy() == 1
-        check_target_groups(self.target, measures.frame, positive, rows="validation rows")
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
         columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
