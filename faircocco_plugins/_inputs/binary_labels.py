@@ -48,9 +48,11 @@ def positive_labels(arguments: Mapping[str, Any], pos_label: Any = None) -> dict
     >>> positive_labels({"y_pred": ["no", "yes"]}, pos_label="yes")["y_pred"].tolist()
     [False, True]
     """
-    arrays = {name: _label_array(values, name) for name, values in arguments.items()}
-    present = pd.unique(np.concatenate([array.astype(object) for array in arrays.values()]))
-    labels = sorted(present.tolist(), key=lambda label: (type(label).__name__, label))
+    arrays, levels = {}, []
+    for name, values in arguments.items():
+        arrays[name], present = _label_array(values, name)
+        levels.extend(present)
+    labels = sorted(set(levels), key=lambda label: (type(label).__name__, label))
     names = " and ".join(arrays)
     takes = "take" if len(arrays) > 1 else "takes"
     shown = "{" + ", ".join(repr(label) for label in labels) + "}"
@@ -65,26 +67,27 @@ def positive_labels(arguments: Mapping[str, Any], pos_label: Any = None) -> dict
         raise ValueError(f"{names} {takes} {len(labels)} values {shown}; two labels are needed.")
     elif len(labels) == 2 and pos_label not in labels:
         raise ValueError(f"pos_label={pos_label!r} is not one of the labels {shown} of {names}.")
-    return {
-        name: np.equal(array.astype(object), pos_label).astype(bool)
-        for name, array in arrays.items()
-    }
+    if pos_label not in labels:  # one label, the negative one
+        return {name: np.zeros(array.shape, dtype=bool) for name, array in arrays.items()}
+    return {name: np.asarray(array == pos_label, dtype=bool) for name, array in arrays.items()}
 
 
-def _label_array(values: Any, name: str) -> np.ndarray:
-    """``values`` as a 1-D array of labels, refusing missing values and scores."""
+def _label_array(values: Any, name: str) -> tuple[np.ndarray, list[Any]]:
+    """``values`` as a 1-D array of labels, and its distinct labels; missing values and scores
+    are refused."""
     array = as_array(values, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D labels; got shape {array.shape}.")
     if pd.isna(array).any():
         raise ValueError(f"{name} has missing values; drop those rows or fill them first.")
-    scores = [v for v in pd.unique(array.astype(object)) if _is_score(v)]
+    levels = pd.unique(array).tolist()  # in the array's own dtype: fast for numbers and bools
+    scores = [level for level in levels if _is_score(level)]
     if scores:
         raise ValueError(
             f"{name} holds scores, not labels (values such as {float(scores[0])!r}); threshold "
             f"them first, e.g. ({name} >= 0.5).astype(int)."
         )
-    return array
+    return array, levels
 
 
 def _is_score(value: Any) -> bool:
