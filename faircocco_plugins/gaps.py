@@ -7,6 +7,11 @@ defines it, the discriminated group's rate over the favoured group's. Groups are
 a binary or categorical attribute and the two halves of a continuous one split at its median on
 the evaluated rows (``<= median`` and ``> median``). The harness and the fairlearn adapter
 compute the paper's columns with these functions.
+
+Outcomes and predictions are binary labels, read as scikit-learn reads them: 0/1, -1/1 and
+booleans have the positive class 1 (``True``); any other two labels (``"yes"``/``"no"``, 1/2,
+``"True"``/``"False"`` as text) need ``pos_label=``. Scores and probabilities are refused:
+threshold them first. Missing values in labels or groups are refused.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
+from ._inputs.variables import check_unique_names
 
 __all__ = [
     "attribute_groups",
@@ -46,6 +53,11 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
         Same shape and column names (as str); binary and categorical attributes keep their
         values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
 
+    Raises
+    ------
+    ValueError
+        A column with missing values, or column names equal as text (``1`` and ``"1"``).
+
     Examples
     --------
     >>> import pandas as pd
@@ -55,6 +67,7 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     """
     if not isinstance(sensitive, pd.DataFrame):
         raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
+    check_unique_names(sensitive.columns, "sensitive")
     columns = {}
     for name in sensitive.columns:
         column = sensitive[name]
@@ -69,21 +82,31 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns, index=sensitive.index)
 
 
-def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
+def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> float:
     """DEO of one attribute: the largest gap in true-positive rates between its groups.
 
     Parameters
     ----------
-    y_true, y_pred : array-like of bool of shape (n,)
-        Positive outcomes and positive predictions.
+    y_true, y_pred : array-like of shape (n,)
+        Binary outcomes and predictions: 0/1, -1/1 or booleans, or two labels of which
+        ``pos_label`` is the positive one.
     groups : array-like of shape (n,)
         The group of each row.
+    pos_label : int, float, bool or str, optional
+        The positive label, as in scikit-learn; needed unless the labels are 0/1, -1/1 or
+        booleans.
 
     Returns
     -------
     float
         ``max_g TPR_g − min_g TPR_g`` over groups with at least one positive outcome; NaN
         when fewer than two groups have one.
+
+    Raises
+    ------
+    ValueError
+        Labels that are not binary (or need ``pos_label``), scores, missing values in any
+        argument, or arguments of different lengths.
 
     Examples
     --------
@@ -93,7 +116,7 @@ def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
     ... )
     0.5
     """
-    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
+    truth, pred, labels = _labelled_rows(y_true, y_pred, groups, pos_label)
     rates = [
         float(pred[(labels == g) & truth].mean())
         for g in pd.unique(labels)
@@ -104,21 +127,23 @@ def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
     return max(rates) - min(rates)
 
 
-def disparate_impact(y_pred: Any, groups: Any) -> float:
+def disparate_impact(y_pred: Any, groups: Any, *, pos_label: Any = None) -> float:
     """DI of one attribute: lowest over highest positive-prediction rate of its groups.
 
     Parameters
     ----------
-    y_pred : array-like of bool of shape (n,)
-        Positive predictions.
+    y_pred : array-like of shape (n,)
+        Binary predictions, as for :func:`equal_opportunity_gap`.
     groups : array-like of shape (n,)
         The group of each row.
+    pos_label : int, float, bool or str, optional
+        As for :func:`equal_opportunity_gap`.
 
     Returns
     -------
     float
         In [0, 1]; 1.0 when all groups have the same rate, including when no row is
-        predicted positive.
+        predicted positive; NaN with fewer than two groups (nothing to compare).
 
     Examples
     --------
@@ -126,13 +151,17 @@ def disparate_impact(y_pred: Any, groups: Any) -> float:
     >>> disparate_impact([True, False, True, True], ["a", "a", "b", "b"])
     0.5
     """
-    _, pred, labels = _binary_with_groups(y_pred, y_pred, groups)
+    _, pred, labels = _labelled_rows(None, y_pred, groups, pos_label)
     rates = [float(pred[labels == g].mean()) for g in pd.unique(labels)]
+    if len(rates) < 2:
+        return math.nan
     highest = max(rates)
     return 1.0 if highest == 0 else min(rates) / highest
 
 
-def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
+def disparate_impact_ratio(
+    y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None
+) -> float:
     """The paper's DI of one attribute: the discriminated group's positive-prediction rate over
     the favoured group's.
 
@@ -145,7 +174,7 @@ def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
 
     Parameters
     ----------
-    y_true, y_pred, groups
+    y_true, y_pred, groups, pos_label
         As for :func:`equal_opportunity_gap`.
 
     Returns
@@ -164,7 +193,7 @@ def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
     >>> disparate_impact_ratio(truth, [True, True, False, False, True, False, False, False], groups)
     2.0
     """
-    truth, pred, labels = _binary_with_groups(y_true, y_pred, groups)
+    truth, pred, labels = _labelled_rows(y_true, y_pred, groups, pos_label)
     levels = pd.unique(labels)
     base_rates = [float(truth[labels == g].mean()) for g in levels]
     low, high = int(np.argmin(base_rates)), int(np.argmax(base_rates))
@@ -177,15 +206,19 @@ def disparate_impact_ratio(y_true: Any, y_pred: Any, groups: Any) -> float:
     return discriminated / favoured
 
 
-def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+def equal_opportunity_differences(
+    y_true: Any, y_pred: Any, sensitive: pd.DataFrame, *, pos_label: Any = None
+) -> pd.Series:
     """DEO of each attribute, continuous ones split at their median (the paper's protocol).
 
     Parameters
     ----------
-    y_true, y_pred : array-like of bool of shape (n,)
-        Positive outcomes and positive predictions.
+    y_true, y_pred : array-like of shape (n,)
+        Binary outcomes and predictions, as for :func:`equal_opportunity_gap`.
     sensitive : pandas.DataFrame
         Sensitive attributes with their raw types.
+    pos_label : int, float, bool or str, optional
+        As for :func:`equal_opportunity_gap`.
 
     Returns
     -------
@@ -200,19 +233,24 @@ def equal_opportunity_differences(y_true: Any, y_pred: Any, sensitive: pd.DataFr
     >>> equal_opportunity_differences([1, 1, 1, 1], [1, 1, 1, 0], people).tolist()
     [0.5, 0.5]
     """
-    return _per_attribute(lambda groups: equal_opportunity_gap(y_true, y_pred, groups), sensitive)
+    truth, pred = _positives(y_true, y_pred, pos_label)
+    return _per_attribute(lambda groups: equal_opportunity_gap(truth, pred, groups), sensitive)
 
 
-def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+def disparate_impacts(y_pred: Any, sensitive: pd.DataFrame, *, pos_label: Any = None) -> pd.Series:
     """:func:`disparate_impact` of each attribute, indexed by its name; the arguments and
     the median split as for :func:`equal_opportunity_differences`."""
-    return _per_attribute(lambda groups: disparate_impact(y_pred, groups), sensitive)
+    _, pred = _positives(None, y_pred, pos_label)
+    return _per_attribute(lambda groups: disparate_impact(pred, groups), sensitive)
 
 
-def disparate_impact_ratios(y_true: Any, y_pred: Any, sensitive: pd.DataFrame) -> pd.Series:
+def disparate_impact_ratios(
+    y_true: Any, y_pred: Any, sensitive: pd.DataFrame, *, pos_label: Any = None
+) -> pd.Series:
     """The paper's DI, :func:`disparate_impact_ratio`, of each attribute, indexed by its name;
     the arguments and the median split as for :func:`equal_opportunity_differences`."""
-    return _per_attribute(lambda groups: disparate_impact_ratio(y_true, y_pred, groups), sensitive)
+    truth, pred = _positives(y_true, y_pred, pos_label)
+    return _per_attribute(lambda groups: disparate_impact_ratio(truth, pred, groups), sensitive)
 
 
 def farthest_from_parity(ratios: pd.Series) -> float:
@@ -250,17 +288,26 @@ def _per_attribute(gap: Callable[[np.ndarray], float], sensitive: pd.DataFrame) 
     return pd.Series({name: gap(groups[name].to_numpy()) for name in groups.columns}, dtype=float)
 
 
-def _binary_with_groups(
-    first: Any, second: Any, groups: Any
+def _positives(y_true: Any, y_pred: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Where the outcomes (``None``: the predictions stand in) and predictions are positive."""
+    arguments = {"y_pred": y_pred} if y_true is None else {"y_true": y_true, "y_pred": y_pred}
+    positive = positive_labels(arguments, pos_label)
+    return positive.get("y_true", positive["y_pred"]), positive["y_pred"]
+
+
+def _labelled_rows(
+    y_true: Any, y_pred: Any, groups: Any, pos_label: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    a = np.asarray(first, dtype=bool)
-    b = np.asarray(second, dtype=bool)
+    """Positive outcomes, positive predictions and the groups, as arrays of one length."""
+    truth, pred = _positives(y_true, y_pred, pos_label)
     labels = np.asarray(groups, dtype=object)
-    if not a.shape == b.shape == labels.shape or a.ndim != 1:
+    if not truth.shape == pred.shape == labels.shape or labels.ndim != 1:
         raise ValueError(
             f"predictions, outcomes and groups must be 1-D of the same length; got shapes "
-            f"{a.shape}, {b.shape} and {labels.shape}."
+            f"{pred.shape}, {truth.shape} and {labels.shape}."
         )
-    if a.size == 0:
+    if labels.size == 0:
         raise ValueError("at least one row is needed.")
-    return a, b, labels
+    if pd.isna(labels).any():
+        raise ValueError("groups has missing values; drop those rows or fill them first.")
+    return truth, pred, labels

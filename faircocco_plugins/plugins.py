@@ -26,7 +26,8 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
   whose functions take row-wise arguments of their own.
 * **The input checks** :func:`as_array` (a list or array, refusing masked entries and rows of
-  different lengths) and :func:`check_labels` (a nominal column's values), for adapters that
+  different lengths), :func:`check_labels` (a nominal column's values) and
+  :func:`positive_labels` (binary labels, and which are the positive class), for adapters that
   read inputs themselves, with the core's error messages.
 * **The warning** :class:`DegenerateModelWarning` that a method gives when its trained model
   predicts one class or one value; the harness judges such models itself and silences it.
@@ -50,6 +51,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind, kind_from_levels, outcome_kind
 from ._inputs.variables import align_by_index, as_array, check_labels
 from ._kernels.kernel import median_distance
@@ -106,6 +108,7 @@ __all__ = [
     "median_distance",
     "notion_named",
     "outcome_kind",
+    "positive_labels",
     "statistic_default",
     "takes_options",
     "toolkit_name",

@@ -6,6 +6,11 @@ FairCOCCO score at most half the unpenalised model's), ``{"adjusted_score": x}``
 opportunity at most ``x``). Estimators that train several candidates (the torch adapter's λ
 path, the fairlearn adapter's grid search) measure each on validation rows, in a table with
 one row per candidate, and keep the one :func:`choose_step` picks.
+
+A DI or DEO target compares the groups of every sensitive attribute, so it cannot be certified
+on rows where an attribute has a single group (for DEO, a single group among the rows with a
+positive outcome): there is nothing to compare, and "met" would say nothing. Such a target is
+refused before training (:func:`check_target_groups`), not reported as met.
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["AUC_FLOOR", "Target", "check_target", "choose_step", "resolve_target"]
+from .gaps import attribute_groups
+
+__all__ = [
+    "AUC_FLOOR",
+    "Target",
+    "check_target",
+    "check_target_groups",
+    "choose_step",
+    "resolve_target",
+]
 
 #: A classifier whose validation AUC is at most this ranks the rows no better than chance.
 AUC_FLOOR = 0.51
@@ -99,6 +113,64 @@ def check_target(target: Any, task: str) -> None:
             f"target={target!r} is for classification only (DI and DEO need predicted "
             'classes); use "halve" or {"adjusted_score": x}.'
         )
+
+
+def check_target_groups(
+    target: Any, sensitive: pd.DataFrame, positive: Any, *, rows: str = "rows"
+) -> None:
+    """Refuse a DI or DEO target that the rows measuring it cannot certify.
+
+    DI compares the positive-prediction rates of an attribute's groups, DEO the true-positive
+    rates of the groups among the rows with a positive outcome; groups as in
+    :func:`faircocco_plugins.gaps.attribute_groups`. Where an attribute has a single group
+    there, the measure is undefined, and a target on it can be neither met nor missed. Other
+    targets are not checked.
+
+    Parameters
+    ----------
+    target : str or dict
+        A target that :func:`check_target` accepts.
+    sensitive : pandas.DataFrame
+        The attributes on the rows that measure the target.
+    positive : array-like of bool of shape (n,)
+        Which of those rows have a positive outcome.
+    rows : str
+        What the rows are, for the message (e.g. ``"validation rows"``).
+
+    Raises
+    ------
+    ValueError
+        Naming the target, the attribute and its one group, and what to do instead.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.targets import check_target_groups
+    >>> one_group = pd.DataFrame({"sex": ["f", "f"]})
+    >>> check_target_groups({"di": 0.8}, one_group, [True, False])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: target={'di': 0.8} compares the groups ..., but 'sex' has one group ('f') ...
+    """
+    measure = next(iter(target)) if isinstance(target, dict) else None
+    if measure not in ("di", "deo"):
+        return
+    groups = attribute_groups(sensitive)
+    where = f"on the {rows}"
+    if measure == "deo":
+        groups = groups[np.asarray(positive, dtype=bool)]
+        where += " with a positive outcome"
+    for name in groups.columns:
+        levels = pd.unique(groups[name])
+        if len(levels) < 2:
+            found = f"one group ({levels[0]!r})" if len(levels) else "no group"
+            raise ValueError(
+                f"target={target!r} compares the groups of each sensitive attribute, but "
+                f"{name!r} has {found} {where}, so {measure.upper()} is undefined and the "
+                f"target can be neither met nor missed; drop {name!r} from sensitive_features, "
+                'give rows of at least two of its groups, or use "halve" or '
+                '{"adjusted_score": x}.'
+            )
 
 
 def resolve_target(target: Any, unpenalised_score: float) -> Target:

@@ -109,14 +109,7 @@ def to_variable(
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     if frame.shape[1] == 0:
         raise ValueError(f"{argument} has no columns.")
-    # columns are known by their names as text: 1 and "1" would be one column
-    names = frame.columns.map(str)
-    duplicated = names[names.duplicated()]
-    if len(duplicated):
-        raise ValueError(
-            f"{argument} has duplicate column names {sorted(set(duplicated))}; "
-            "rename or drop the copies so that each column has one name."
-        )
+    check_unique_names(frame.columns, argument)
     numeric_cols: list[np.ndarray] = []
     numeric_names: list[str] = []
     codes: list[np.ndarray] = []
@@ -155,6 +148,24 @@ def to_variable(
         tuple(levels),
         tuple(str(name) for name in frame.columns),
     )
+
+
+def check_unique_names(columns: pd.Index, argument: str) -> None:
+    """Refuse column names that are equal as text: columns are known by their names as text,
+    so 1 and ``"1"`` would be one column.
+
+    Raises
+    ------
+    ValueError
+        Naming ``argument`` and the repeated names.
+    """
+    names = columns.map(str)
+    duplicated = names[names.duplicated()]
+    if len(duplicated):
+        raise ValueError(
+            f"{argument} has duplicate column names {sorted(set(duplicated))}; "
+            "rename or drop the copies so that each column has one name."
+        )
 
 
 def as_array(value: np.ndarray | list[Any] | tuple[Any, ...], argument: str) -> np.ndarray:

@@ -415,18 +415,18 @@ PINNED = {
         (
             "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
             "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
-            "random_state: 'int | None' = None, grid_size: 'int' = 10, "
+            "random_state: 'int | None' = None, bins: 'int' = 2, grid_size: 'int' = 10, "
             "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "1ec2c29f869c9303",
+        "54f1b32d4723c7da",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'FairCOCCOGridSearch'"
         ),
-        "24af4980b7720e1e",
+        "5b1d48b5caa3aea8",
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (
@@ -463,12 +463,18 @@ PINNED = {
         "29fcaa032c32a194",
     ),
     "faircocco_fairlearn:difference_of_equal_opportunity": (
-        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
-        "a0e37ef39052d32d",
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "pos_label: 'Any' = None) -> 'float'"
+        ),
+        "e55afb571efb88b7",
     ),
     "faircocco_fairlearn:disparate_impact_ratio": (
-        ("(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any') -> 'float'"),
-        "fd1f5e56e16f26ef",
+        (
+            "(y_true: 'Any', y_pred: 'Any', *, sensitive_features: 'Any', "
+            "pos_label: 'Any' = None) -> 'float'"
+        ),
+        "99dbbb43474a3ad1",
     ),
     "faircocco_fairlearn:faircocco_metric": (
         (

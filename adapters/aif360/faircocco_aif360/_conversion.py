@@ -42,6 +42,34 @@ def outcome(dataset: Any, task: str) -> np.ndarray:
     return labels.astype(np.float64)
 
 
+def label_roles(dataset: Any) -> dict[float, str]:
+    """The role of each of a binary dataset's two labels: ``"favourable"`` or
+    ``"unfavourable"``."""
+    return {
+        float(dataset.favorable_label): "favourable",
+        float(dataset.unfavorable_label): "unfavourable",
+    }
+
+
+def check_label_roles(dataset: Any, fitted: dict[float, str]) -> None:
+    """Refuse a dataset in which a label the model was fitted on plays the other role.
+
+    The model predicts the favourable outcome and writes it in the dataset's own labels, so
+    labels recoded to new values (1/0 to 2/7) are read by their roles. Where a label changed
+    roles (favourable at fit, unfavourable now), whether a favourable prediction is the
+    dataset's favourable label or the label the model learned cannot be told.
+    """
+    for label, role in label_roles(dataset).items():
+        was = fitted.get(label)
+        if was is not None and was != role:
+            raise ValueError(
+                f"the label {label!r} is {role} in dataset but was {was} in the dataset the "
+                "model was fitted on, so its predictions could be read either way; give "
+                "dataset the fitted favorable_label and unfavorable_label, or recode its "
+                "labels to values of their own."
+            )
+
+
 def protected(dataset: Any) -> pd.DataFrame:
     """The protected attributes' raw values, one column each."""
     return pd.DataFrame(dataset.protected_attributes, columns=dataset.protected_attribute_names)

@@ -9,7 +9,15 @@ from aif360.algorithms import Transformer
 
 from faircocco_plugins.plugins import statistic_default
 
-from ._conversion import feature_columns, features, outcome, protected, task_of
+from ._conversion import (
+    check_label_roles,
+    feature_columns,
+    features,
+    label_roles,
+    outcome,
+    protected,
+    task_of,
+)
 from ._network import NetworkKeywords, PenalisedNetwork, takes_network
 
 
@@ -55,6 +63,9 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     feature_names_ : list of str
         The input columns, in order.
     task_ : {"classification", "regression"}
+    label_roles_ : dict of float to str
+        Classification: the role (``"favourable"`` or ``"unfavourable"``) of each label of
+        the dataset fitted on.
 
     Examples
     --------
@@ -114,6 +125,8 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
             dataset, protected_as_features=self.protected_as_features
         )
         self.protected_attribute_names_ = list(dataset.protected_attribute_names)
+        if self.task_ == "classification":
+            self.label_roles_ = label_roles(dataset)
         self.model_ = self._train(
             self.task_,
             features(dataset, self.feature_names_),
@@ -129,7 +142,10 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         Parameters
         ----------
         dataset : BinaryLabelDataset or RegressionDataset
-            Data of the kind the model was fitted on, with the same feature columns.
+            Data of the kind the model was fitted on, with the same feature columns. Its
+            labels may be recoded (1/0 at fit, 2/7 here: read by their roles), but a label
+            may not change roles (favourable at fit, unfavourable here): that raises a
+            ``ValueError``.
 
         Returns
         -------
@@ -150,6 +166,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         X = features(dataset, self.feature_names_)
         out = dataset.copy()  # shallow: scores and labels are replaced, not written into
         if task == "classification":
+            check_label_roles(dataset, self.label_roles_)
             scores = self.model_.predict_proba(X)[:, 1]
             labels = np.where(scores >= 0.5, dataset.favorable_label, dataset.unfavorable_label)
         else:

@@ -75,6 +75,7 @@ class FairCOCCOMetric(Metric):
             raise ValueError(
                 f"predictions={predictions!r} is not valid; expected one of {list(_PREDICTIONS)}."
             )
+        _check_row_counts(dataset, classified_dataset, predictions)
         with dataset.temporarily_ignore("labels", "scores"):
             if dataset != classified_dataset:
                 raise ValueError(
@@ -134,3 +135,19 @@ class FairCOCCOMetric(Metric):
         return faircocco_plugins.independence_test(
             y_pred, sensitive, y_true=y_true, notion=notion, **options
         )
+
+
+def _check_row_counts(dataset: Any, classified_dataset: Any, predictions: str) -> None:
+    """Refuse a classified dataset, or predictions, of another number of rows than ``dataset``
+    (AIF360's comparison of the two would fail on numpy's broadcasting, naming neither)."""
+    rows = dataset.features.shape[0]
+    counts = {
+        "classified_dataset": classified_dataset.features.shape[0],
+        f"classified_dataset.{predictions}": getattr(classified_dataset, predictions).shape[0],
+    }
+    for argument, count in counts.items():
+        if count != rows:
+            raise ValueError(
+                f"{argument} has {count} rows and dataset {rows}; the metric pairs each "
+                "prediction with the same row of dataset: predict on dataset itself."
+            )

@@ -58,6 +58,35 @@ def test_labels_use_the_datasets_own_label_values(binary_dataset):
     assert np.array_equal(predicted.scores, expected.scores)
 
 
+def test_a_label_that_changed_roles_since_fit_is_refused(binary_dataset):
+    # the same labels with their roles swapped: whether the model's favourable predictions are
+    # this dataset's favourable label (0.0) or the label 1.0 it learned cannot be told
+    fitted = FairCOCCOInprocessing(**FAST).fit(binary_dataset)
+    swapped = binary_dataset.copy(deepcopy=True)
+    swapped.favorable_label, swapped.unfavorable_label = 0.0, 1.0
+    with pytest.raises(ValueError, match=r"0\.0 is favourable in dataset but was unfavourable"):
+        fitted.predict(swapped)
+
+
+def test_recoded_labels_are_predicted_by_their_roles(binary_dataset):
+    from aif360.datasets import BinaryLabelDataset
+
+    fitted = FairCOCCOInprocessing(**FAST).fit(binary_dataset)
+    df, _ = binary_dataset.convert_to_dataframe()
+    df["y"] = np.where(df["y"] == 1, 2.0, 7.0)
+    recoded = BinaryLabelDataset(
+        df=df,
+        label_names=["y"],
+        protected_attribute_names=["age", "income"],
+        favorable_label=2.0,
+        unfavorable_label=7.0,
+    )
+    expected = fitted.predict(binary_dataset)
+    predicted = fitted.predict(recoded)
+    assert np.array_equal(predicted.scores, expected.scores)
+    assert np.array_equal(predicted.labels == 2.0, expected.labels == 1.0)
+
+
 def test_the_penalty_lowers_the_dependence_on_two_continuous_attributes():
     from aif360.datasets import BinaryLabelDataset
 

@@ -84,3 +84,14 @@ def test_datasets_that_differ_beyond_predictions_are_refused(binary_dataset, cla
         FairCOCCOMetric(binary_dataset, classified, predictions="proba")
     with pytest.raises(TypeError, match="classified_dataset must be an AIF360"):
         FairCOCCOMetric(binary_dataset, np.zeros(3))
+
+
+def test_predictions_of_other_rows_are_refused_by_count(binary_dataset, classified):
+    with pytest.raises(ValueError, match="classified_dataset has 500 rows and dataset 600"):
+        FairCOCCOMetric(binary_dataset, classified.subset(range(500)))
+    short = classified.copy(deepcopy=True)
+    short.scores = short.scores[:-5]
+    with pytest.raises(
+        ValueError, match=r"classified_dataset\.scores has 595 rows and dataset 600"
+    ):
+        FairCOCCOMetric(binary_dataset, short)

@@ -22,7 +22,7 @@ PINNED = {
             "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "1ad8fd9865827936",
+        "eeb79fb06e0bf653",
     ),
     "faircocco_aif360:FairCOCCOInprocessing.fit": (
         ("(self, dataset: 'Any') -> 'FairCOCCOInprocessing'"),
@@ -30,7 +30,7 @@ PINNED = {
     ),
     "faircocco_aif360:FairCOCCOInprocessing.predict": (
         ("(self, dataset: 'Any') -> 'Any'"),
-        "c73c5ccc6735c62d",
+        "c17d6ddebd365eb6",
     ),
     "faircocco_aif360:FairCOCCOMetric": (
         ("(dataset: 'Any', classified_dataset: 'Any', *, predictions: 'str' = 'scores') -> 'None'"),

@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from faircocco_plugins.gaps import disparate_impacts, equal_opportunity_differences
-from faircocco_plugins.plugins import align_by_index
+from faircocco_plugins.plugins import align_by_index, positive_labels
 
 from ._metrics import _frame, _table
 
 
-def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
+def difference_of_equal_opportunity(
+    y_true: Any, y_pred: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     """DEO: the largest gap in true-positive rates between the groups of any attribute.
 
     The FairCOCCO paper's column: groups are the levels of a binary or categorical attribute
@@ -24,10 +24,14 @@ def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_featu
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
-        Binary labels (0 and 1, or bools).
+        Binary labels: 0/1, -1/1 or booleans, or two labels of which ``pos_label`` is the
+        positive one. Scores and probabilities are refused: threshold them first.
     sensitive_features : DataFrame, Series or array
         The attributes, of any mix of types. Pandas inputs pair by label as in
         :func:`faircocco_metric`.
+    pos_label : int, float, bool or str, optional
+        The positive label, as in scikit-learn; needed unless the labels are 0/1, -1/1 or
+        booleans.
 
     Returns
     -------
@@ -43,25 +47,30 @@ def difference_of_equal_opportunity(y_true: Any, y_pred: Any, *, sensitive_featu
     0.5
     """
     rows = _rows(y_true, y_pred, sensitive_features)
-    truth, pred = _binary(rows["y_true"], "y_true"), _binary(rows["y_pred"], "y_pred")
+    positive = positive_labels({"y_true": rows["y_true"], "y_pred": rows["y_pred"]}, pos_label)
+    truth, pred = positive["y_true"], positive["y_pred"]
     gaps = equal_opportunity_differences(truth, pred, rows["sensitive_features"]).dropna()
     return float(gaps.max()) if len(gaps) else math.nan
 
 
-def disparate_impact_ratio(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
+def disparate_impact_ratio(
+    y_true: Any, y_pred: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     """DI: the lowest ratio of positive-prediction rates between the groups of any attribute.
 
-    Groups, and the pairing of pandas inputs, as for :func:`difference_of_equal_opportunity`;
-    1 means equal rates. ``y_true`` is not used (fairlearn's signature) beyond that pairing.
+    Groups, labels, ``pos_label`` and the pairing of pandas inputs as for
+    :func:`difference_of_equal_opportunity`; 1 means equal rates. ``y_true`` is not used
+    (fairlearn's signature) beyond that pairing.
 
     Returns
     -------
     float
-        In [0, 1].
+        In [0, 1]; NaN when no attribute has two groups.
     """
     rows = _rows(y_true, y_pred, sensitive_features)
-    pred = _binary(rows["y_pred"], "y_pred")
-    return float(disparate_impacts(pred, rows["sensitive_features"]).min())
+    return float(
+        disparate_impacts(rows["y_pred"], rows["sensitive_features"], pos_label=pos_label).min()
+    )
 
 
 def _rows(y_true: Any, y_pred: Any, sensitive_features: Any) -> dict[str, Any]:
@@ -71,17 +80,3 @@ def _rows(y_true: Any, y_pred: Any, sensitive_features: Any) -> dict[str, Any]:
         {"y_true": y_true, "y_pred": y_pred, "sensitive_features": _frame(sensitive_features)}
     )
     return {**rows, "sensitive_features": _table(rows["sensitive_features"])}
-
-
-def _binary(values: Any, name: str) -> np.ndarray:
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D binary labels; got shape {array.shape}.")
-    if array.dtype == bool:
-        return array
-    if array.dtype.kind not in "iuf" or not np.isin(array, (0, 1)).all():
-        raise ValueError(
-            f"{name} must hold binary labels 0 and 1 (or bools); got values such as "
-            f"{np.unique(array)[:5].tolist()}."
-        )
-    return array.astype(bool)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from typing import Any
@@ -24,13 +25,21 @@ from sklearn.utils import _safe_indexing
 from faircocco_plugins.plugins import (
     DegenerateModelWarning,
     Interval,
+    align_by_index,
+    attribute_kind,
     check_params,
     toolkit_name,
 )
-from faircocco_plugins.targets import AUC_FLOOR, check_target, choose_step, resolve_target
+from faircocco_plugins.targets import (
+    AUC_FLOOR,
+    check_target,
+    check_target_groups,
+    choose_step,
+    resolve_target,
+)
 
 from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
-from ._metrics import faircocco_metric
+from ._metrics import _table, faircocco_metric
 from ._moment import FairCOCCOMoment
 
 #: The columns of ``candidates_``: the torch adapter's ``path_`` columns for two classes.
@@ -45,7 +54,10 @@ _NOTIONS = {
 _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "random_state": Interval("integer", optional=True),
+    "bins": Interval("integer", 2),
 }
+#: GridSearch's own grid needs two points: with fewer, its spacing divides by zero.
+_GRID_SIZE = {"grid_size": Interval("integer", 2)}
 
 
 class FairCOCCOGridSearch(GridSearch):
@@ -85,8 +97,15 @@ class FairCOCCOGridSearch(GridSearch):
         Share of the rows held out to measure the predictors.
     random_state : int, optional
         Seed of the held-out split.
+    bins : int
+        How many groups a continuous attribute makes for fairlearn's own constraints
+        (``DemographicParity`` and the others group rows by value, so a raw age would be one
+        group per age): it is cut at the training rows' quantiles into ``bins`` groups, at the
+        median by default. Numeric attributes with more than two values are continuous; give
+        coded categories (race 0-4) as strings or a categorical to keep their levels. A
+        :class:`FairCOCCOMoment` takes continuous attributes as they are.
     grid_size, grid_limit, grid_offset, grid, sample_weight_name
-        As for ``GridSearch``.
+        As for ``GridSearch``; ``grid_size`` is at least 2 unless ``grid`` is given.
 
     Attributes
     ----------
@@ -102,6 +121,9 @@ class FairCOCCOGridSearch(GridSearch):
         The kept predictor (row of ``candidates_``).
     validation_rows_ : numpy.ndarray
         Positions of the held-out rows in ``X``.
+    bin_edges_ : dict of str to numpy.ndarray
+        The cut points of each continuous attribute binned for the constraints (a value at
+        most the first is in the first group), by the attribute's name; empty when none was.
     predictors_, lambda_vecs_, gammas_, objectives_, oracle_execution_times_
         As for ``GridSearch``, on the training rows.
 
@@ -133,6 +155,7 @@ class FairCOCCOGridSearch(GridSearch):
         notion: str | None = None,
         validation_fraction: float = 0.2,
         random_state: int | None = None,
+        bins: int = 2,
         grid_size: int = 10,
         grid_limit: float = 2.0,
         grid_offset: Any = None,
@@ -154,6 +177,7 @@ class FairCOCCOGridSearch(GridSearch):
         self.notion = notion
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.bins = bins
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
@@ -167,9 +191,13 @@ class FairCOCCOGridSearch(GridSearch):
         y : array-like of shape (n,)
             Binary labels, 0 and 1.
         sensitive_features : array-like, Series or DataFrame of shape (n,) or (n, d)
-            The attributes the constraints group by, which the measures take too.
+            The attributes the constraints group by (continuous ones cut into ``bins``
+            groups), which the measures take too.
         control_features : array-like of shape (n,), optional
             As for ``GridSearch``.
+
+        Pandas inputs pair by index label, as the core's score pairs them: the same labels in
+        another order are reordered to the first pandas input's, other labels are refused.
 
         Returns
         -------
@@ -179,7 +207,10 @@ class FairCOCCOGridSearch(GridSearch):
         ------
         ValueError
             For a target of the wrong form, a regression moment, a notion that cannot be
-            told, or inputs of different lengths.
+            told, inputs of different lengths or of other index labels, a ``grid_size`` below
+            2, attributes with one group on the training rows, or a DI or DEO target on an
+            attribute with one group on the held-out rows
+            (:func:`faircocco_plugins.targets.check_target_groups`).
 
         Warns
         -----
@@ -190,6 +221,8 @@ class FairCOCCOGridSearch(GridSearch):
         name = type(self).__name__
         check_target(self.target, "classification")
         check_params({key: getattr(self, key) for key in _LIMITS}, _LIMITS)
+        if self.grid is None:
+            check_params({"grid_size": self.grid_size}, _GRID_SIZE)
         if not isinstance(self.constraints, ClassificationMoment):
             raise ValueError(
                 f"{name} chooses among classifiers; constraints="
@@ -197,26 +230,26 @@ class FairCOCCOGridSearch(GridSearch):
                 "fairlearn's GridSearch."
             )
         notion = self._notion()
-        inputs = {"X": X, "sensitive_features": sensitive_features}
-        if control_features is not None:
-            inputs["control_features"] = control_features
-        for argument, values in inputs.items():
-            if _count(values) != _count(y):
-                raise ValueError(
-                    f"{argument} has {_count(values)} rows and y has {_count(y)}; give the "
-                    "same rows."
-                )
-        train, held = self._split(np.asarray(y))
-        trained = {key: _safe_indexing(values, train) for key, values in inputs.items()}
-        X_train, y_train = trained.pop("X"), _safe_indexing(y, train)
+        rows = _paired_rows(
+            {
+                "X": X,
+                "y": y,
+                "sensitive_features": sensitive_features,
+                "control_features": control_features,
+            }
+        )
+        train, held = self._split(np.asarray(rows["y"]))
+        y_held = np.asarray(_safe_indexing(rows["y"], held))
+        sensitive_held = _by_position(_safe_indexing(rows["sensitive_features"], held))
+        check_target_groups(
+            self.target, _table(sensitive_held), y_held == 1, rows="validation rows"
+        )
+        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion)
+        trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
+        X_train, y_train = trained.pop("X"), trained.pop("y")
+        trained["sensitive_features"] = self._groups(trained["sensitive_features"])
         super().fit(X_train, y_train, **trained)
 
-        measured = (
-            _safe_indexing(X, held),
-            np.asarray(_safe_indexing(y, held)),
-            _by_position(_safe_indexing(sensitive_features, held)),
-            notion,
-        )
         candidates = pd.DataFrame(
             [_measures(predictor, *measured) for predictor in self.predictors_],
             columns=list(CANDIDATE_COLUMNS),
@@ -246,6 +279,27 @@ class FairCOCCOGridSearch(GridSearch):
                 stacklevel=2,
             )
         return self
+
+    def _groups(self, sensitive: Any) -> Any:
+        """The training rows' attributes as the constraints take them, with ``bin_edges_``.
+
+        fairlearn's own constraints make one group of each distinct value: a continuous
+        attribute is cut into ``bins`` groups at its quantiles. A :class:`FairCOCCOMoment`
+        measures continuous attributes as they are.
+        """
+        table = _table(sensitive)
+        self.bin_edges_: dict[str, np.ndarray] = {}
+        if not isinstance(self.constraints, FairCOCCOMoment):
+            for name in table.columns:
+                if attribute_kind(table[name]) == "continuous":
+                    table[name], self.bin_edges_[name] = _quantile_bins(table[name], self.bins)
+        if len(table.drop_duplicates()) < 2:
+            raise ValueError(
+                f"sensitive_features has one group ({table.iloc[0].tolist()}) on the training "
+                "rows; the constraints trade accuracy for parity between groups, and with one "
+                "there is none to trade. Give rows of at least two groups."
+            )
+        return table if self.bin_edges_ else sensitive
 
     def _notion(self) -> str:
         """``notion``, or the constraints'."""
@@ -306,6 +360,33 @@ def _positive_scores(predictor: Any, X: Any, predicted: np.ndarray) -> np.ndarra
     proba = np.asarray(predictor.predict_proba(X), dtype=float)
     classes = list(predictor.classes_)
     return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(proba))
+
+
+def _paired_rows(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The row-wise inputs (``None`` dropped), pandas ones paired by index label as the core
+    pairs them, each with as many rows as ``y``."""
+    rows = {k: v for k, v in align_by_index(inputs).items() if v is not None}
+    expected = _count(rows["y"])
+    for argument, values in rows.items():
+        if _count(values) != expected:
+            raise ValueError(
+                f"{argument} has {_count(values)} rows and y has {expected}; give the same rows."
+            )
+    return rows
+
+
+def _quantile_bins(column: pd.Series, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's bin among ``bins`` cut at the column's quantiles (fewer where quantiles
+    tie), named by its interval, and the cut points; a value on a cut point is in the bin
+    below, as :func:`faircocco_plugins.gaps.attribute_groups` puts the median."""
+    values = column.to_numpy(dtype=float)
+    edges = np.unique(np.quantile(values, np.arange(1, bins) / bins))
+    names = [
+        f"<= {edges[0]:g}",
+        *(f"({low:g}, {high:g}]" for low, high in itertools.pairwise(edges)),
+        f"> {edges[-1]:g}",
+    ]
+    return np.asarray(names, dtype=object)[np.searchsorted(edges, values)], edges
 
 
 def _count(values: Any) -> int:

@@ -29,11 +29,23 @@ def test_di_is_the_lowest_rate_ratio():
 
 
 def test_bad_labels_name_their_argument():
-    with pytest.raises(ValueError, match="y_pred must hold binary labels"):
+    with pytest.raises(ValueError, match="y_pred holds scores"):
         difference_of_equal_opportunity(Y, [0.2] * 8, sensitive_features=PEOPLE)
-    with pytest.raises(ValueError, match="y_true must hold binary labels"):
+    with pytest.raises(ValueError, match=r"y_true and y_pred take values in .*pos_label"):
         difference_of_equal_opportunity(["a"] * 8, Y_HAT, sensitive_features=PEOPLE)
+    with pytest.raises(ValueError, match=r"y_pred takes values in .*pos_label"):
+        disparate_impact_ratio(Y, ["yes", "no"] * 4, sensitive_features=PEOPLE)
     assert math.isnan(difference_of_equal_opportunity([0] * 8, Y_HAT, sensitive_features=PEOPLE))
+
+
+def test_pos_label_names_the_positive_class():
+    # the same labels as Y and Y_HAT, as text
+    y = ["yes" if v else "no" for v in Y]
+    y_hat = ["yes" if v else "no" for v in Y_HAT]
+    deo = difference_of_equal_opportunity(y, y_hat, sensitive_features=PEOPLE, pos_label="yes")
+    assert deo == 0.75
+    di = disparate_impact_ratio(y, y_hat, sensitive_features=PEOPLE, pos_label="yes")
+    assert di == pytest.approx(1 / 3)
 
 
 def test_pandas_rows_pair_by_label():
@@ -45,3 +57,8 @@ def test_pandas_rows_pair_by_label():
     assert disparate_impact_ratio(y, y_hat, sensitive_features=people) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match=r"y_true and sensitive_features .*reset_index"):
         disparate_impact_ratio(y, y_hat, sensitive_features=PEOPLE.set_axis(range(10, 18)))
+
+
+def test_di_without_two_groups_is_undefined():
+    # one group compares with nothing: not "every group has the same rate"
+    assert math.isnan(disparate_impact_ratio(Y, Y_HAT, sensitive_features=["f"] * 8))

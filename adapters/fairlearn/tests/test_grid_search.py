@@ -186,6 +186,64 @@ def test_pandas_inputs_are_split_and_measured_by_row() -> None:
     pd.testing.assert_frame_equal(arrays.candidates_, search.candidates_)
 
 
+def test_pandas_inputs_in_other_orders_pair_by_label() -> None:
+    X, y, sex = biased(400)
+    index = np.random.default_rng(2).permutation(400)
+    frame, labels = pd.DataFrame(X, index=index), pd.Series(y, index=index)
+    A = pd.Series(sex, index=index, name="sex")
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), random_state=0)
+    expected = clone(search).fit(frame, labels, sensitive_features=A).candidates_
+    # the same labels in another order: paired by position, rows met other rows' attributes
+    reordered = clone(search).fit(frame, labels, sensitive_features=A.sort_index())
+    pd.testing.assert_frame_equal(reordered.candidates_, expected)
+    with pytest.raises(ValueError, match=r"X and sensitive_features .*reset_index"):
+        clone(search).fit(frame, labels, sensitive_features=A.set_axis(index + 1000))
+
+
+def test_a_single_group_and_a_grid_of_fewer_than_two_points_are_refused() -> None:
+    X, y, sex = biased(200)
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity())
+    with pytest.raises(ValueError, match=r"sensitive_features has one group .*training rows"):
+        clone(search).fit(X, y, sensitive_features=np.zeros(200))
+    for size in (0, 1):
+        with pytest.raises(ValueError, match=f"grid_size={size} is not valid.*>= 2"):
+            clone(search).set_params(grid_size=size).fit(X, y, sensitive_features=sex)
+    # a grid given point by point needs no grid_size
+    one_point = clone(search).fit(X, y, sensitive_features=sex).lambda_vecs_.iloc[:, :1]
+    given = clone(search).set_params(grid=one_point, grid_size=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether one point meets it is not tested
+        assert len(given.fit(X, y, sensitive_features=sex).predictors_) == 1
+
+
+@pytest.mark.parametrize("bins", [2, 4])
+def test_a_continuous_attribute_is_cut_into_quantile_bins_of_the_training_rows(bins: int) -> None:
+    X, y, sex = biased(600)
+    age = np.random.default_rng(3).integers(18, 40, 600)  # 22 distinct ages
+    A = pd.DataFrame({"sex": np.where(sex == 1, "m", "f"), "age": age.astype(float)})
+    search = FairCOCCOGridSearch(
+        LogisticRegression(), DemographicParity(), target={"di": 0.8}, bins=bins, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether DI 0.8 is reached is not tested
+        search.fit(X, y, sensitive_features=A)
+    training = np.setdiff1d(np.arange(600), search.validation_rows_)
+    cuts = np.quantile(age[training], np.arange(1, bins) / bins)
+    np.testing.assert_array_equal(search.bin_edges_["age"], np.unique(cuts))
+    # fairlearn's groups: sex crossed with the age bins, not one group per age
+    groups = search.lambda_vecs_.index.get_level_values("group_id").unique()
+    assert len(groups) == 2 * (len(search.bin_edges_["age"]) + 1)
+    assert (search.candidates_["di"] > 0).any()
+
+
+def test_a_faircocco_moment_takes_continuous_attributes_as_they_are() -> None:
+    X, y, _ = biased(400)
+    age = np.random.default_rng(3).uniform(18, 80, 400)
+    moment = FairCOCCOMoment("dp", n_features=4, random_state=0)
+    search = FairCOCCOGridSearch(LogisticRegression(), moment, grid_size=4, random_state=0)
+    assert search.fit(X, y, sensitive_features=age).bin_edges_ == {}
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [
@@ -204,6 +262,17 @@ def test_bad_targets_are_refused(target: Any, message: str) -> None:
     search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), target=target)
     with pytest.raises(ValueError, match=message):
         search.fit(X, y, sensitive_features=sex)
+    assert not hasattr(search, "predictors_")
+
+
+@pytest.mark.parametrize("target", [{"di": 0.8}, {"deo": 0.05}])
+def test_a_gap_target_on_an_attribute_with_one_group_is_refused(target: Any) -> None:
+    # the country's DI compared one group with itself (1.0, "met")
+    X, y, sex = biased(200)
+    A = pd.DataFrame({"sex": sex, "country": ["fr"] * 200})
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), target=target)
+    with pytest.raises(ValueError, match=r"'country' has one group \('fr'\) on the validation"):
+        search.fit(X, y, sensitive_features=A)
     assert not hasattr(search, "predictors_")
 
 

@@ -14,7 +14,13 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
-from faircocco_plugins.targets import Target, check_target, choose_step, resolve_target
+from faircocco_plugins.targets import (
+    Target,
+    check_target,
+    check_target_groups,
+    choose_step,
+    resolve_target,
+)
 
 from ._base import FairnessPenalty
 from ._constraint import FairCOCCOConstraint
@@ -26,7 +32,12 @@ from ._estimators import (
     _FairNetwork,
     _init_with,
 )
-from ._path_measures import CLASSIFICATION_COLUMNS, REGRESSION_COLUMNS, ValidationMeasures
+from ._path_measures import (
+    CLASSIFICATION_COLUMNS,
+    REGRESSION_COLUMNS,
+    ValidationMeasures,
+    attribute_frame,
+)
 from ._training import FitHistory, fit_fair, torch_threads
 
 #: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
@@ -107,8 +118,10 @@ class _FairPath(_FairNetwork):
         Raises
         ------
         ValueError
-            Without ``sensitive_features``, for a target of the wrong form or task, or for
-            ``penalty=None`` or a constraint (which has no λ to raise).
+            Without ``sensitive_features``, for a target of the wrong form or task, for a DI
+            or DEO target on an attribute with one group on the validation rows
+            (:func:`faircocco_plugins.targets.check_target_groups`), or for ``penalty=None``
+            or a constraint (which has no λ to raise).
 
         Warns
         -----
@@ -182,6 +195,9 @@ class _FairPath(_FairNetwork):
                     f"predictions); y has {len(self.classes_)}. Use 'halve' or "
                     '{"adjusted_score": x}.'
                 )
+        _, targets, sensitive = held_out
+        groups = attribute_frame(sensitive, self.encoder_.schema_)
+        check_target_groups(self.target, groups, targets.numpy() == 1, rows="validation rows")
         measures = ValidationMeasures(
             held_out,
             self.encoder_.schema_,

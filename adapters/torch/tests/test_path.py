@@ -362,6 +362,17 @@ def test_what_a_path_cannot_do_is_refused(
         _small(lam_factor=1.0).fit(x, y, sensitive_features=a)
 
 
+@pytest.mark.parametrize("target", [{"di": 0.8}, {"deo": 0.05}])
+def test_a_gap_target_on_an_attribute_with_one_group_is_refused(
+    target: Any, data: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> None:
+    # DI compared one group with itself (1.0, "met"); DEO was undefined at every step
+    x, y, _ = data
+    one_group = pd.Series(["f"] * len(y), name="sex")
+    with pytest.raises(ValueError, match=r"'sex' has one group \('f'\) on the validation rows"):
+        _small(target=target).fit(x, y, sensitive_features=one_group)
+
+
 def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
