@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
 from .gaps import attribute_groups
 
@@ -358,6 +359,7 @@ def group_measures(
     bins: int = 4,
     intersections: bool = False,
     min_rows: int = 30,
+    pos_label: Any = None,
 ) -> pd.DataFrame:
     """DI or DEO of every grouping, with a bound that holds at ``confidence``.
 
@@ -379,9 +381,9 @@ def group_measures(
     ----------
     measure : {"di", "deo"}
     y_true : array-like of shape (n,)
-        Positive outcomes (0/1 or bool); only DEO reads it.
+        Outcomes, two labels; only DEO reads it.
     y_pred : array-like of shape (n,)
-        Positive predictions (0/1 or bool).
+        Predicted labels.
     sensitive : pandas.DataFrame
         Sensitive attributes with their raw types.
     confidence : float
@@ -391,6 +393,8 @@ def group_measures(
     min_rows : int
         Intersections with fewer rows (DEO: positive outcomes) than this are left out; each
         attribute's groups are all kept.
+    pos_label : optional
+        The positive label, as for :func:`faircocco_plugins.plugins.positive_labels`.
 
     Returns
     -------
@@ -416,10 +420,11 @@ def group_measures(
         raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}.")
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence={confidence!r} must be in (0, 1).")
-    pred = np.asarray(y_pred, dtype=bool)
-    rows = np.ones(pred.shape, dtype=bool)
-    if _GROUP_MEASURES[measure]:
-        rows = np.asarray(y_true, dtype=bool)
+    needs_outcome = _GROUP_MEASURES[measure]
+    labels = {"y_true": y_true, "y_pred": y_pred} if needs_outcome else {"y_pred": y_pred}
+    positive = positive_labels(labels, pos_label)
+    pred = positive["y_pred"]
+    rows = positive["y_true"] if needs_outcome else np.ones(pred.shape, dtype=bool)
     if not pred.shape == rows.shape == (len(sensitive),):
         raise ValueError(
             f"y_true, y_pred and sensitive must have the same number of rows; got "

@@ -175,3 +175,12 @@ def test_rate_bounds_are_exact_binomial_limits():
     # P(X >= 3 | p = lower) = 0.05 and P(X <= 3 | p = upper) = 0.05
     assert stats.binom.sf(2, 20, lower[0]) == pytest.approx(0.05, rel=1e-9)
     assert stats.binom.cdf(3, 20, upper[0]) == pytest.approx(0.05, rel=1e-9)
+
+
+def test_labels_are_read_as_the_gap_functions_read_them():
+    sensitive = pd.DataFrame({"a": ["x", "x", "y", "y"]})
+    signs = group_measures("di", None, np.array([-1, 1, 1, 1]), sensitive)
+    named = group_measures("di", None, np.array(["n", "y", "y", "y"]), sensitive, pos_label="y")
+    assert signs.loc["a", "value"] == named.loc["a", "value"] == 0.5
+    with pytest.raises(ValueError, match="threshold"):
+        group_measures("di", None, np.array([0.2, 0.7, 0.9, 0.4]), sensitive)
