@@ -16,6 +16,7 @@ from faircocco_plugins.bench._export import read_export, write_export
 from faircocco_plugins.bench._hypervolume_table import hypervolume_table
 from faircocco_plugins.bench._runner import git_revision
 from faircocco_plugins.bench.paper._common import (
+    SOURCES_TITLE,
     PaperNumbers,
     paired_difference,
     runs_of_export,
@@ -148,7 +149,9 @@ def _body(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path) -> None:
+def test_pages_and_figures_are_written_with_their_sources_at_the_end(
+    pages: Path, export: Path
+) -> None:
     names = {path.name for path in pages.glob("*.rst")}
     assert names == {
         "index.rst",
@@ -170,9 +173,13 @@ def test_pages_and_figures_are_written_with_their_head(pages: Path, export: Path
         "compas-eo.png",
         "communities-eo.png",
     }
-    for page in pages.glob("*.rst"):
+    for page in [*pages.glob("*.rst"), pages / "paper" / "claims.rst"]:
         text = _body(page)
-        assert f"Made by ``faircocco pages {export} --paper {PAPER} --out {pages}``" in text
+        # the content first: the sources close the page
+        title = text.index("\n===")
+        assert text.index(f"\n{SOURCES_TITLE}\n---") > title + 200
+        made_by = f"* Made by ``faircocco pages {export} --paper {PAPER} --out {pages}``"
+        assert text.rstrip().splitlines()[-1] == made_by
         assert f"Revision: ``{git_revision() or 'unknown'}``; the runs': ``0123abc``" in text
         assert "CPUs; the runs' torch: ``2.13.0+cpu``" in text
         # 24 runs of 1.5 s each, finished a minute apart in two sittings of 12

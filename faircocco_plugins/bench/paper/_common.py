@@ -1,8 +1,8 @@
 """What every results page of the paper's study shares.
 
-The export read back as the store's runs, the paper's reported numbers, the page head (command,
-revision, machine, the study's time), paired comparisons across seeds and reStructuredText
-tables.
+The export read back as the store's runs, the paper's reported numbers, the page's title and its
+closing sources (command, revision, machine, the study's time), paired comparisons across seeds
+and reStructuredText tables.
 """
 
 from __future__ import annotations
@@ -301,15 +301,24 @@ def wall_seconds(finished: pd.Series) -> float:
     return float(steps[steps <= SITTING_PAUSE_SECONDS].sum())
 
 
-def page_head(
-    title: str, command: str, export: pd.DataFrame, *, label: str | None = None
-) -> list[str]:
-    """The title of a page and the facts that say where its numbers come from.
+#: The title of the section that ends every results page.
+SOURCES_TITLE = "How this page was made"
+
+
+def page_head(title: str, *, label: str | None = None) -> list[str]:
+    """The title of a page, with its reference label."""
+    lines = [f".. _{label}:", ""] if label else []
+    return [*lines, title, "=" * len(title), ""]
+
+
+def page_sources(command: str, export: pd.DataFrame) -> list[str]:
+    """The section that ends a page: the facts that say where its numbers come from.
 
     The command that wrote the page, the revision of the code that wrote it and of the runs,
     the machine that wrote it, the torch builds the runs used (a ``+cpu`` build trains on the
     CPU only), and the study's time: its wall time (:func:`wall_seconds`), the sum of its runs'
-    fit and predict seconds, and the span of their finish times.
+    fit and predict seconds, and the span of their finish times. They come last, after the
+    results they describe.
     """
     runs = export.drop_duplicates("run_id")
     seconds = float(
@@ -326,20 +335,18 @@ def page_head(
     run_revisions = sorted({str(r) for r in runs["git_revision"].dropna()})
     versions = [json.loads(text) for text in runs["versions"].dropna()]
     torch_builds = sorted({str(v["torch"]) for v in versions if "torch" in v})
-    lines = [f".. _{label}:", ""] if label else []
-    lines += [title, "=" * len(title), ""]
-    lines += [
-        f"* Made by ``{command}``",
-        f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
-        + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
-        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
-        + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
+    return [
+        *section(SOURCES_TITLE),
         f"* Study: {_run_counts(runs)}, {wall} of wall time in sittings (finish times less "
         f"pauses over {SITTING_PAUSE_SECONDS // 60:g} minutes), {format_duration(seconds)} of "
         f"fitting and predicting (sum over runs), finished {span}",
+        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
+        + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
+        f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
+        + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
+        f"* Made by ``{command}``",
         "",
     ]
-    return lines
 
 
 def list_table(
