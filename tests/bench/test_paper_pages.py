@@ -395,9 +395,10 @@ def test_claims_page_pairs_seeds_and_states_the_verdict(pages: Path) -> None:
     )
     row = text[text.index("* - compas: accuracy, faircocco − nn") :].splitlines()
     assert row[1].strip() == f"- {accuracy.text()}"
-    assert row[2].strip() == "- 3"
-    # -0.020 [-0.045, +0.005]: neither within the margin nor beyond it
-    assert row[4].strip() == "- undecided"
+    assert row[2].strip() == "- 0.005"
+    assert row[3].strip() == "- 3"
+    # -0.020 [-0.045, +0.005]: not shown within the margin, nor beyond it
+    assert row[6].strip() == "- undecided"
     assert "12. Beyond tabular data: CelebA" in text
     assert "*Verdict:* **cannot be tested here**" in text
 

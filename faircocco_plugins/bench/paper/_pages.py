@@ -11,8 +11,9 @@
   DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._matched`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._lambda`);
-* ``paper/claims.rst``: each of the paper's claims judged on the runs, beside the paper's
-  numbers and ``claims.md`` (:mod:`._claims`);
+* ``paper/claims.rst``: each of the paper's claims judged on the runs by a stated rule (Holm's
+  correction, practical margins, a symmetric verdict), beside the paper's numbers and
+  ``claims.md`` (:mod:`._claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
   from the tables of ``faircocco paper-experiment`` when given (:mod:`._extra_pages`);
 * ``literal-configuration.rst``: FairCOCCO as the paper's text reads beside the project's
