@@ -7,8 +7,9 @@
 * ``table-4-attributes.rst``: several attributes under EO;
 * ``fronts.rst`` and ``fronts/*.png``: the fronts over each method's strength, with their
   hypervolumes (:mod:`._fronts`);
-* ``matched-fairness.rst`` and ``matched/*.png``: each method's performance at a few levels of
-  DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._matched`);
+* ``matched-fairness.rst`` and ``matched/*.png``: each method's test performance at a few levels
+  of DI, DEO and the chance-adjusted score, of the model chosen per seed on validation
+  (:mod:`._matched`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._lambda`);
 * ``paper/claims.rst``: each of the paper's claims judged on the runs by a stated rule (Holm's
