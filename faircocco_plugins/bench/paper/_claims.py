@@ -1104,8 +1104,8 @@ def _trade_off_claim(e: _Evidence, several: list[str]) -> Claim:
         ),
         tally=tally,
         reason=(
-            f"the baseline leaves the attribute unprotected in {tally.favourable} of "
-            f"{len(pairs)} baseline–attribute pairs, FairCOCCO in {tally.unfavourable}"
+            f"{tally.favourable} of {len(pairs)} baseline–attribute pairs left unprotected by "
+            f"the baseline alone, {tally.unfavourable} by FairCOCCO alone"
             if pairs
             else ""
         ),
