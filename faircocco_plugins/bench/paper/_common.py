@@ -1,8 +1,9 @@
 """What every results page of the paper's study shares.
 
-The export read back as the store's runs, the paper's reported numbers, the page head (command,
-revision, machine, the study's time), paired comparisons across seeds and reStructuredText
-tables.
+The export read back as the store's runs, the paper's reported numbers, the page's title and its
+closing sources (command, revision, machine, the study's time), paired comparisons across seeds
+with Holm's correction, the practical margins and the network's reference values, and
+reStructuredText tables.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from .._export import KEY_COLUMNS, read_export
+from .._hypervolume_table import UNPENALISED
 from .._progress import format_duration
 from .._results_tables import format_mean_std
 from .._runner import git_revision
@@ -196,12 +198,16 @@ class PairedDifference:
         Bounds of the t-interval; NaN with fewer than two pairs.
     n : int
         Number of pairs.
+    sem : float
+        Standard error of the mean, ``s / √n``; NaN with fewer than two pairs (or where the
+        difference was not computed by :func:`paired_difference`).
     """
 
     mean: float
     low: float
     high: float
     n: int
+    sem: float = math.nan
 
     def text(self, digits: int = 3) -> str:
         """``"-0.012 [-0.020, -0.004]"``, or the mean alone without an interval."""
@@ -211,6 +217,30 @@ class PairedDifference:
         if math.isnan(self.low):
             return mean
         return f"{mean} [{self.low + 0.0:+.{digits}f}, {self.high + 0.0:+.{digits}f}]"
+
+    def pvalue_beyond(self, bound: float, *, above: bool) -> float:
+        """One-sided p-value of the paired t-test that the true mean difference lies above
+        ``bound`` (``above=True``) or below it: small when the pairs show it.
+
+        The statistic is ``(mean − bound) / sem`` on Student's t with ``n − 1`` degrees of
+        freedom, the test whose 95% interval is :attr:`low`, :attr:`high`. Differences that
+        are all equal (``sem`` 0) show the side their mean is on with p 0. NaN with fewer
+        than two pairs.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from faircocco_plugins.bench.paper._common import paired_difference
+        >>> d = paired_difference(pd.Series([0.03, 0.05, 0.04]), pd.Series([0.0, 0.0, 0.0]))
+        >>> round(d.pvalue_beyond(0.0, above=True), 4), round(d.pvalue_beyond(0.0, above=False), 4)
+        (0.0101, 0.9899)
+        """
+        if self.n < 2 or math.isnan(self.sem):
+            return math.nan
+        distance = self.mean - bound if above else bound - self.mean
+        if self.sem == 0.0:
+            return 0.0 if distance > 0 else 1.0
+        return float(stats.t.sf(distance / self.sem, self.n - 1))
 
 
 def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -> PairedDifference:
@@ -255,10 +285,181 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     mean = float(np.mean(differences))
     if n < 2:
         return PairedDifference(mean, math.nan, math.nan, n)
-    half = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1)) * float(
-        np.std(differences, ddof=1) / math.sqrt(n)
-    )
-    return PairedDifference(mean, mean - half, mean + half, n)
+    sem = float(np.std(differences, ddof=1) / math.sqrt(n))
+    half = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1)) * sem
+    return PairedDifference(mean, mean - half, mean + half, n, sem)
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjustment of p-values tested together.
+
+    The k-th smallest of ``m`` p-values is multiplied by ``m − k + 1``, each adjusted value is
+    at least the one before it, and none exceeds 1. Rejecting where the adjusted value is at
+    most α keeps the chance of any false rejection among the ``m`` at most α, whatever their
+    dependence. NaN p-values (tests not made) take no part and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : sequence of float
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench.paper._common import holm
+    >>> holm([0.01, 0.04, float("nan"), 0.03]).round(2).tolist()
+    [0.03, 0.06, nan, 0.06]
+    """
+    values = np.asarray(pvalues, dtype=float)
+    if values.ndim != 1:
+        raise ValueError(f"pvalues must be one-dimensional; got shape {values.shape}.")
+    tested = np.flatnonzero(~np.isnan(values))
+    if np.any((values[tested] < 0) | (values[tested] > 1)):
+        raise ValueError("pvalues must lie in [0, 1] (NaN for a test not made).")
+    order = tested[np.argsort(values[tested], kind="stable")]
+    factors = np.arange(order.size, 0, -1)
+    adjusted = values.copy()
+    adjusted[order] = np.minimum(np.maximum.accumulate(factors * values[order]), 1.0)
+    return adjusted
+
+
+#: Significance level of every decision the pages make from paired differences (two-sided:
+#: each side at half of it, as the 95% intervals show).
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The practical margin of a measure: a difference no larger is a tie.
+
+    Attributes
+    ----------
+    absolute : float
+        The margin on the measure's scale.
+    network_share : float
+        Where positive, the margin is at least this share of the unpenalised network's
+        validation value on the dataset and notion (:func:`network_values`): a measure whose
+        scale differs between datasets needs a margin that follows it.
+    """
+
+    absolute: float
+    network_share: float = 0.0
+
+    def of(self, network: float = math.nan) -> float:
+        """The margin given the network's value (NaN: the absolute margin alone).
+
+        >>> from faircocco_plugins.bench.paper._common import MARGINS
+        >>> MARGINS["deo"].of(0.01), round(MARGINS["deo"].of(0.05), 6)
+        (0.002, 0.005)
+        """
+        if math.isnan(network):
+            return self.absolute
+        return max(self.absolute, self.network_share * abs(network))
+
+
+#: The practical margin of each measure, used by every page that judges a difference. AUC and
+#: R² take accuracy's; a hypervolume is a share of a normalised box, and a hundredth of it is
+#: the least difference of two fronts worth telling apart.
+MARGINS: dict[str, Margin] = {
+    "accuracy": Margin(0.005),
+    "balanced_accuracy": Margin(0.005),
+    "auc": Margin(0.005),
+    "r2": Margin(0.005),
+    "di": Margin(0.02),
+    "deo": Margin(0.002, 0.1),
+    "adjusted score": Margin(0.002, 0.1),
+    "hypervolume": Margin(0.01),
+}
+#: How the margin table names each measure.
+MARGIN_NAMES: dict[str, str] = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "balanced accuracy",
+    "auc": "AUC",
+    "r2": "R²",
+    "di": "DI",
+    "deo": "DEO",
+    "adjusted score": "chance-adjusted FairCOCCO score (joint or per attribute)",
+    "hypervolume": "hypervolume of a front",
+}
+
+
+def measure_of(column: str) -> str:
+    """The measure of :data:`MARGINS` that a metric column reads.
+
+    >>> from faircocco_plugins.bench.paper._common import measure_of
+    >>> [measure_of(c) for c in ("deo[sex]", "faircocco_eo_adjusted[age]", "faircocco_adjusted")]
+    ['deo', 'adjusted score', 'adjusted score']
+    """
+    base = column.split("[", 1)[0]
+    if base.startswith("faircocco") and base.endswith("_adjusted"):
+        return "adjusted score"
+    if base not in MARGINS:
+        raise ValueError(f"column={column!r} has no practical margin; known: {sorted(MARGINS)}.")
+    return base
+
+
+def margin_table() -> list[str]:
+    """The margins of :data:`MARGINS` as a ``list-table``."""
+    rows = [
+        [
+            MARGIN_NAMES[name],
+            f"{margin.absolute:g}"
+            + (
+                f", or {margin.network_share:.0%} of the network's value if larger"
+                if margin.network_share
+                else ""
+            ),
+        ]
+        for name, margin in MARGINS.items()
+    ]
+    return list_table(["Measure", "Practical margin"], rows)
+
+
+def network_values(runs: pd.DataFrame, column: str = "faircocco_adjusted") -> pd.Series:
+    """The unpenalised network's validation value of a metric, per dataset, notion and seed.
+
+    With the default column, the chance-adjusted FairCOCCO score under the run's own notion,
+    this is the one reference of every page: the matched page's score levels are multiples of
+    it, the choosing-λ target is half its mean over seeds, and the claims' margins on the score
+    are at least a tenth of its mean. It is read on the validation rows, so the test rows being
+    judged never set their own bar, and per seed, so each seed is held to its own network.
+    Where the network (``nn``) has several successful runs on a seed, the lowest value counts,
+    as :func:`select_runs` reads ``relative_to``.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The study's runs (:func:`runs_of_export`).
+    column : str
+        The metric, without the ``validation.`` prefix.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by (``dataset``, ``notion``, ``seed``); empty without network runs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench.paper._common import network_values
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "drugs", "notion": "dp", "method": ["nn", "nn", "faircocco"],
+    ...     "seed": [0, 1, 0], "status": "ok",
+    ...     "validation.faircocco_adjusted": [0.004, 0.002, 0.001],
+    ... })
+    >>> network_values(runs).to_dict()
+    {('drugs', 'dp', 0): 0.004, ('drugs', 'dp', 1): 0.002}
+    """
+    name = f"validation.{column}"
+    keys = ["dataset", "notion", "seed"]
+    network = runs[(runs["method"] == UNPENALISED) & (runs["status"] == "ok")]
+    if name not in network.columns:
+        return pd.Series(dtype=float, index=pd.MultiIndex.from_tuples([], names=keys))
+    values = network.assign(seed=network["seed"].astype(int))
+    return values.groupby(keys)[name].min().astype(float).dropna()
 
 
 def _run_counts(runs: pd.DataFrame) -> str:
@@ -301,15 +502,24 @@ def wall_seconds(finished: pd.Series) -> float:
     return float(steps[steps <= SITTING_PAUSE_SECONDS].sum())
 
 
-def page_head(
-    title: str, command: str, export: pd.DataFrame, *, label: str | None = None
-) -> list[str]:
-    """The title of a page and the facts that say where its numbers come from.
+#: The title of the section that ends every results page.
+SOURCES_TITLE = "How this page was made"
+
+
+def page_head(title: str, *, label: str | None = None) -> list[str]:
+    """The title of a page, with its reference label."""
+    lines = [f".. _{label}:", ""] if label else []
+    return [*lines, title, "=" * len(title), ""]
+
+
+def page_sources(command: str, export: pd.DataFrame) -> list[str]:
+    """The section that ends a page: the facts that say where its numbers come from.
 
     The command that wrote the page, the revision of the code that wrote it and of the runs,
     the machine that wrote it, the torch builds the runs used (a ``+cpu`` build trains on the
     CPU only), and the study's time: its wall time (:func:`wall_seconds`), the sum of its runs'
-    fit and predict seconds, and the span of their finish times.
+    fit and predict seconds, and the span of their finish times. They come last, after the
+    results they describe.
     """
     runs = export.drop_duplicates("run_id")
     seconds = float(
@@ -326,20 +536,18 @@ def page_head(
     run_revisions = sorted({str(r) for r in runs["git_revision"].dropna()})
     versions = [json.loads(text) for text in runs["versions"].dropna()]
     torch_builds = sorted({str(v["torch"]) for v in versions if "torch" in v})
-    lines = [f".. _{label}:", ""] if label else []
-    lines += [title, "=" * len(title), ""]
-    lines += [
-        f"* Made by ``{command}``",
-        f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
-        + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
-        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
-        + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
+    return [
+        *section(SOURCES_TITLE),
         f"* Study: {_run_counts(runs)}, {wall} of wall time in sittings (finish times less "
         f"pauses over {SITTING_PAUSE_SECONDS // 60:g} minutes), {format_duration(seconds)} of "
         f"fitting and predicting (sum over runs), finished {span}",
+        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs; the runs' torch: "
+        + (", ".join(f"``{b}``" for b in torch_builds) or "not recorded"),
+        f"* Revision: ``{git_revision() or 'unknown'}``; the runs': "
+        + (", ".join(f"``{r}``" for r in run_revisions) or "not recorded"),
+        f"* Made by ``{command}``",
         "",
     ]
-    return lines
 
 
 def list_table(

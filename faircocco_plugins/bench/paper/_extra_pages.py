@@ -27,7 +27,15 @@ from scipy import stats
 from .._plots import figure_name
 from .._results_tables import format_mean_std
 from .._runner import git_revision
-from ._common import MISSING, PaperNumbers, list_table, section, write_page
+from ._common import (
+    MISSING,
+    SOURCES_TITLE,
+    PaperNumbers,
+    list_table,
+    page_head,
+    section,
+    write_page,
+)
 from ._tables import notion_title
 
 #: The experiments' pages, by file name (without suffix), in the order of the contents.
@@ -72,7 +80,7 @@ def write_experiment_pages(
     out : str or path-like
         The pages' folder.
     command : str
-        The command that writes the pages, printed at the head of each.
+        The command that writes the pages, printed at the end of each.
     tables : mapping of str to path
         Keys among :data:`EXPERIMENT_TITLES`, values the tables' files.
     paper : PaperNumbers, optional
@@ -101,24 +109,22 @@ def write_experiment_pages(
         if name not in tables:
             continue
         frame = read_table(tables[name], REQUIRED[name])
-        head = _head(title, command, frame, Path(tables[name]), label=f"results-{name}")
-        written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name](frame)]))
+        head = page_head(title, label=f"results-{name}")
+        sources = _sources(command, frame, Path(tables[name]))
+        written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name](frame), *sources]))
     return written
 
 
-def _head(title: str, command: str, frame: pd.DataFrame, table: Path, *, label: str) -> list[str]:
+def _sources(command: str, frame: pd.DataFrame, table: Path) -> list[str]:
+    """The section that ends an experiment's page: where its numbers come from."""
     seeds = sorted({int(s) for s in frame["seed"]})
     return [
-        f".. _{label}:",
-        "",
-        title,
-        "=" * len(title),
-        "",
+        *section(SOURCES_TITLE),
+        f"* Networks: {_training(frame)}",
+        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs",
+        f"* Revision: ``{git_revision() or 'unknown'}``",
         f"* Made by ``{command}`` from ``{table.name}`` ({len(frame)} rows, seeds "
         f"{', '.join(map(str, seeds))})",
-        f"* Revision: ``{git_revision() or 'unknown'}``",
-        f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs",
-        f"* Networks: {_training(frame)}",
         "",
     ]
 

@@ -4,8 +4,9 @@ what it costs, and a recommendation that needs no sweep.
 For every dataset, notion and penalty (a method whose runs have a weight ``lam``), the
 response to λ is the mean over seeds of the validation chance-adjusted FairCOCCO score at each
 λ. The chosen λ is the smallest whose response is at most half that of the unpenalised network
-(``nn``) on the same dataset and notion; its cost is the test performance against the
-network's, paired by seed (:func:`paired_difference`). A penalty's grid ends too early on a
+(``nn``) on the same dataset and notion (:func:`network_values`, the reference of every page);
+its cost is the test performance against the network's, paired by seed
+(:func:`paired_difference`). A penalty's grid ends too early on a
 dataset and notion when its score still falls by more than :data:`STILL_FALLING` between its two
 largest λ with no degenerate model there, and is still above :data:`STILL_FALLING` (a score
 below it has no such fall left to make).
@@ -28,6 +29,7 @@ from ._common import (
     MISSING,
     PairedDifference,
     list_table,
+    network_values,
     paired_difference,
     penalty_weight,
     section,
@@ -53,7 +55,8 @@ class LambdaChoice:
     notion: str
     method: str
     task: str
-    #: The network's mean validation adjusted score, and the target (its half).
+    #: The network's validation adjusted score (:func:`network_values`), its mean over seeds;
+    #: the target is its half.
     reference: float
     #: λ → mean validation adjusted score over seeds, in increasing λ.
     response: pd.Series
@@ -115,6 +118,7 @@ def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
     """
     ok = runs[(runs["status"] == "ok") & runs[_SCORE].notna()]
     ok = ok.assign(lam=penalty_weight(ok))
+    references = network_values(ok).groupby(level=["dataset", "notion"]).mean()
     choices = []
     for dataset in dataset_order(ok["dataset"]):
         of_dataset = ok[ok["dataset"] == dataset]
@@ -126,9 +130,12 @@ def lambda_choices(runs: pd.DataFrame) -> list[LambdaChoice]:
             if network.empty:
                 continue
             penalties = cell[cell["lam"].notna() & (cell["method"] != "nn")]
+            reference = float(references.get((dataset, notion), np.nan))
             for method in method_order(penalties["method"]):
                 of_method = penalties[penalties["method"] == method]
-                choices.append(_choice(dataset, notion, method, task, of_method, network))
+                choices.append(
+                    _choice(dataset, notion, method, task, of_method, network, reference)
+                )
     return choices
 
 
@@ -156,6 +163,7 @@ def _choice(
     task: str,
     runs: pd.DataFrame,
     network: pd.DataFrame,
+    reference: float,
 ) -> LambdaChoice:
     per_lambda = {
         float(lam): _by_seed(runs[runs["lam"] == lam], task) for lam in runs["lam"].unique()
@@ -168,7 +176,6 @@ def _choice(
         index=lambdas,
         dtype=float,
     )
-    reference = float(network["score"].mean())
     degenerate = tuple(lam for lam in lambdas if per_lambda[lam]["degenerate"].max() > 0)
     metrics = ("accuracy", "auc") if task == "classification" else ("mse",)
     costs = {

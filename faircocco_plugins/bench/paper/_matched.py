@@ -2,15 +2,20 @@
 
 A table at one strength compares models at different fairness: a penalty's λ buys a different
 amount of fairness for each method and dataset, and a constraint's bound is in its own units.
-Here each method and seed has a front on the test part, the best performance at least as fair
-as a level (:func:`matched_mix`), read at the levels of :data:`MATCHED_MEASURES`
-(:func:`matched_by_seed`), then summarised over seeds with a t-interval and compared with the
-best method paired by seed (:func:`matched_table`). :func:`matched_page` writes the page.
+Here, at each level of :data:`MATCHED_MEASURES`, each method and seed is represented by one
+model, chosen on the validation rows: the most accurate of its settings that meets the level
+there (:func:`choose_at_levels`). That model is then reported on the test rows, with whether it
+still meets the level there (:func:`matched_by_seed`). A model no better than a constant
+predictor is never chosen, nor ranked (:func:`informative_runs`). The seeds are summarised with
+a t-interval, and each method is compared with the best, paired by seed; a difference not shown
+to exceed the practical margin is a tie (:func:`matched_table`). :func:`matched_page` writes the
+page.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,18 +25,17 @@ import pandas as pd
 from scipy import stats
 
 from ..._records.notions import NOTIONS
-from .._fronts import non_dominated
 from .._hypervolume_table import UNPENALISED, front_cells
 from .._metrics import degenerate_runs
-from .._pareto_points import pareto_points
 from .._plots import figure_name
 from .._results_tables import dataset_order, method_order
-from .._selection import params_key
 from .._store import check_runs
 from ._common import (
+    MARGINS,
     MISSING,
     PairedDifference,
     list_table,
+    network_values,
     paired_difference,
     section,
     table_section,
@@ -41,14 +45,14 @@ from ._tables import notion_title
 
 @dataclass(frozen=True)
 class FairnessMeasure:
-    """A test fairness measure and the levels at which the methods are compared.
+    """A fairness measure and the levels at which the methods are compared.
 
     Attributes
     ----------
     name : str
         The measure's name on the page.
     column : str
-        The test metric (``test.<column>`` of the runs).
+        The metric (``validation.<column>`` chooses, ``test.<column>`` reports).
     higher_is_fairer : bool
         Whether a higher value is fairer (DI) rather than a lower one (DEO, the score).
     levels : tuple of float
@@ -58,8 +62,8 @@ class FairnessMeasure:
     classification_only : bool
         Whether the measure exists for classification only.
     relative_to_network : bool
-        Whether a level is a multiple of the unpenalised network's mean test value on the
-        dataset and notion rather than a value of the measure.
+        Whether a level is a multiple of the unpenalised network's validation value on the
+        dataset, notion and seed (:func:`network_values`) rather than a value of the measure.
     """
 
     name: str
@@ -76,7 +80,8 @@ class FairnessMeasure:
         return notion in self.notions and (task == "classification" or not self.classification_only)
 
     def label(self, level: float, threshold: float) -> str:
-        """The level as the page names it, e.g. ``"DI ≥ 0.8"``.
+        """The level as the page names it, e.g. ``"DI ≥ 0.8"``; a relative level with its
+        threshold (for several seeds, their mean).
 
         Examples
         --------
@@ -89,11 +94,17 @@ class FairnessMeasure:
             return f"{self.name} {sign} {level:g} × {UNPENALISED} ({threshold:.3g})"
         return f"{self.name} {sign} {level:g}"
 
+    def unfairness(self, values: Any) -> np.ndarray:
+        """Values of the measure turned so that lower is fairer (NaN stays NaN)."""
+        array = np.asarray(values, dtype=float)
+        return -array if self.higher_is_fairer else array
+
 
 #: The measures and levels of the comparison. DI (the ratio of the lowest group positive rate
 #: to the highest) at 0.8, the four-fifths rule, and 0.9 under DP; DEO at 0.05 and 0.02 under
 #: EO; the chance-adjusted FairCOCCO score under the run's notion at half and a quarter of the
-#: unpenalised network's mean test score, since the score's scale differs between datasets.
+#: unpenalised network's validation score on the same seed, since the score's scale differs
+#: between datasets.
 MATCHED_MEASURES: tuple[FairnessMeasure, ...] = (
     FairnessMeasure("DI", "di", True, (0.8, 0.9), ("dp",), True, False),
     FairnessMeasure("DEO", "deo", False, (0.05, 0.02), ("eo",), True, False),
@@ -103,8 +114,7 @@ MATCHED_MEASURES: tuple[FairnessMeasure, ...] = (
 )
 #: Coverage of the t-intervals over seeds.
 CONFIDENCE = 0.95
-#: A classification metric read along the same front as accuracy: mixing two models at random
-#: mixes it in the same proportion.
+#: A classification metric reported beside accuracy, at the same models.
 SECONDARY = "balanced_accuracy"
 #: Folder of the figures, beside the page.
 FIGURE_FOLDER = "matched"
@@ -121,17 +131,30 @@ _LEVEL_COLUMNS: tuple[str, ...] = (
     "method",
 )
 #: Columns of :func:`matched_by_seed`.
-SEED_COLUMNS: tuple[str, ...] = (*_LEVEL_COLUMNS, "seed", "value", SECONDARY)
+SEED_COLUMNS: tuple[str, ...] = (
+    *_LEVEL_COLUMNS,
+    "seed",
+    "chosen",
+    "value",
+    SECONDARY,
+    "fairness",
+    "meets_test",
+    "informative_test",
+)
 #: Columns of :func:`matched_table`.
 MATCHED_COLUMNS: tuple[str, ...] = (
     *_LEVEL_COLUMNS,
     "seeds",
-    "reached",
+    "chosen",
+    "meets_test",
+    "informative_test",
     "mean",
     "low",
     "high",
     SECONDARY,
+    "ranked",
     "best",
+    "tied",
     "difference",
     "difference_low",
     "difference_high",
@@ -139,79 +162,108 @@ MATCHED_COLUMNS: tuple[str, ...] = (
 )
 
 
-def matched_mix(
-    fairness: Any, performance: Any, level: float, *, higher_is_fairer: bool, maximise: bool
-) -> np.ndarray | None:
-    """The mix of at most two points of one front that gives the best performance at a level.
+def informative_runs(runs: pd.DataFrame, part: str) -> pd.Series:
+    """Which runs beat a constant predictor on an evaluated part's rows.
 
-    The front is the non-dominated points (:func:`non_dominated`; points with a NaN
-    coordinate take no part). At a level between two adjacent front points the performance is
-    the straight line between them, the weights of the two points; at a level looser than the
-    least fair front point, that point alone (it is the best and already meets the level).
-    A level fairer than the fairest point is not reached: nothing is extrapolated.
+    A classifier must be at least as accurate as predicting the part's majority class
+    (``max(base_rate, 1 − base_rate)``) and have a balanced accuracy above 0.5, which every
+    constant predictor has; a regression must not be degenerate (:func:`degenerate_runs`: no
+    better than the part's mean, or without spread). A classifier without these values is not
+    informative.
 
     Parameters
     ----------
-    fairness, performance : array-like of shape (n,)
-        The points of one method and seed.
-    level : float
-        The fairness level.
-    higher_is_fairer : bool
-        Whether a higher ``fairness`` is fairer (DI).
-    maximise : bool
-        Whether a higher ``performance`` is better (accuracy, not MSE).
+    runs : pandas.DataFrame
+        Runs as returned by :meth:`ResultsStore.runs` or :func:`runs_of_export`.
+    part : {"validation", "test"}
 
     Returns
     -------
-    numpy.ndarray of shape (n,) or None
-        Weights summing to 1 (zero off the two points), so that the performance at the level is
-        the weighted sum of the points'; None when no point meets the level.
+    pandas.Series of bool
+        Indexed like ``runs``.
 
     Examples
     --------
-    >>> from faircocco_plugins.bench.paper._matched import matched_mix
-    >>> deo, accuracy = [0.02, 0.10, 0.06, 0.20], [0.70, 0.80, 0.72, 0.78]
-    >>> weights = matched_mix(deo, accuracy, 0.08, higher_is_fairer=False, maximise=True)
-    >>> weights.round(2).tolist(), round(float(weights @ accuracy), 3)
-    ([0.0, 0.5, 0.5, 0.0], 0.76)
-    >>> matched_mix(deo, accuracy, 0.01, higher_is_fairer=False, maximise=True) is None
-    True
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench.paper._matched import informative_runs
+    >>> runs = pd.DataFrame({
+    ...     "test.accuracy": [0.80, 0.86, 0.90], "test.balanced_accuracy": [0.7, 0.6, 0.5],
+    ...     "test.base_rate": [0.15, 0.15, 0.10],
+    ... })
+    >>> informative_runs(runs, "test").tolist()  # below 0.85; above it; at chance
+    [False, True, False]
     """
-    x = np.asarray(fairness, dtype=float)
+
+    def column(metric: str) -> pd.Series:
+        name = f"{part}.{metric}"
+        if name not in runs.columns:
+            return pd.Series(math.nan, index=runs.index)
+        return pd.to_numeric(runs[name], errors="coerce").astype(float)
+
+    accuracy, base_rate = column("accuracy"), column("base_rate")
+    constant = np.maximum(base_rate, 1.0 - base_rate)
+    classifier = (accuracy >= constant) & (column(SECONDARY) > 0.5)
+    return classifier.where(accuracy.notna(), ~degenerate_runs(runs, part)).astype(bool)
+
+
+def choose_at_levels(
+    unfairness: Any, performance: Any, bounds: Any, *, order: Any = None
+) -> np.ndarray:
+    """For each bound, the candidate of best performance among those at most that unfair.
+
+    Parameters
+    ----------
+    unfairness, performance : array-like of shape (n,)
+        The candidates' validation values, unfairness turned so that lower is fairer
+        (:meth:`FairnessMeasure.unfairness`) and performance so that higher is better. A NaN
+        unfairness meets no bound; a NaN performance is worst.
+    bounds : array-like of shape (k,)
+        The largest unfairness each choice may have.
+    order : array-like of shape (n,), optional
+        The last tie-break (after the fairer candidate): the smaller value wins; the position
+        by default.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (k,)
+        The index of the chosen candidate for each bound, −1 where none meets it.
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench.paper._matched import choose_at_levels
+    >>> deo, accuracy = [0.02, 0.10, 0.06], [0.70, 0.80, 0.74]
+    >>> choose_at_levels(deo, accuracy, [0.2, 0.08, 0.05, 0.01]).tolist()
+    [1, 2, 0, -1]
+    """
+    x = np.asarray(unfairness, dtype=float)
     y = np.asarray(performance, dtype=float)
+    limits = np.asarray(bounds, dtype=float)
     if x.ndim != 1 or x.shape != y.shape:
         raise ValueError(
-            f"fairness and performance must be 1-D of one length; got {x.shape} and {y.shape}."
+            f"unfairness and performance must be 1-D of one length; got {x.shape} and {y.shape}."
         )
-    if not math.isfinite(level):
-        raise ValueError(f"level must be a finite number; got {level!r}.")
-    # on an unfairness axis (lower is fairer) the front rises with unfairness
-    unfairness, bound = (-x, -level) if higher_is_fairer else (x, level)
-    front = np.flatnonzero(non_dominated(unfairness, y, maximise_y=maximise))
-    # identical points are all on the front; one of each is enough
-    _, first = np.unique(unfairness[front], return_index=True)
-    front = front[first]
-    if front.size == 0 or bound < unfairness[front[0]]:
-        return None
-    weights = np.zeros(x.size)
-    if bound >= unfairness[front[-1]]:
-        weights[front[-1]] = 1.0
-        return weights
-    above = int(np.searchsorted(unfairness[front], bound, side="right"))
-    fairer, looser = front[above - 1], front[above]
-    share = (bound - unfairness[fairer]) / (unfairness[looser] - unfairness[fairer])
-    weights[fairer], weights[looser] = 1.0 - share, share
-    return weights
+    if x.size == 0:
+        return np.full(limits.size, -1)
+    last = np.arange(x.size) if order is None else np.asarray(order)
+    # best performance first, then the fairer, then the tie-break
+    ranked = np.lexsort((last, np.nan_to_num(x, nan=np.inf), -np.nan_to_num(y, nan=-np.inf)))
+    meets = x[ranked][None, :] <= limits.reshape(-1, 1)  # NaN compares False: never meets
+    first = np.argmax(meets, axis=1)
+    return np.where(meets.any(axis=1), ranked[first], -1)
 
 
 def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each method's performance at each fairness level of :data:`MATCHED_MEASURES`, per seed.
+    """Each method's model at each fairness level of :data:`MATCHED_MEASURES`, per seed.
 
-    On each dataset and notion, a method's points are its successful runs at the settings that
-    :func:`pareto_points` picks (per value of its sweep parameter, the best mean validation
-    performance), on the test part, less the runs degenerate there (:func:`degenerate_runs`).
-    Each seed's points give the value of :func:`matched_mix` at each level. The performance is
-    the test accuracy, or the MSE for regression (:func:`performance_metric`).
+    On each dataset and notion, a method's candidates on a seed are all its successful runs
+    (every setting of its parameters) that beat a constant predictor on the validation rows
+    (:func:`informative_runs`). At a level, the chosen model is the most accurate candidate on
+    the validation rows (the highest R² for regression) whose validation value of the measure
+    meets the level (:func:`choose_at_levels`; ties go to the fairer, then the smaller run id).
+    No test number takes part in the choice, and no model is made up between two others. A
+    relative level is a multiple of the network's validation score on the same seed
+    (:func:`network_values`): a seed without a network run has none, and where that score is 0
+    (the chance adjustment floors it on a small validation part) the level is 0.
 
     Parameters
     ----------
@@ -221,68 +273,78 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per dataset, notion, measure, level, method and seed that has a successful run,
-        with the columns of :data:`SEED_COLUMNS`: ``performance`` is the metric's name,
-        ``level`` the level of the measure, ``threshold`` its value on the measure (the level
-        times the network's mean for a relative level), ``value`` and ``balanced_accuracy``
-        the performance and balanced accuracy at the level, NaN where the seed's front does
-        not reach it (and the balanced accuracy for regression). A relative level is left out
-        where the network has no positive mean test value.
+        One row per dataset, notion, measure, level, method and seed with a successful run,
+        with the columns of :data:`SEED_COLUMNS`: ``performance`` is the metric's name
+        (``accuracy`` or ``r2``), ``threshold`` the level's value on the measure on this seed,
+        ``chosen`` whether a candidate meets it on validation; of the chosen model on the test
+        rows, ``value`` the performance, ``balanced_accuracy`` (NaN for regression),
+        ``fairness`` the measure, ``meets_test`` whether it still meets the level and
+        ``informative_test`` whether it beats a constant predictor there (NaN and False where
+        none is chosen).
 
     Examples
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.bench.paper._matched import matched_by_seed
     >>> runs = pd.DataFrame({
-    ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
-    ...     "seed": 0, "params": [{"lam": 1.0}, {"lam": 5.0}],
-    ...     "validation.accuracy": [0.7, 0.6], "test.accuracy": [0.80, 0.70],
-    ...     "test.deo": [0.08, 0.02], "test.faircocco_eo": [0.1, 0.0],
+    ...     "run_id": ["a", "b"], "dataset": "german", "notion": "eo", "method": "faircocco",
+    ...     "status": "ok", "seed": 0, "params": [{"lam": 1.0}, {"lam": 5.0}],
+    ...     "validation.accuracy": [0.76, 0.72], "validation.balanced_accuracy": 0.6,
+    ...     "validation.base_rate": 0.3, "validation.deo": [0.04, 0.01],
+    ...     "test.accuracy": [0.74, 0.73], "test.balanced_accuracy": 0.6,
+    ...     "test.base_rate": 0.3, "test.deo": [0.06, 0.02],
     ... })
     >>> table = matched_by_seed(runs)
-    >>> table[["measure", "level", "value"]].round(3).values.tolist()
-    [['DEO', 0.05, 0.75], ['DEO', 0.02, 0.7]]
+    >>> table[["level", "value", "fairness", "meets_test"]].values.tolist()
+    [[0.05, 0.74, 0.06, False], [0.02, 0.73, 0.02, True]]
     """
     check_runs(runs, ("dataset", "notion", "method", "seed", "status", "params"))
+    references = network_values(runs)
     rows: list[dict[str, Any]] = []
     for cell in front_cells(runs):
-        members, clean = _chosen_runs(cell.runs, cell.dataset, cell.notion)
+        performance = "accuracy" if cell.task == "classification" else "r2"
         for measure in MATCHED_MEASURES:
             if not measure.applies(cell.notion, cell.task):
                 continue
-            levels = _thresholds(measure, clean)
-            thresholds = [threshold for _, threshold in levels]
-            for method, seed, values, secondary in _seed_values(
-                members, clean, measure, thresholds, cell.performance, cell.maximise
-            ):
-                for index, (level, threshold) in enumerate(levels):
+            for method, seed, points in _seed_points(cell.runs, measure, performance):
+                scale = _scale(measure, references, cell.dataset, cell.notion, seed)
+                if math.isnan(scale):
+                    continue
+                thresholds = [level * scale for level in measure.levels]
+                bounds = measure.unfairness(thresholds)
+                chosen = points.choose(bounds)
+                for level, threshold, bound, index in zip(
+                    measure.levels, thresholds, bounds, chosen, strict=True
+                ):
                     rows.append(
                         {
                             "dataset": cell.dataset,
                             "notion": cell.notion,
-                            "performance": cell.performance,
+                            "performance": performance,
                             "measure": measure.name,
                             "level": level,
                             "threshold": threshold,
                             "method": method,
                             "seed": seed,
-                            "value": values[index],
-                            SECONDARY: secondary[index],
+                            **points.on_test(int(index), float(bound)),
                         }
                     )
     return pd.DataFrame(rows, columns=list(SEED_COLUMNS))
 
 
 def matched_table(runs: pd.DataFrame, *, confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """Per method and fairness level: the performance over the seeds that reach the level.
+    """Per method and fairness level: the test performance of the models chosen on validation.
 
-    The mean of :func:`matched_by_seed`'s values over the seeds whose front reaches the level,
-    with the t-interval of the mean over those seeds (``mean ± t · s / √k``, ``t`` the
-    ``(1 + confidence) / 2`` quantile of Student's t with ``k − 1`` degrees of freedom; none
-    for one seed). The best method at a level is the most accurate (lowest MSE) of those that
-    reach it on every seed they ran: a method that reaches it on some seeds only has a mean
-    over its better seeds, so it is not ranked. Each method's difference to the best is paired
-    by seed over the seeds both reach (:func:`paired_difference`).
+    The mean of :func:`matched_by_seed`'s values over the seeds where a model meets the level
+    on validation, with the t-interval of the mean over those seeds (``mean ± t · s / √k``,
+    ``t`` the ``(1 + confidence) / 2`` quantile of Student's t with ``k − 1`` degrees of
+    freedom; none for one seed). A method is *ranked* at a level when it has a chosen model on
+    every seed it ran and each beats a constant predictor on the test rows: a mean over some
+    seeds only would be over its better seeds. The best is the most accurate ranked method
+    (highest R² for regression); each method's difference to it is paired by seed
+    (:func:`paired_difference`), and a ranked method is *tied* with the best where its paired
+    interval does not lie wholly below minus the practical margin (:data:`MARGINS`): the seeds
+    do not show it worse by more than the margin.
 
     Parameters
     ----------
@@ -295,34 +357,38 @@ def matched_table(runs: pd.DataFrame, *, confidence: float = CONFIDENCE) -> pd.D
     -------
     pandas.DataFrame
         One row per dataset, notion, measure, level and method, with the columns of
-        :data:`MATCHED_COLUMNS`: ``seeds``, the seeds with a successful run; ``reached``, those
-        whose front reaches the level; ``mean``, ``low``, ``high`` of the performance (NaN when
-        no seed reaches it; ``low`` and ``high`` NaN for one seed); the mean balanced accuracy
-        at the level; ``best``, whether it is the best; and ``difference`` (this method less
-        the best) with its interval over the ``paired`` seeds that both reach the level, NaN
-        without a best or a seed both reach (``paired`` 0).
+        :data:`MATCHED_COLUMNS`: ``threshold``, the level's value on the measure (its mean over
+        seeds for a relative level); ``seeds``, the seeds with a successful run; ``chosen``,
+        those with a model meeting the level on validation; ``meets_test`` and
+        ``informative_test``, how many of those models still meet it on the test rows and beat
+        a constant predictor there; ``mean``, ``low``, ``high`` of the test performance over
+        the chosen seeds (NaN when none; ``low`` and ``high`` NaN for one seed); the mean
+        balanced accuracy; ``ranked``, ``best`` and ``tied``; and ``difference`` (this method
+        less the best) with its interval over the ``paired`` seeds both have, NaN without a
+        best (``paired`` 0).
 
     Examples
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.bench.paper._matched import matched_table
     >>> runs = pd.DataFrame({
-    ...     "dataset": "german", "notion": "eo", "method": "faircocco", "status": "ok",
-    ...     "seed": [0, 0, 1, 1], "params": [{"lam": 1.0}, {"lam": 5.0}] * 2,
-    ...     "validation.accuracy": [0.7, 0.6] * 2, "test.accuracy": [0.80, 0.70, 0.82, 0.72],
-    ...     "test.deo": [0.08, 0.02, 0.06, 0.04], "test.faircocco_eo": 0.0,
+    ...     "run_id": list("abcd"), "dataset": "german", "notion": "eo",
+    ...     "method": "faircocco", "status": "ok", "seed": [0, 0, 1, 1],
+    ...     "params": [{"lam": 1.0}, {"lam": 5.0}] * 2,
+    ...     "validation.accuracy": [0.76, 0.72] * 2, "validation.balanced_accuracy": 0.6,
+    ...     "validation.base_rate": 0.3, "validation.deo": [0.04, 0.03, 0.04, 0.01],
+    ...     "test.accuracy": [0.74, 0.73, 0.76, 0.71], "test.balanced_accuracy": 0.6,
+    ...     "test.base_rate": 0.3, "test.deo": [0.06, 0.02, 0.04, 0.03],
     ... })
-    >>> table = matched_table(runs)  # at DEO 0.05: 0.75 and 0.77; at 0.02: seed 0 only
-    >>> table[["level", "reached", "mean", "best"]].round(3).values.tolist()
-    [[0.05, 2, 0.76, True], [0.02, 1, 0.7, False]]
+    >>> table = matched_table(runs)  # at DEO 0.02 seed 0 has no model
+    >>> table[["level", "chosen", "meets_test", "mean", "best"]].values.tolist()
+    [[0.05, 2, 1, 0.75, True], [0.02, 1, 0, 0.71, False]]
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1); got {confidence!r}.")
     by_seed = matched_by_seed(runs)
     keys = ["dataset", "notion", "measure", "level"]
-    parts = []
-    for _, level in by_seed.groupby(keys, sort=False):
-        parts.append(_level_rows(level, confidence))
+    parts = [_level_rows(level, confidence) for _, level in by_seed.groupby(keys, sort=False)]
     if not parts:
         return pd.DataFrame({name: pd.Series(dtype=object) for name in MATCHED_COLUMNS})
     return pd.concat(parts, ignore_index=True)[list(MATCHED_COLUMNS)]
@@ -335,6 +401,7 @@ def matched_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[s
     ``out`` being the page's folder."""
     table = matched_table(runs)
     lines = _intro(plots)
+    lines += _standing(table)
     lines += _best_summary(table)
     for dataset in dataset_order(table["dataset"]):
         of_dataset = table[table["dataset"] == dataset]
@@ -349,117 +416,149 @@ def matched_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[s
     return lines
 
 
-def _chosen_runs(
-    cell: pd.DataFrame, dataset: str, notion: str
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Of the successful runs of one dataset and notion, those at the settings the fronts page
-    draws, and those of them not degenerate on the test part."""
-    score = f"test.faircocco_{notion}"
-    # pareto_points needs its fairness column, but chooses settings on validation only
-    view = cell if score in cell.columns else cell.assign(**{score: math.nan})
-    points = pareto_points(view, dataset=dataset, notion=notion)
-    chosen = {
-        (str(m), params_key(p)) for m, p in zip(points["method"], points["params"], strict=True)
-    }
-    keys = [(str(m), params_key(p)) for m, p in zip(cell["method"], cell["params"], strict=True)]
-    members = cell[[key in chosen for key in keys]]
-    return members, members[~degenerate_runs(members, "test")]
+@dataclass(frozen=True)
+class _Points:
+    """One method's candidates on one seed: their validation values, which choose, and their
+    test values, which report (the columns of :func:`_points_frame`)."""
+
+    frame: pd.DataFrame
+
+    @property
+    def unfairness(self) -> np.ndarray:
+        """The candidates' validation unfairness (lower is fairer)."""
+        return self.frame["unfairness"].to_numpy(dtype=float)
+
+    @property
+    def test_values(self) -> np.ndarray:
+        """The candidates' test performance."""
+        return self.frame["value"].to_numpy(dtype=float)
+
+    def choose(self, bounds: Any) -> np.ndarray:
+        """:func:`choose_at_levels` of these candidates."""
+        f = self.frame
+        return choose_at_levels(
+            f["unfairness"], f["performance"], bounds, order=f["run_id"].to_numpy()
+        )
+
+    def on_test(self, index: int, bound: float) -> dict[str, Any]:
+        """The test values of the candidate at ``index`` (none for −1) against ``bound``, the
+        level as an unfairness."""
+        if index < 0:
+            return {
+                "chosen": False,
+                "value": math.nan,
+                SECONDARY: math.nan,
+                "fairness": math.nan,
+                "meets_test": False,
+                "informative_test": False,
+            }
+        row = self.frame.iloc[index]
+        return {
+            "chosen": True,
+            "value": float(row["value"]),
+            SECONDARY: float(row[SECONDARY]),
+            "fairness": float(row["fairness"]),
+            "meets_test": bool(row["test_unfairness"] <= bound),
+            "informative_test": bool(row["informative_test"]),
+        }
 
 
-def _column(runs: pd.DataFrame, metric: str) -> np.ndarray:
-    name = f"test.{metric}"
+def _seed_points(
+    cell: pd.DataFrame, measure: FairnessMeasure, performance: str
+) -> Iterator[tuple[str, int, _Points]]:
+    """(method, seed, candidates) for every method and seed of a cell with a successful run;
+    the candidates are the runs that beat a constant predictor on validation."""
+    frame = _points_frame(cell, measure, performance)
+    groups = dict(list(frame.groupby(["method", "seed"], sort=False)))
+    for method in method_order(frame["method"]):
+        for seed in sorted({int(s) for s in frame.loc[frame["method"] == method, "seed"]}):
+            group = groups[(method, seed)]
+            yield method, seed, _Points(group[group["candidate"]].reset_index(drop=True))
+
+
+def _points_frame(cell: pd.DataFrame, measure: FairnessMeasure, performance: str) -> pd.DataFrame:
+    """The few columns of a cell's runs that choose and report a model at a level."""
+    identity = cell["run_id"] if "run_id" in cell.columns else pd.Series(cell.index, cell.index)
+    fairness = _column(cell, "test", measure.column)
+    return pd.DataFrame(
+        {
+            "method": cell["method"].astype(str),
+            "seed": cell["seed"].astype(int),
+            "run_id": identity.astype(str),
+            "candidate": informative_runs(cell, "validation"),
+            "unfairness": measure.unfairness(_column(cell, "validation", measure.column)),
+            "performance": _column(cell, "validation", performance),
+            "value": _column(cell, "test", performance),
+            SECONDARY: _column(cell, "test", SECONDARY),
+            "fairness": fairness,
+            "test_unfairness": measure.unfairness(fairness),
+            "informative_test": informative_runs(cell, "test"),
+        },
+        index=cell.index,
+    )
+
+
+def _scale(
+    measure: FairnessMeasure, references: pd.Series, dataset: str, notion: str, seed: int
+) -> float:
+    """What a level of the measure is multiplied by on a seed: 1, or for a relative level the
+    network's validation score (NaN without a network run)."""
+    if not measure.relative_to_network:
+        return 1.0
+    return float(references.get((dataset, notion, seed), math.nan))
+
+
+def _column(runs: pd.DataFrame, part: str, metric: str) -> np.ndarray:
+    name = f"{part}.{metric}"
     if name not in runs.columns:
         return np.full(len(runs), math.nan)
     return runs[name].to_numpy(dtype=float)
 
 
-def _thresholds(measure: FairnessMeasure, clean: pd.DataFrame) -> list[tuple[float, float]]:
-    """Each level of a measure with its value on the measure: a relative level times the
-    network's mean over its non-degenerate runs, none where that mean is not positive."""
-    if not measure.relative_to_network:
-        return [(level, level) for level in measure.levels]
-    values = _column(clean[clean["method"] == UNPENALISED], measure.column)
-    values = values[np.isfinite(values)]
-    reference = float(values.mean()) if values.size else math.nan
-    if not reference > 0:  # also NaN: no run of the network
-        return []
-    return [(level, level * reference) for level in measure.levels]
-
-
-def _seed_values(
-    members: pd.DataFrame,
-    clean: pd.DataFrame,
-    measure: FairnessMeasure,
-    thresholds: list[float],
-    performance: str,
-    maximise: bool,
-) -> list[tuple[str, int, np.ndarray, np.ndarray]]:
-    """(method, seed, performance, balanced accuracy) at each threshold, for every method and
-    seed with a successful run; NaN where the seed's clean points do not reach a threshold."""
-    values = []
-    for method in method_order(members["method"]):
-        of_method = clean[clean["method"] == method]
-        for seed in sorted({int(s) for s in members.loc[members["method"] == method, "seed"]}):
-            points = of_method[of_method["seed"].astype(int) == seed]
-            fairness = _column(points, measure.column)
-            measured = _column(points, performance)
-            secondary = _column(points, SECONDARY) if performance == "accuracy" else None
-            at = np.full(len(thresholds), math.nan)
-            at_secondary = np.full(len(thresholds), math.nan)
-            for index, threshold in enumerate(thresholds):
-                weights = matched_mix(
-                    fairness,
-                    measured,
-                    threshold,
-                    higher_is_fairer=measure.higher_is_fairer,
-                    maximise=maximise,
-                )
-                if weights is None:
-                    continue
-                used = weights > 0  # a NaN metric off the two points must not spoil the sum
-                at[index] = weights[used] @ measured[used]
-                if secondary is not None:
-                    at_secondary[index] = weights[used] @ secondary[used]
-            values.append((method, seed, at, at_secondary))
-    return values
-
-
 def _level_rows(level: pd.DataFrame, confidence: float) -> pd.DataFrame:
     """The rows of :func:`matched_table` for one dataset, notion, measure and level."""
-    maximise = level["performance"].iloc[0] == "accuracy"
+    performance = str(level["performance"].iloc[0])
+    margin = MARGINS[performance].of()
     by_method = {
         str(method): group.set_index("seed")
         for method, group in level.groupby("method", sort=False)
     }
     head = {
         name: level[name].iloc[0]
-        for name in ("dataset", "notion", "performance", "measure", "level", "threshold")
+        for name in ("dataset", "notion", "performance", "measure", "level")
     }
     rows: list[dict[str, Any]] = []
     for method, seeds in by_method.items():
-        reached = seeds["value"].dropna()
-        low, high = _interval(reached.to_numpy(), confidence)
+        chosen = seeds[seeds["chosen"].astype(bool)]
+        low, high = _interval(chosen["value"].to_numpy(dtype=float), confidence)
         rows.append(
             {
                 **head,
+                "threshold": float(seeds["threshold"].mean()),
                 "method": method,
                 "seeds": len(seeds),
-                "reached": len(reached),
-                "mean": float(reached.mean()) if len(reached) else math.nan,
+                "chosen": len(chosen),
+                "meets_test": int(chosen["meets_test"].astype(bool).sum()),
+                "informative_test": int(chosen["informative_test"].astype(bool).sum()),
+                "mean": float(chosen["value"].mean()) if len(chosen) else math.nan,
                 "low": low,
                 "high": high,
-                SECONDARY: float(seeds[SECONDARY].mean()),
+                SECONDARY: float(chosen[SECONDARY].mean()) if len(chosen) else math.nan,
             }
         )
     table = pd.DataFrame(rows)
-    ranked = table[(table["reached"] == table["seeds"]) & table["mean"].notna()]
+    table["ranked"] = (
+        (table["chosen"] == table["seeds"])
+        & (table["informative_test"] == table["seeds"])
+        & table["mean"].notna()
+    )
     differences = [(math.nan, math.nan, math.nan, 0)] * len(table)
     table["best"] = False
+    table["tied"] = False
+    ranked = table[table["ranked"]]
     if not ranked.empty:
-        # ties go to the first method in the tables' order
-        best = str(
-            ranked.sort_values("mean", ascending=not maximise, kind="stable")["method"].iloc[0]
-        )
+        # equal means go to the first method in the tables' order
+        best = str(ranked.sort_values("mean", ascending=False, kind="stable")["method"].iloc[0])
         table["best"] = table["method"] == best
         for index, method in enumerate(table["method"]):
             paired = paired_difference(
@@ -469,13 +568,16 @@ def _level_rows(level: pd.DataFrame, confidence: float) -> pd.DataFrame:
     table[["difference", "difference_low", "difference_high", "paired"]] = pd.DataFrame(
         differences, index=table.index
     )
+    # a difference not shown to exceed the margin (no interval shows nothing) is a tie
+    shown_worse = table["difference_high"] < -margin
+    table["tied"] = table["ranked"] & ~table["best"] & ~shown_worse
     return table
 
 
 def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
-    """Draw each method's mean performance over seeds against the level of the cell's first
-    measure, where all of the method's seeds reach it, from the fairest point to the network's
-    least fair one; the table's levels are dotted lines."""
+    """Draw each method's mean test performance over seeds against the level of the cell's
+    first measure, where all of its seeds have a model meeting the level on validation; the
+    table's levels are dotted lines."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -483,51 +585,73 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
     dataset, notion, performance = str(first["dataset"]), str(first["notion"]), first["performance"]
     measure = next(m for m in MATCHED_MEASURES if m.name == first["measure"])
     ok = runs[(runs["status"] == "ok") & (runs["dataset"] == dataset) & (runs["notion"] == notion)]
-    members, clean = _chosen_runs(ok, dataset, notion)
-    measured = _column(clean, measure.column)
-    network = _column(clean[clean["method"] == UNPENALISED], measure.column)
-    # from the fairest point to the network's least fair one: looser levels change nothing
-    measured, network = measured[np.isfinite(measured)], network[np.isfinite(network)]
-    if measured.size == 0:
+    references = network_values(runs)
+    seeds = [
+        (method, points, _scale(measure, references, dataset, notion, seed))
+        for method, seed, points in _seed_points(ok, measure, str(performance))
+    ]
+    seeds = [(method, points, scale) for method, points, scale in seeds if not math.isnan(scale)]
+    grid = _figure_grid(measure, seeds)
+    if grid is None:
         return []
-    sign = -1.0 if measure.higher_is_fairer else 1.0
-    fairest = sign * np.min(sign * measured)
-    loosest = sign * np.max(sign * (network if network.size else measured))
-    grid = np.linspace(fairest, loosest, FIGURE_GRID).tolist()
-    maximise = performance == "accuracy"
     curves: dict[str, list[np.ndarray]] = {}
-    for method, _, values, _ in _seed_values(members, clean, measure, grid, performance, maximise):
-        curves.setdefault(method, []).append(values)
+    for method, points, scale in seeds:
+        chosen = points.choose(measure.unfairness(grid * scale))
+        values = np.append(points.test_values, math.nan)
+        curves.setdefault(method, []).append(values[chosen])  # −1, no model: the NaN
+    means = {method: np.vstack(per_seed).mean(axis=0) for method, per_seed in curves.items()}
+    # a level some seed has no model for is NaN: no mean over the better seeds
+    means = {method: mean for method, mean in means.items() if not np.isnan(mean).all()}
+    if not means:
+        return []
     figure = Figure(figsize=(8.4, 4.8), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    for index, (method, seeds) in enumerate(curves.items()):
-        values = np.vstack(seeds)
-        mean = np.where(np.isnan(values).any(axis=0), math.nan, values.mean(axis=0))
-        if np.isnan(mean).all():
-            continue  # no level reached on every seed: nothing to draw, nor to name
+    for index, (method, mean) in enumerate(means.items()):
         # ten colours, then the same colours dashed, then dotted
         style = ("-", "--", ":")[index // 10 % 3]
         axes.plot(grid, mean, style, color=f"C{index % 10}", linewidth=1.2, label=method)
-    for threshold in cell.loc[cell["measure"] == measure.name, "threshold"].unique():
-        axes.axvline(float(threshold), color="0.5", linestyle=":", linewidth=0.8)
+    for level in measure.levels:
+        axes.axvline(level, color="0.5", linestyle=":", linewidth=0.8)
     title = f"{dataset}, {notion_title(notion)}"
     axes.set_title(title)
     fairer = "higher" if measure.higher_is_fairer else "lower"
-    axes.set_xlabel(f"test {measure.name} level ({fairer} is fairer)")
-    axes.set_ylabel(f"test {'accuracy' if maximise else 'MSE'} at the level, mean over seeds")
+    unit = f" (× {UNPENALISED}'s)" if measure.relative_to_network else ""
+    axes.set_xlabel(f"validation {measure.name} level{unit} ({fairer} is fairer)")
+    name = "accuracy" if performance == "accuracy" else "R²"
+    axes.set_ylabel(f"test {name} of the model chosen, mean over seeds")
     axes.grid(True, alpha=0.3)
     figure.legend(loc="outside right upper", fontsize=6)
-    name = figure_name(dataset, notion)
-    file = out / FIGURE_FOLDER / f"{name}.png"
+    file_name = figure_name(dataset, notion)
+    file = out / FIGURE_FOLDER / f"{file_name}.png"
     file.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(file, format="png", dpi=120)
     return [
-        f".. image:: {FIGURE_FOLDER}/{name}.png",
+        f".. image:: {FIGURE_FOLDER}/{file_name}.png",
         f"   :alt: {title}: performance at matched {measure.name}",
         "   :width: 90%",
         "",
     ]
+
+
+def _figure_grid(
+    measure: FairnessMeasure, seeds: list[tuple[str, _Points, float]]
+) -> np.ndarray | None:
+    """Levels from the fairest candidate to the network's least fair one (looser levels change
+    nothing), in the measure's units or, for a relative measure, in multiples of the network's
+    value on each seed; None without candidates."""
+    scaled = [(method, points.unfairness / scale) for method, points, scale in seeds if scale > 0]
+    every = _finite([values for _, values in scaled])
+    network = _finite([values for method, values in scaled if method == UNPENALISED])
+    if every.size == 0:
+        return None
+    grid = np.linspace(every.min(), (network if network.size else every).max(), FIGURE_GRID)
+    return -grid if measure.higher_is_fairer else grid
+
+
+def _finite(arrays: list[np.ndarray]) -> np.ndarray:
+    values = np.concatenate(arrays) if arrays else np.array([])
+    return values[np.isfinite(values)]
 
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -545,10 +669,14 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
 def _intro(plots: bool) -> list[str]:
     levels = "; ".join(
         f"{measure.name} ({', '.join(f'{level:g}' for level in measure.levels)}"
-        + (" times the network's mean test value" if measure.relative_to_network else "")
+        + (" times the network's validation value" if measure.relative_to_network else "")
         + f") under {', '.join(n.upper() for n in measure.notions)}"
         + (" on classification" if measure.classification_only else "")
         for measure in MATCHED_MEASURES
+    )
+    margins = ", ".join(
+        f"{MARGINS[name].absolute:g} of {label}"
+        for name, label in (("accuracy", "accuracy"), ("r2", "R²"))
     )
     lines = [
         "The methods are compared where they are equally fair, not at one strength: a "
@@ -556,86 +684,133 @@ def _intro(plots: bool) -> list[str]:
         "constraint's bound is in its own units, so a table at one λ compares models at "
         "different fairness and rewards the least fair.",
         "",
-        "For each method and seed, the points of its sweep on the test part (at the setting "
-        "of its other parameters that the fronts page draws: per sweep value, the best mean "
-        "validation performance; degenerate points left out) make a front. At a fairness "
-        "level, the method's performance is the best of the front's points that meet the "
-        "level, and between two adjacent front points the straight line between them (as "
-        "if the two models were mixed at random, which mixes accuracy and balanced accuracy "
-        "in the same proportion). A level fairer than the seed's fairest point is not "
-        "reached: nothing is extrapolated. The network (nn), one point per seed, counts only "
-        "where it already meets the level, as does a method whose sweep is one setting.",
-        "",
         f"The levels: {levels}. DI is the lowest group positive rate over the highest (0.8 is "
         "the four-fifths rule; higher is fairer), DEO and the chance-adjusted FairCOCCO score "
-        "are lower when fairer; the score's levels are relative because its scale differs "
-        "between datasets. The performance is the test accuracy, or the MSE for regression.",
+        "are lower when fairer. The score's levels are relative because its scale differs "
+        "between datasets: on each seed, a multiple of the unpenalised network's (nn) "
+        "validation score on that seed, the reference every results page uses (where that "
+        "score is 0, as the chance adjustment can make it on a small validation part, the "
+        "level is 0); the level's name gives the mean over seeds of its value.",
         "",
-        f"Each table gives, per method, how many of its seeds reach the level, the mean over "
-        f"those seeds with its {CONFIDENCE:.0%} t-interval over them (none for one seed), the "
-        "balanced accuracy at the same points, and the difference to the best method paired "
-        f"by seed over the seeds both reach, with its {CONFIDENCE:.0%} t-interval. The best "
-        "(**best**) is the most accurate, or lowest MSE, of the methods that reach the level "
-        "on every seed they ran; a method that reaches it on some seeds only has a mean over "
-        "its better seeds and is not ranked.",
+        "**Chosen on validation.** At each level, each method and seed is represented by one "
+        "model: of all the settings the method ran on that seed, the most accurate on the "
+        "validation rows (the highest R² for regression) among those that meet the level on "
+        "the validation rows. That model is then reported on the test rows, with whether it "
+        "still meets the level there. No test number takes part in the choice, and no model "
+        "is made up between two others. A model less accurate than always predicting the "
+        "majority class, or with a balanced accuracy of 0.5 or less (a regression no better "
+        "than the mean), on the validation rows is never chosen.",
+        "",
+        "**Ranked on test.** A method is ranked at a level when it has a chosen model on every "
+        "seed it ran and each beats a constant predictor on the test rows too; a method with "
+        "models on some seeds only would be averaged over its better seeds. The best (**best**) "
+        "is the ranked method with the highest mean test accuracy (R²). Every other method's "
+        f"difference to it is paired by seed, with its {CONFIDENCE:.0%} t-interval; a ranked "
+        "method is *tied* with the best unless the interval lies wholly below minus the "
+        f"practical margin ({margins}; the margins of the claims page), that is unless the "
+        "seeds show it worse by more than the margin.",
         "",
     ]
     if plots:
         lines += [
             "Each figure draws, for the first measure of its dataset and notion, each method's "
-            "mean performance over seeds at every level where all of its seeds reach it, up to "
-            "the network's least fair value; dotted lines mark the tables' levels.",
+            "mean test performance over seeds of the model chosen at each validation level "
+            "where all of its seeds have one, up to the network's least fair value; dotted "
+            "lines mark the tables' levels.",
             "",
         ]
     return lines
 
 
+def _standing(table: pd.DataFrame) -> list[str]:
+    """Per method and measure, the levels where it is the best and where it is tied."""
+    levels = table.drop_duplicates(["dataset", "notion", "measure", "level"])
+    decided = table[table["best"]].drop_duplicates(["dataset", "notion", "measure", "level"])
+    names = [m.name for m in MATCHED_MEASURES if m.name in set(levels["measure"])]
+    counts = {name: int((decided["measure"] == name).sum()) for name in names}
+    rows = []
+    for method in method_order(table["method"]):
+        of_method = table[table["method"] == method]
+        if not (of_method["best"] | of_method["tied"]).any():
+            continue
+        cells = [
+            f"{int(of_method.loc[of_method['measure'] == name, 'best'].sum())} / "
+            f"{int(of_method.loc[of_method['measure'] == name, 'tied'].sum())}"
+            for name in names
+        ]
+        rows.append([method, *cells])
+    header = ["Method", *(f"{name}: best / tied (of {counts[name]})" for name in names)]
+    lines = table_section(
+        "Standing by measure",
+        "How often each method is the best at a level, or tied with the best, by fairness "
+        "measure, out of the levels where some method is ranked "
+        f"({sum(counts.values())} of {len(levels)}; at the others no method has a model "
+        "that meets the level on every seed and beats a constant predictor). Methods never "
+        "best nor tied are left out.",
+        header,
+        rows,
+    )
+    return lines
+
+
 def _best_summary(table: pd.DataFrame) -> list[str]:
-    """One row per dataset, notion and level: the best method, a method better on the seeds
-    it reaches, and the network."""
+    """One row per dataset, notion and level: the best method, those tied with it, FairCOCCO's
+    difference to the best, and the network."""
     rows = []
     for (dataset, notion, _, _), level in table.groupby(
         ["dataset", "notion", "measure", "level"], sort=False
     ):
         best = level[level["best"]]
+        tied = level[level["tied"]]
         network = level[level["method"] == UNPENALISED]
+        ours = level[level["method"] == "faircocco"]
         rows.append(
             [
                 str(dataset),
                 notion_title(str(notion)),
                 _label(level.iloc[0]),
                 _named(best),
-                _named(_better_on_fewer_seeds(level, best)),
+                ", ".join(tied["method"]) or MISSING,
+                _standing_of(ours.iloc[0]) if len(ours) else MISSING,
                 _estimate(network.iloc[0], seeds=True) if len(network) else MISSING,
             ]
         )
     return table_section(
         "The best method at each level",
-        "The best method (accuracy, or MSE for regression), and beside it a method that "
-        "reaches the level on some of its seeds only, with a mean over those seeds better than "
-        "the best's: of those, the one that reaches it on the most seeds, then with the best "
-        "mean.",
-        ["Dataset", "Notion", "Level", "Best", "Better on fewer seeds", "Network (nn)"],
+        "The best method (its mean test accuracy, or R² for regression, with its interval and "
+        "the seeds with a chosen model), the methods tied with it, FairCOCCO's standing (its "
+        "difference to the best, paired by seed) and the network's own performance where it "
+        "meets the level.",
+        ["Dataset", "Notion", "Level", "Best", "Tied with the best", "FairCOCCO", "Network (nn)"],
         rows,
     )
 
 
-def _better_on_fewer_seeds(level: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
-    """Among the methods that reach the level on some of their seeds only and whose mean beats
-    the best's, the one reaching it on the most seeds, then with the best mean; empty if none.
-    """
-    sign = 1.0 if level["performance"].iloc[0] == "accuracy" else -1.0
-    some = level[(level["reached"] > 0) & (level["reached"] < level["seeds"])]
-    if len(best):
-        some = some[sign * some["mean"] > sign * best["mean"].iloc[0]]
-    order = some.assign(score=sign * some["mean"]).sort_values(
-        ["reached", "score"], ascending=False, kind="stable"
+def _standing_of(row: Any) -> str:
+    """A method's standing at a level: best, tied, worse by a difference, or not ranked."""
+    if row["best"]:
+        return "**best**"
+    difference = PairedDifference(
+        row["difference"], row["difference_low"], row["difference_high"], int(row["paired"])
     )
-    return order.iloc[:1]
+    if row["tied"]:
+        return f"tie: {difference.text()}"
+    if row["ranked"]:
+        return difference.text()
+    return f"not ranked ({_why_not_ranked(row)})"
+
+
+def _why_not_ranked(row: Any) -> str:
+    if row["chosen"] < row["seeds"]:
+        return f"a model on {row['chosen']} of {row['seeds']} seeds"
+    if row["informative_test"] < row["seeds"]:
+        below = row["seeds"] - row["informative_test"]
+        return f"below a constant predictor on the test rows of {below} seeds"
+    return "no ranked method"
 
 
 def _named(rows: pd.DataFrame) -> str:
-    """``"faircocco: 0.842 [0.80, 0.88] (3 of 5)"`` for the first row, or :data:`MISSING`."""
+    """``"faircocco: 0.842 [0.80, 0.88] (5 of 5)"`` for the first row, or :data:`MISSING`."""
     if rows.empty:
         return MISSING
     return f"{rows['method'].iloc[0]}: {_estimate(rows.iloc[0], seeds=True)}"
@@ -643,21 +818,28 @@ def _named(rows: pd.DataFrame) -> str:
 
 def _level_table(level: pd.DataFrame) -> list[str]:
     first = level.iloc[0]
-    if not (level["reached"] > 0).any():
-        return [f"{_label(first)}: no method reaches this level on any seed.", ""]
+    if not (level["chosen"] > 0).any():
+        return [f"{_label(first)}: no method has a model that meets this level on any seed.", ""]
     classification = first["performance"] == "accuracy"
     rows = []
     for row in level.to_dict("records"):
-        cells = [str(row["method"]), f"{row['reached']} of {row['seeds']}", _estimate(row)]
+        cells = [
+            str(row["method"]),
+            f"{row['chosen']} of {row['seeds']}",
+            f"{row['meets_test']} of {row['chosen']}" if row["chosen"] else MISSING,
+            _estimate(row),
+        ]
         if classification:
             cells.append(_number(row[SECONDARY]))
-        difference = PairedDifference(
-            row["difference"], row["difference_low"], row["difference_high"], int(row["paired"])
-        )
-        cells.append("**best**" if row["best"] else difference.text())
+        cells.append(_standing_of(row))
         rows.append(cells)
-    metric = "Accuracy" if classification else "MSE"
-    header = ["Method", "Seeds reaching", f"{metric} ({CONFIDENCE:.0%} t-interval)"]
+    metric = "Accuracy" if classification else "R²"
+    header = [
+        "Method",
+        "Seeds with a model",
+        "Still meeting it on test",
+        f"Test {metric.lower() if classification else metric} ({CONFIDENCE:.0%} t-interval)",
+    ]
     if classification:
         header.append("Balanced accuracy")
     header.append("Difference to the best (paired)")
@@ -671,11 +853,11 @@ def _label(row: Any) -> str:
 
 def _estimate(row: Any, *, seeds: bool = False) -> str:
     """``"0.812 [0.805, 0.819]"``, the mean alone for one seed; with ``seeds``, the seeds
-    reaching the level after it, as ``"— (0 of 5)"`` where none does."""
+    with a chosen model after it, as ``"— (0 of 5)"`` where none has one."""
     text = _number(row["mean"])
     if not math.isnan(row["low"]):
         text += f" [{row['low']:.3f}, {row['high']:.3f}]"
-    return f"{text} ({row['reached']} of {row['seeds']})" if seeds else text
+    return f"{text} ({row['chosen']} of {row['seeds']})" if seeds else text
 
 
 def _number(value: float) -> str:

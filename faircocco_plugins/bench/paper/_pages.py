@@ -7,12 +7,14 @@
 * ``table-4-attributes.rst``: several attributes under EO;
 * ``fronts.rst`` and ``fronts/*.png``: the fronts over each method's strength, with their
   hypervolumes (:mod:`._fronts`);
-* ``matched-fairness.rst`` and ``matched/*.png``: each method's performance at a few levels of
-  DI, DEO and the chance-adjusted score, read off its fronts per seed (:mod:`._matched`);
+* ``matched-fairness.rst`` and ``matched/*.png``: each method's test performance at a few levels
+  of DI, DEO and the chance-adjusted score, of the model chosen per seed on validation
+  (:mod:`._matched`);
 * ``choosing-lambda.rst``: the smallest λ that halves the network's unfairness, its cost and a
   recommendation (:mod:`._lambda`);
-* ``paper/claims.rst``: each of the paper's claims judged on the runs, beside the paper's
-  numbers and ``claims.md`` (:mod:`._claims`);
+* ``paper/claims.rst``: each of the paper's claims judged on the runs by a stated rule (Holm's
+  correction, practical margins, a symmetric verdict), beside the paper's numbers and
+  ``claims.md`` (:mod:`._claims`);
 * ``convergence.rst``, ``attributes.rst``, ``pvalues.rst``: the paper's smaller experiments,
   from the tables of ``faircocco paper-experiment`` when given (:mod:`._extra_pages`);
 * ``literal-configuration.rst``: FairCOCCO as the paper's text reads beside the project's
@@ -23,7 +25,7 @@
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
   numbers and claims.
 
-Each page starts with the command that wrote it, the code's revision, the machine, and the
+Each page ends with the command that wrote it, the code's revision, the machine, and the
 study's time.
 """
 
@@ -47,6 +49,7 @@ from ._common import (
     list_table,
     load_runs,
     page_head,
+    page_sources,
     section,
     table_section,
     write_page,
@@ -106,7 +109,7 @@ def write_pages(
     out : str or path-like
         The pages' folder (created when missing; pages of the same names replaced).
     command : str
-        The command that writes the pages, printed at the head of each.
+        The command that writes the pages, printed at the end of each.
     tuning : str or path-like, optional
         The export of the study's tuning stage; its chosen learning rates and batch sizes are
         listed on the index page.
@@ -151,29 +154,31 @@ def write_pages(
     bodies["matched-fairness"] = matched_page(runs, folder, plots=plots)
     bodies["choosing-lambda"] = lambda_page(runs)
     bodies["literal-configuration"] = literal_page(runs)
+    sources = page_sources(command, frame)
     written = []
     for name, title in PAGE_TITLES.items():
-        head = page_head(title, command, frame, label=f"results-{name}")
-        written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name]]))
+        head = page_head(title, label=f"results-{name}")
+        written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name], *sources]))
     claims = folder / CLAIMS_PAGE
     claims_md = Path(os.path.relpath(Path(paper).with_name("claims.md"), claims.parent))
-    head = page_head("The paper's claims, judged", command, frame, label="results-claims")
+    head = page_head("The paper's claims, judged", label="results-claims")
     tables = {name: read_table(path, REQUIRED[name]) for name, path in (experiments or {}).items()}
     body = claims_page(runs, **rule, claims_md=claims_md.as_posix(), experiments=tables)
-    written.append(write_page(claims, [*head, *body]))
+    written.append(write_page(claims, [*head, *body, *sources]))
     extra = write_experiment_pages(
         folder, command=command, tables=experiments or {}, paper=numbers, plots=plots
     )
     if sensitivity:
         extra.append(write_sensitivity_page(folder, runs, sensitivity, command=command, **rule))
     written += extra
-    index = [*page_head("Results of the paper's study", command, frame, label="results")]
+    index = page_head("Results of the paper's study", label="results")
     index += _links(Path(paper), folder)
     index += _coverage(runs)
     if tuning is not None:
         index += _tuning(tuning)
     pages = [*PAGE_TITLES, CLAIMS_PAGE.removesuffix(".rst"), *(page.stem for page in extra)]
     index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in pages), ""]
+    index += sources
     written.append(write_page(folder / "index.rst", index))
     return written
 

@@ -32,6 +32,7 @@ from ._common import (
     list_table,
     load_runs,
     page_head,
+    page_sources,
     paired_difference,
     section,
     write_page,
@@ -88,7 +89,7 @@ def write_sensitivity_page(
     variants : mapping of str to path
         Keys among :data:`VARIANT_TITLES`, values the variants' exports (``faircocco export``).
     command : str
-        The command that writes the page, printed at its head.
+        The command that writes the page, printed at its end.
     tolerance, adjusted, relative_to
         The selection rule's settings (:func:`select_runs`).
 
@@ -102,11 +103,12 @@ def write_sensitivity_page(
     for key, path in variants.items():
         frames[key], runs[key] = load_runs(path)
     exports = pd.concat(list(frames.values()), ignore_index=True)
-    head = page_head(SENSITIVITY_TITLE, command, exports, label=f"results-{SENSITIVITY_PAGE}")
+    head = page_head(SENSITIVITY_TITLE, label=f"results-{SENSITIVITY_PAGE}")
     body = sensitivity_body(
         base, runs, tolerance=tolerance, adjusted=adjusted, relative_to=relative_to
     )
-    return write_page(Path(out) / f"{SENSITIVITY_PAGE}.rst", [*head, *body])
+    sources = page_sources(command, exports)
+    return write_page(Path(out) / f"{SENSITIVITY_PAGE}.rst", [*head, *body, *sources])
 
 
 def sensitivity_body(
