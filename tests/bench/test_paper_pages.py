@@ -231,6 +231,15 @@ def test_degenerate_selected_model_is_marked(export: Path, tmp_path: Path) -> No
     assert "   * - faircocco\n     - 0.700 ± 0.100 †\n" in _body(out / "table-4-attributes.rst")
 
 
+def test_datasets_that_would_share_a_figure_are_refused(export: Path, tmp_path: Path) -> None:
+    frame = read_export(export)
+    frame["dataset"] = frame["dataset"].replace({"compas": "a b", "communities": "a_b"})
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    with pytest.raises(ValueError, match=r"datasets 'a_b' and 'a b' .* same file name"):
+        write_pages(tmp_path / "runs.csv", PAPER, tmp_path / "docs", command="c")
+    assert not (tmp_path / "docs").exists()
+
+
 def test_fronts_page_lists_each_methods_hypervolume(pages: Path, export: Path) -> None:
     text = _body(pages / "fronts.rst")
     assert text.index("communities-eo-racePctBlack.png") < text.index("compas-eo.png")
