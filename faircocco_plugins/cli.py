@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shlex
 import sys
 import time
 import warnings
@@ -38,6 +39,12 @@ DEFAULT_CHUNK_ROWS = 10**6
 #: A smaller ``--chunksize`` is read this many rows at a time: so few rows take little memory,
 #: and the cost of each chunk would otherwise dominate (16 rows/s in chunks of 5).
 MIN_READ_ROWS = 10_000
+
+#: A CSV column's distinct numbers and other values are counted up to this many each: a
+#: column of numbers with fewer distinct other values is refused (they are stray words).
+DISTINCT_COUNTED = 1000
+#: Stray words named, with their rows, in the error.
+STRAY_SHOWN = 3
 
 #: The end of a CSV file read at a time when looking for its last line.
 TAIL_BYTES = 2**16
@@ -135,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
         help="score the predictions in a CSV or Parquet file",
         description="Score the predictions in a table against one or several sensitive columns "
         "and print the report: the joint score, then one row per attribute. String and boolean "
-        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel.",
+        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel. A CSV "
+        "column of numbers with a few other values (fewer distinct ones than its numbers, "
+        "such as a stray ? or unknown) is refused rather than read as labels.",
     )
     score.add_argument("file", metavar="FILE", help="a .csv, .csv.gz, .parquet or .pq file")
     score.add_argument("--pred", required=True, metavar="COL", help="column of predictions")
@@ -517,6 +526,7 @@ def _read_table(path: str, columns: list[str], markers: list[str] | None) -> pd.
     with _reading(path):
         chunks = list(_csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers))
         types = _ColumnTypes(chunks, unique)
+        types.refuse_stray_text(path, markers)
         if types.disagree():  # read again, with one type per column
             chunks.clear()
             typed = types.of_file()
@@ -535,7 +545,9 @@ def _read_chunks(
         if _format(path) == "csv":
             # a first pass over the named columns alone gives each column one type
             named = _csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers, usecols=unique)
-            types = _ColumnTypes(named, unique).of_file()
+            counted = _ColumnTypes(named, unique)
+            counted.refuse_stray_text(path, markers)
+            types = counted.of_file()
             # as labels, a chunk of digits alone is not taken for numbers stored as text
             labels = {name: "category" for name, dtype in types.items() if dtype is str}
             rows = 0
@@ -576,12 +588,17 @@ class _ColumnTypes:
     gives it: numbers where every chunk holds numbers, else labels, the text as written (so
     that 7 and "7" are not two levels).
 
-    Chunks where a column holds only missing values say nothing of its type.
+    Chunks where a column holds only missing values say nothing of its type. Beside the types,
+    each column's distinct numbers and other values are counted, up to
+    :data:`DISTINCT_COUNTED` each, for :meth:`refuse_stray_text`.
     """
 
     def __init__(self, chunks: Iterable[pd.DataFrame], columns: list[str]) -> None:
         self.seen: dict[str, set[Any]] = {name: set() for name in columns}
         self.gaps: set[str] = set()
+        self.numbers: dict[str, set[float]] = {name: set() for name in columns}
+        #: each value that is not a number, with the row it is first in (for the first few)
+        self.text: dict[str, dict[str, int | None]] = {name: {} for name in columns}
         for chunk in chunks:
             for name in columns:
                 present = chunk[name].notna()
@@ -589,6 +606,46 @@ class _ColumnTypes:
                     self.gaps.add(name)
                 if present.any():
                     self.seen[name].add(chunk[name].dtype)
+                    self._count(name, chunk[name][present])
+
+    def _count(self, name: str, values: pd.Series) -> None:
+        numbers, text = self.numbers[name], self.text[name]
+        if len(text) >= DISTINCT_COUNTED:
+            return  # as many words as numbers can be counted: labels, whatever comes
+        if values.dtype.kind in "iuf":
+            if len(numbers) < DISTINCT_COUNTED:
+                numbers.update(pd.unique(values)[:DISTINCT_COUNTED].tolist())
+            return
+        if values.dtype.kind == "b":
+            return
+        distinct = pd.Series(pd.unique(values))
+        parsed = pd.to_numeric(distinct, errors="coerce")
+        numbers.update(parsed.dropna()[: DISTINCT_COUNTED - len(numbers)].tolist())
+        for word in distinct[parsed.isna()]:
+            if word not in text and len(text) < DISTINCT_COUNTED:
+                shown = len(text) < STRAY_SHOWN
+                text[word] = int(values.index[values == word][0]) + 1 if shown else None
+
+    def refuse_stray_text(self, path: str, markers: list[str] | None) -> None:
+        """Refuse a column of numbers with a few values that are not numbers: fewer distinct
+        ones than its distinct numbers. They would make every number a label; where they
+        are as varied as the numbers (zip codes 7 and A7), the column is one of labels."""
+        for name, text in self.text.items():
+            if not text or len(text) >= len(self.numbers[name]):
+                continue
+            words = list(text)
+            shown = ", ".join(
+                f"{word!r} (first in row {row:,})" for word, row in text.items() if row
+            )
+            more = "" if len(words) <= STRAY_SHOWN else ", ..."
+            count = f"{len(words)} value{' that is' if len(words) == 1 else 's that are'} not"
+            option = shlex.quote(",".join([*(markers or []), *words]))
+            raise CommandError(
+                f"column {name!r} of {path} holds numbers and {count}: {shown}{more}; a "
+                "column of numbers is not read as labels for a few other values. If they "
+                f"mark missing values, pass --missing-values {option} (a missing value is "
+                "then refused by its row, to fill in or drop); otherwise correct them"
+            )
 
     def disagree(self) -> bool:
         return any(len(dtypes) > 1 for dtypes in self.seen.values())

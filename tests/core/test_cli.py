@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -420,6 +421,48 @@ def test_the_in_memory_read_of_a_file_of_several_read_chunks_has_one_type_per_co
     assert joint_score(out) == pytest.approx(
         faircocco_score(whole["y_pred"], whole["age"]), abs=5e-5
     )
+
+
+@pytest.mark.parametrize("chunksize", [None, "100"])
+@pytest.mark.parametrize(
+    ("column", "word"), [("y_pred", "?"), ("age", "unknown"), ("y_true", "abc")]
+)
+def test_a_column_of_numbers_with_a_stray_word_is_refused(
+    capsys, monkeypatch, tmp_path, people, chunksize, column, word
+):
+    """Read 100 rows at a time, the word's chunk holds text and the others numbers."""
+    monkeypatch.setattr(cli, "DEFAULT_CHUNK_ROWS", 100)
+    monkeypatch.setattr(cli, "MIN_READ_ROWS", 1)
+    stray = people.astype({column: object})
+    stray.loc[[41, 300], column] = word
+    path = tmp_path / "stray.csv"
+    stray.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "sex,age", "--target"]
+    arguments += ["y_true", "--notion", "eo"]
+    arguments += [] if chunksize is None else ["--chunksize", chunksize]
+    code, out, err = run_cli(capsys, *arguments)
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert f"column {column!r} of {path} holds numbers and 1 value that is not: " in line
+    assert f"{word!r} (first in row 42)" in line
+    assert f"--missing-values {shlex.quote(word)}" in line
+    # named as a missing value, it is refused by its row
+    code, _, err = run_cli(capsys, *arguments, "--missing-values", word)
+    assert f"row 42 of {path} has no value in column {column!r}" in one_line_error(err)
+
+
+@pytest.mark.parametrize("chunksize", [None, "100"])
+def test_a_column_of_text_with_a_number_stays_labels(capsys, tmp_path, people, chunksize):
+    labels = people.astype({"sex": object})
+    labels.loc[41, "sex"] = "1"
+    path = tmp_path / "labels.csv"
+    labels.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "sex"]
+    arguments += [] if chunksize is None else ["--chunksize", chunksize]
+    code, out, err = run_cli(capsys, *arguments)
+    assert code == 0, err
+    expected = faircocco_score(labels["y_pred"], labels["sex"])
+    assert joint_score(out) == pytest.approx(expected, abs=5e-5)
 
 
 def regions(n: int) -> pd.DataFrame:
