@@ -386,6 +386,19 @@ def test_command_refuses_an_out_that_is_a_file(
     assert out.read_text() == ""
 
 
+@pytest.mark.parametrize("method", ["NN", "none"])
+def test_command_refuses_a_relative_to_method_without_runs(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], method: str
+) -> None:
+    out = tmp_path / "docs"
+    arguments = ["pages", str(export), "--paper", str(PAPER), "--out", str(out), "--no-plots"]
+    assert main([*arguments, "--relative-to", method]) == 2
+    error = capsys.readouterr().err
+    assert f"relative_to={method!r} is not a method of the runs" in error
+    assert "['faircocco', 'nn']" in error
+    assert not out.exists()
+
+
 def test_claims_page_pairs_seeds_and_states_the_verdict(pages: Path) -> None:
     text = _body(pages / "paper" / "claims.rst")
     link = text.split(":download:`claims.md <", 1)[1].split(">`", 1)[0]
