@@ -30,6 +30,7 @@ import pandas as pd
 from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._options import statistic_default
 from ._records.notions import notion_named
+from ._routes.problem import AUTO_EXACT_BELOW
 from ._routes.stream import STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
@@ -55,12 +56,19 @@ BROKEN_PIPE = 141
 INTERRUPTED = 130
 #: Seeds are those numpy's generators take: integers in [0, 2**32).
 SEED_LIMIT = 2**32
-#: Seconds of one permutation of the exact estimator at 3,000 rows, with the test's three kernel
-#: widths (measured on two cores). A permutation reindexes ``N × N`` matrices, so its time grows
-#: as N²; where a continuous conditioning variable makes each permutation refit the attribute
-#: side, it grows as N³, and this estimate is a lower bound.
-EXACT_PERMUTATION_SECONDS_AT_3000 = 3.1
-#: A permutation test of the exact estimator expected to take longer is refused ...
+#: Seconds of one permutation of the test at 3,000 rows, with its three kernel widths, and the
+#: power of the rows its time grows with, by estimator (measured on two cores). The exact one
+#: reindexes ``N × N`` matrices, so its time grows as N²; the low-rank one permutes the rows of
+#: ``N × r`` factors, so its time grows as N (0.45 ms is one binary attribute's; three mixed
+#: attributes, of a higher rank, took 2.1 ms). Where a continuous conditioning variable makes
+#: each permutation refit the attribute side, it grows faster still: these are lower bounds.
+PERMUTATION_SECONDS_AT_3000: dict[str, tuple[float, int]] = {
+    "exact": (3.1, 2),
+    "lowrank": (4.5e-4, 1),
+}
+#: No permutation takes less, whatever the rows (40 to 110 µs measured at 10 to 130 rows).
+MIN_PERMUTATION_SECONDS = 4e-5
+#: A permutation test expected to take longer is refused ...
 PERMUTATION_BUDGET_SECONDS = 600.0
 #: ... and one expected to take longer than this is announced with its estimate.
 ANNOUNCE_ABOVE_SECONDS = 10.0
@@ -286,8 +294,8 @@ def _score(args: argparse.Namespace) -> int:
         return _score_stream(path, columns, chunksize, args, options)
 
     table = _read_table(path, columns, args.missing_values)
-    if args.permutations is not None and args.method == "exact":
-        _check_exact_permutations(args.permutations, len(table))
+    if args.permutations is not None:
+        _check_permutations(args.permutations, len(table), args.method)
     y_true = None if args.target is None else table[args.target]
     report = faircocco_report(table[args.pred], table[args.sensitive], y_true=y_true, **options)
     print(f"FairCOCCO report for {path}: {len(table):,} rows, notion {args.notion.upper()}")
@@ -306,21 +314,28 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_exact_permutations(permutations: int, rows: int) -> None:
-    """Refuse a permutation test of the exact estimator expected to outlast
-    :data:`PERMUTATION_BUDGET_SECONDS`; announce one that takes over
+def _check_permutations(permutations: int, rows: int, method: str) -> None:
+    """Refuse a permutation test expected to outlast :data:`PERMUTATION_BUDGET_SECONDS` on the
+    estimator ``method`` takes at ``rows`` rows; announce one that takes over
     :data:`ANNOUNCE_ABOVE_SECONDS`."""
-    seconds = permutations * EXACT_PERMUTATION_SECONDS_AT_3000 * (rows / 3000) ** 2
+    route = method if method != "auto" else "exact" if rows < AUTO_EXACT_BELOW else "lowrank"
+    at_3000, power = PERMUTATION_SECONDS_AT_3000[route]
+    each = max(at_3000 * (rows / 3000) ** power, MIN_PERMUTATION_SECONDS)
+    seconds = permutations * each
     estimate = (
-        f"--permutations {permutations:,} with --method exact at {rows:,} rows would take "
-        f"about {_duration(seconds)}"
+        f"--permutations {permutations:,} with the {route} estimator at {rows:,} rows would "
+        f"take about {_duration(seconds)}"
     )
     if seconds > PERMUTATION_BUDGET_SECONDS:
+        faster = (
+            "--method lowrank (20 permutations of 3,000 rows take under a second), "
+            if route == "exact"
+            else ""
+        )
         raise CommandError(
             f"{estimate}, over the budget of {PERMUTATION_BUDGET_SECONDS / 60:g} minutes; use "
-            "--method "
-            "lowrank (20 permutations of 3,000 rows take under a second), fewer permutations, "
-            "or a sample of the rows"
+            f"{faster}fewer permutations (1,000 give p-values down to 0.001), or a sample of "
+            "the rows"
         )
     if seconds > ANNOUNCE_ABOVE_SECONDS:
         print(f"note: {estimate}", file=sys.stderr)

@@ -196,18 +196,18 @@ def test_exact_permutations_are_announced_with_their_estimate(
 ):
     """A permutation of 600 rows costs 1/25 of one of 3,000 rows; 20 of them take 20 times
     ``seconds``. The test itself is stubbed: the estimate, not the run, is under test."""
-    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", seconds * 25)
+    monkeypatch.setitem(cli.PERMUTATION_SECONDS_AT_3000, "exact", (seconds * 25, 2))
     monkeypatch.setattr(cli, "independence_test", lambda *a, **k: pytest.fail("test ran"))
     arguments = ["score", str(csv_file), "--pred", "y_pred", "--sensitive", "sex"]
     with pytest.raises(pytest.fail.Exception, match="test ran"):
         main([*arguments, "--method", "exact", "--permutations", "20"])
-    note = "note: --permutations 20 with --method exact at 600 rows would take about 20 s"
+    note = "note: --permutations 20 with the exact estimator at 600 rows would take about 20 s"
     assert (note in capsys.readouterr().err) == announced
 
 
 def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monkeypatch, csv_file):
     # 40 s a permutation at 600 rows: 20 permutations take 800 s
-    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", 40.0 * 25)
+    monkeypatch.setitem(cli.PERMUTATION_SECONDS_AT_3000, "exact", (40.0 * 25, 2))
     monkeypatch.setattr(cli, "faircocco_report", lambda *a, **k: pytest.fail("report ran"))
     code, out, err = run_cli(
         capsys,
@@ -224,8 +224,40 @@ def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monke
     )
     assert code == 2 and out == ""
     line = one_line_error(err)
-    assert "--permutations 20 with --method exact at 600 rows would take about 13.3 minutes" in line
+    assert (
+        "--permutations 20 with the exact estimator at 600 rows would take about 13.3 minutes"
+        in line
+    )
     assert "--method lowrank" in line
+
+
+@pytest.mark.parametrize(
+    ("rows", "method", "route"), [(600, "lowrank", "lowrank"), (100, "auto", "exact")]
+)
+def test_permutations_beyond_the_budget_are_refused_up_front_on_every_route(
+    capsys, monkeypatch, tmp_path, people, rows, method, route
+):
+    """10⁸ permutations take hours however cheap each is, and their statistics alone 2.4 GB."""
+    path = tmp_path / "people.csv"
+    people.iloc[:rows].to_csv(path, index=False)
+    monkeypatch.setattr(cli, "faircocco_report", lambda *a, **k: pytest.fail("report ran"))
+    code, out, err = run_cli(
+        capsys,
+        "score",
+        path,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--method",
+        method,
+        "--permutations",
+        100_000_000,
+    )
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert f"--permutations 100,000,000 with the {route} estimator at {rows} rows" in line
+    assert "over the budget of 10 minutes" in line and "fewer permutations" in line
 
 
 def test_interrupted_permutations_stop_quietly(capsys, monkeypatch, csv_file):
