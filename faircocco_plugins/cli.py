@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
+from ._inputs.files import refuse_special_file
 from ._options import statistic_default
 from ._records.notions import notion_named
 from ._routes.problem import AUTO_EXACT_BELOW
@@ -440,6 +441,7 @@ def _columns_of(path: str) -> list[str]:
         raise CommandError(f"file {path} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path} is a directory, not a file")
+    refuse_special_file(path, "file")
     with _reading(path):
         if kind == "csv":
             # the header as written: pandas would rename a repeated name to "name.1"

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._inputs.files import refuse_special_file
 from .._records.notions import NOTIONS
 from ._metrics import degenerate_runs, metric_range, r_squared
 from ._store import (
@@ -278,6 +279,7 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
         If the file cannot be read as CSV (missing, truncated, damaged), or lacks the
         export's columns: one line naming the file.
     """
+    refuse_special_file(path, "the export")
     try:
         with warnings.catch_warnings():
             # a row with more fields than the header would lose data in silence

@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._inputs.files import refuse_special_file
+
 #: Statuses of a run.
 STATUSES: tuple[str, ...] = ("ok", "not_applicable", "failed")
 #: The two evaluated parts; metric columns are ``<part>.<metric>``.
@@ -292,6 +294,7 @@ class ResultsStore:
         self._connection: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise ValueError(f"path={str(self.path)!r} is a directory; expected a file name.")
+        refuse_special_file(self.path, "the results store")
         if read_only and not self.path.exists():
             raise ValueError(f"the results store {str(self.path)!r} does not exist.")
         if self.path.exists():

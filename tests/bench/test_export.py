@@ -5,7 +5,10 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -371,3 +374,31 @@ def test_bench_on_imported_runs_of_another_configuration_is_refused(
     config = StudyConfig(**{**settings, "notions": ("eo",), "seeds": (0,), **change})
     with pytest.raises(ValueError, match=message):
         run_study(config, store)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize(
+    ("arguments", "what"),
+    [
+        (["import", "{pipe}", "--store", "{folder}/store.sqlite"], "the export"),
+        (["export", "{pipe}", "--out", "{folder}/runs.csv"], "the results store"),
+        (["report", "{pipe}", "--out", "{folder}/report"], "the results store"),
+    ],
+)
+def test_a_named_pipe_is_refused_not_waited_on(
+    tmp_path: Path, arguments: list[str], what: str
+) -> None:
+    """In a process of its own, so that a read that waits for a writer is stopped."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    words = [word.format(pipe=pipe, folder=tmp_path) for word in arguments]
+    done = subprocess.run(
+        [sys.executable, "-m", "faircocco_plugins.cli", *words],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"{what} {pipe} is not a regular file" in done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pipe"]

@@ -781,6 +781,22 @@ def test_console_script_in_a_subprocess(csv_file, people):
     assert ".missing" in one_line_error(failed.stderr)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """In a process of its own, so that a read that waits for a writer is stopped."""
+    pipe = tmp_path / "people.csv"
+    os.mkfifo(pipe)
+    done = subprocess.run(
+        [*command(), "score", str(pipe), "--pred", "y_pred", "--sensitive", "sex"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"file {pipe} is not a regular file" in one_line_error(done.stderr)
+
+
 @pytest.mark.parametrize("subcommand", ["score", "datasets"])
 def test_closed_stdout_pipe_exits_quietly(subcommand, tmp_path, csv_file):
     """``faircocco ... | head`` where the reader has gone before the output is written."""
