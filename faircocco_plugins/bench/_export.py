@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._inputs.files import refuse_special_file
+from .._inputs.files import check_writable, refuse_special_file
 from .._records.notions import NOTIONS
 from ._metrics import degenerate_runs, metric_range, r_squared
 from ._store import (
@@ -221,7 +221,8 @@ def write_export(
     Raises
     ------
     ValueError
-        If ``out`` is the store, or an existing file that is not an export (without ``force``).
+        If ``out`` is the store, an existing file that is not an export (without ``force``),
+        or cannot be written (a read-only folder): before the store is read.
     """
     path = Path(out)
     _check_writable(Path(store), path, force)
@@ -236,7 +237,9 @@ def write_export(
 
 
 def _check_writable(store: Path, out: Path, force: bool) -> None:
-    """Refuse to write an export over the store, or over a file that is not an export."""
+    """Refuse to write an export over the store, over a file that is not an export, or where
+    it cannot be written."""
+    check_writable(out, "the export")
     if not out.exists():
         return
     if store.exists() and out.samefile(store):

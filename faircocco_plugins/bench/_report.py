@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._inputs.files import check_writable
 from ..plugins import MethodSpec, available_methods
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
@@ -138,6 +139,7 @@ def write_report(
     subs = file_names(names, "studies") if len(names) > 1 else {}
     for path in [folder, *(folder / sub for sub in subs.values())]:
         _check_report_folder(path)
+    check_writable(folder, "the report folder")
     folder.mkdir(parents=True, exist_ok=True)
     methods = _registered_methods()
     options = {"tolerance": tolerance, "adjusted": adjusted, "digits": digits, "plots": plots}

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from report_fixtures import build_fixture_store
 
-from faircocco_plugins.bench import ResultsStore
+from faircocco_plugins.bench import ResultsStore, _export
 from faircocco_plugins.bench._export import (
     KEY_COLUMNS,
     MAIN_METRICS,
@@ -143,6 +143,27 @@ def test_export_and_import_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{count} runs exported" in capsys.readouterr().out
     assert main(["import", str(out), "--store", str(tmp_path / "new.sqlite")]) == 0
     assert f"{count} runs added" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("place", ["under a file", "read-only folder"])
+def test_export_to_an_unwritable_place_is_refused_before_reading_the_store(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    place: str,
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    if place == "under a file":
+        (tmp_path / "notes.txt").write_text("mine")
+        out = tmp_path / "notes.txt" / "runs.csv"
+    else:
+        out = request.getfixturevalue("read_only_folder") / "runs.csv"
+    monkeypatch.setattr(_export, "export_runs", lambda *a, **k: pytest.fail("export computed"))
+    assert main(["export", str(fixture.path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"{out} cannot be written" in error and "Traceback" not in error
+    assert not out.exists()
 
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "results" / "paper"
