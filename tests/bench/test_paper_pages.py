@@ -367,6 +367,42 @@ def test_paper_numbers_with_an_unknown_unit_are_refused(tmp_path: Path) -> None:
         PaperNumbers.read(path)
 
 
+@pytest.mark.parametrize(
+    ("row", "where"),
+    [
+        ("Table 3,compas,eo,nn,,,accuracy,high,0.02,fraction", "row 2, column mean: 'high'"),
+        ("Table 3,compas,eo,nn,,,accuracy,NaN,0.02,fraction", "row 2, column mean: 'NaN'"),
+        ("Table 3,compas,eo,nn,,,accuracy,0.7,inf,fraction", "row 2, column std: 'inf'"),
+        ("Table 3,compas,eo,nn,,,accuracy,0.7,-0.1,fraction", "row 2, column std: '-0.1'"),
+    ],
+)
+def test_command_refuses_paper_numbers_that_are_not_numbers(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], row: str, where: str
+) -> None:
+    path = tmp_path / "numbers.csv"
+    path.write_text(
+        "table,dataset,notion,method,attribute,strength,metric,mean,std,unit\n"
+        f"Table 3,compas,eo,faircocco,,,accuracy,0.7,,fraction\n{row}\n"
+    )
+    out = tmp_path / "docs"
+    assert main(["pages", str(export), "--paper", str(path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"paper={str(path)!r}: {where} is not" in error
+    assert not out.exists()
+
+
+def test_command_refuses_a_binary_paper_numbers_file(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "numbers.csv"
+    path.write_bytes(bytes(range(256)) * 4)
+    out = tmp_path / "docs"
+    assert main(["pages", str(export), "--paper", str(path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"paper={str(path)!r} cannot be read as a CSV file" in error
+    assert not out.exists()
+
+
 def test_command_reports_a_missing_export(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
