@@ -40,6 +40,7 @@ from ._store import (
     STATUSES,
     ResultsStore,
     RunRecord,
+    sqlite_database,
 )
 from ._study import cell_differences, run_id
 
@@ -221,8 +222,9 @@ def write_export(
     Raises
     ------
     ValueError
-        If ``out`` is the store, an existing file that is not an export (without ``force``),
-        or cannot be written (a read-only folder): before the store is read.
+        If ``out`` is the store, another SQLite database or a file SQLite keeps beside one
+        (``-wal``, ``-shm``, ``-journal``), an existing file that is not an export (without
+        ``force``), or cannot be written (a read-only folder): before the store is read.
     """
     path = Path(out)
     _check_writable(Path(store), path, force)
@@ -237,16 +239,24 @@ def write_export(
 
 
 def _check_writable(store: Path, out: Path, force: bool) -> None:
-    """Refuse to write an export over the store, over a file that is not an export, or where
-    it cannot be written."""
+    """Refuse to write an export over the store, over any SQLite database or a file SQLite
+    keeps beside one (even with ``force``), over a file that is not an export, or where it
+    cannot be written."""
     check_writable(out, "the export")
+    database = sqlite_database(out)
+    if database is not None:
+        if out.exists() and store.exists() and out.samefile(store):
+            what = "the results store being exported"
+        elif database == out:
+            what = "an SQLite database"
+        else:
+            what = f"a file SQLite keeps beside the database {database}"
+        raise ValueError(
+            f"the export's file {out} is {what}, which writing the export would destroy; name "
+            "another file, such as runs.csv.gz."
+        )
     if not out.exists():
         return
-    if store.exists() and out.samefile(store):
-        raise ValueError(
-            f"the export's file {out} is the results store being exported, which writing the "
-            "export would destroy; name another file, such as runs.csv.gz."
-        )
     if not force and not _is_export(out):
         raise ValueError(
             f"the export's file {out} exists and is not a study export, which writing the export "

@@ -659,6 +659,34 @@ class ResultsStore:
 
 #: The header of every SQLite 3 file, and its length.
 _SQLITE_MAGIC, _SQLITE_HEADER = b"SQLite format 3\x00", 100
+#: The files SQLite keeps beside a database, named after it with these endings.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def sqlite_database(path: str | os.PathLike[str]) -> Path | None:
+    """The SQLite database that ``path`` is, or keeps beside it (``path`` is its name plus
+    one of :data:`SQLITE_SIDE_FILES`, existing or not); None for any other path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from faircocco_plugins.bench import ResultsStore
+    >>> from faircocco_plugins.bench._store import sqlite_database
+    >>> store = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
+    >>> ResultsStore(store).close()
+    >>> sqlite_database(f"{store}-wal") == store, sqlite_database(store.with_name("runs.csv"))
+    (True, None)
+    """
+    file = Path(path)
+    bases = [file.with_name(file.name.removesuffix(end)) for end in SQLITE_SIDE_FILES]
+    for candidate in [file, *(base for base in bases if base != file)]:
+        try:
+            with candidate.open("rb") as opened:
+                if opened.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC:
+                    return candidate
+        except OSError:  # missing, a folder, unreadable
+            continue
+    return None
 
 
 def _check_file(path: Path) -> bytes:

@@ -188,6 +188,30 @@ def test_export_never_writes_over_the_store_it_exports(
         assert fixture.path.read_bytes() == before
 
 
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_export_never_writes_a_side_file_of_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / f"store.sqlite{suffix}"
+    for force in ([], ["--force"]):
+        assert main(["export", str(fixture.path), "--out", str(out), *force]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} is a file SQLite keeps beside the database {fixture.path}" in err
+        assert not out.exists()
+
+
+def test_export_never_writes_over_another_sqlite_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    other = build_fixture_store(tmp_path / "other.sqlite", study="other").path
+    before = other.read_bytes()
+    assert main(["export", str(fixture.path), "--out", str(other), "--force"]) == 2
+    assert f"{other} is an SQLite database" in capsys.readouterr().err
+    assert other.read_bytes() == before
+
+
 def test_export_replaces_an_earlier_export_and_another_file_only_when_forced(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
