@@ -137,9 +137,9 @@ def write_report(
     folder = Path(out_dir)
     # several studies get a folder each, inside the report's
     subs = file_names(names, "studies") if len(names) > 1 else {}
-    for path in [folder, *(folder / sub for sub in subs.values())]:
-        _check_report_folder(path)
-    check_writable(folder, "the report folder")
+    check_report_folder(folder)
+    for sub in subs.values():
+        _check_holds_no_other_files(folder / sub)
     folder.mkdir(parents=True, exist_ok=True)
     methods = _registered_methods()
     options = {"tolerance": tolerance, "adjusted": adjusted, "digits": digits, "plots": plots}
@@ -153,7 +153,20 @@ def write_report(
     return folder
 
 
-def _check_report_folder(folder: Path) -> None:
+def check_report_folder(folder: str | os.PathLike[str]) -> None:
+    """Refuse a report folder before the work: one that holds files but no earlier report,
+    or that cannot be written.
+
+    Raises
+    ------
+    ValueError
+        Saying which, and what to do.
+    """
+    _check_holds_no_other_files(Path(folder))
+    check_writable(folder, "the report folder")
+
+
+def _check_holds_no_other_files(folder: Path) -> None:
     """Refuse a folder holding files but no earlier report: the report could replace them."""
     held = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
     if not held or _holds_a_report(folder):
