@@ -630,14 +630,13 @@ class _ColumnTypes:
         if len(text) >= DISTINCT_COUNTED:
             return  # as many words as numbers can be counted: labels, whatever comes
         if values.dtype.kind in "iuf":
-            if len(numbers) < DISTINCT_COUNTED:
-                numbers.update(pd.unique(values)[:DISTINCT_COUNTED].tolist())
+            numbers.update(pd.unique(values)[: DISTINCT_COUNTED - len(numbers)].tolist())
             return
         if values.dtype.kind == "b":
             return
         distinct = pd.Series(pd.unique(values))
         parsed = pd.to_numeric(distinct, errors="coerce")
-        numbers.update(parsed.dropna()[: DISTINCT_COUNTED - len(numbers)].tolist())
+        numbers.update(parsed.dropna().iloc[: DISTINCT_COUNTED - len(numbers)].tolist())
         for word in distinct[parsed.isna()]:
             if word not in text and len(text) < DISTINCT_COUNTED:
                 shown = len(text) < STRAY_SHOWN
@@ -650,13 +649,12 @@ class _ColumnTypes:
         for name, text in self.text.items():
             if not text or len(text) >= len(self.numbers[name]):
                 continue
-            words = list(text)
-            shown = ", ".join(
-                f"{word!r} (first in row {row:,})" for word, row in text.items() if row
-            )
-            more = "" if len(words) <= STRAY_SHOWN else ", ..."
-            count = f"{len(words)} value{' that is' if len(words) == 1 else 's that are'} not"
+            words = list(text)[:STRAY_SHOWN]  # the first found, with their rows
+            shown = ", ".join(f"{word!r} (first in row {text[word]:,})" for word in words)
+            more = "" if len(text) <= STRAY_SHOWN else ", ..."
+            count = f"{len(text)} value{' that is' if len(text) == 1 else 's that are'} not"
             option = shlex.quote(",".join([*(markers or []), *words]))
+            option += " (and the others)" if more else ""
             raise CommandError(
                 f"column {name!r} of {path} holds numbers and {count}: {shown}{more}; a "
                 "column of numbers is not read as labels for a few other values. If they "
