@@ -20,17 +20,19 @@ $(STAMP): pyproject.toml adapters/torch/pyproject.toml adapters/fairlearn/pyproj
 	$(BIN)/pip install -e ".[dev,bench,ray]" -e adapters/torch -e adapters/fairlearn
 	touch $(STAMP)
 
-# A short real study and its report, beside the store: the paper's datasets found under
-# $$FAIRCOCCO_DATA or downloaded, else synthetic ones. With all nine, 3 to 4 minutes on 2 cores
-# of its own, longer in proportion on shared ones (the README has the measurements).
+# A short real study and its report, beside the store, written by bench when the study
+# completes: the paper's datasets found under $$FAIRCOCCO_DATA or downloaded, else synthetic
+# ones. With all nine, 3 to 4 minutes on 2 cores of its own, longer in proportion on shared ones
+# (the README has the measurements).
 # A store holds one study configuration, and the datasets found make part of it, so a run with
 # $$FAIRCOCCO_DATA set has a store of its own. Should the datasets found change otherwise (a
 # first run offline on the synthetic ones, a later one online), bench stops and says what
-# differs: name another store (`make demo DEMO_STORE=results/quick-2.sqlite`) or remove the old.
+# differs: name another store (`make demo DEMO_STORE=results/quick-2.sqlite`, as bench's
+# advice says, given here) or remove the old.
 DEMO_STORE ?= $(if $(FAIRCOCCO_DATA),results/quick-data-dir.sqlite,results/quick.sqlite)
 demo: venv
-	$(BIN)/faircocco bench --preset quick --jobs 2 --store $(DEMO_STORE)
-	$(BIN)/faircocco report $(DEMO_STORE) --out $(DEMO_STORE:.sqlite=-report)
+	FAIRCOCCO_NEW_STORE_ADVICE='make demo DEMO_STORE=PATH' $(BIN)/faircocco bench --preset quick \
+		--jobs 2 --store $(DEMO_STORE) --report $(DEMO_STORE:.sqlite=-report)
 
 # The AIF360 example in the AIF360 adapter's nox environment (AIF360 needs pandas<3, .venv has
 # pandas 3), made on first use without running its tests. TensorFlow, there for AIF360's

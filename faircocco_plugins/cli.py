@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shlex
 import sys
 import time
 import warnings
@@ -27,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
+from ._inputs.files import refuse_special_file
 from ._options import statistic_default
 from ._records.notions import notion_named
+from ._routes.problem import AUTO_EXACT_BELOW
 from ._routes.stream import STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.
@@ -39,6 +42,12 @@ DEFAULT_CHUNK_ROWS = 10**6
 #: and the cost of each chunk would otherwise dominate (16 rows/s in chunks of 5).
 MIN_READ_ROWS = 10_000
 
+#: A CSV column's distinct numbers and other values are counted up to this many each: a
+#: column of numbers with fewer distinct other values is refused (they are stray words).
+DISTINCT_COUNTED = 1000
+#: Stray words named, with their rows, in the error.
+STRAY_SHOWN = 3
+
 #: The end of a CSV file read at a time when looking for its last line.
 TAIL_BYTES = 2**16
 
@@ -48,12 +57,19 @@ BROKEN_PIPE = 141
 INTERRUPTED = 130
 #: Seeds are those numpy's generators take: integers in [0, 2**32).
 SEED_LIMIT = 2**32
-#: Seconds of one permutation of the exact estimator at 3,000 rows, with the test's three kernel
-#: widths (measured on two cores). A permutation reindexes ``N × N`` matrices, so its time grows
-#: as N²; where a continuous conditioning variable makes each permutation refit the attribute
-#: side, it grows as N³, and this estimate is a lower bound.
-EXACT_PERMUTATION_SECONDS_AT_3000 = 3.1
-#: A permutation test of the exact estimator expected to take longer is refused ...
+#: Seconds of one permutation of the test at 3,000 rows, with its three kernel widths, and the
+#: power of the rows its time grows with, by estimator (measured on two cores). The exact one
+#: reindexes ``N × N`` matrices, so its time grows as N²; the low-rank one permutes the rows of
+#: ``N × r`` factors, so its time grows as N (0.45 ms is one binary attribute's; three mixed
+#: attributes, of a higher rank, took 2.1 ms). Where a continuous conditioning variable makes
+#: each permutation refit the attribute side, it grows faster still: these are lower bounds.
+PERMUTATION_SECONDS_AT_3000: dict[str, tuple[float, int]] = {
+    "exact": (3.1, 2),
+    "lowrank": (4.5e-4, 1),
+}
+#: No permutation takes less, whatever the rows (40 to 110 µs measured at 10 to 130 rows).
+MIN_PERMUTATION_SECONDS = 4e-5
+#: A permutation test expected to take longer is refused ...
 PERMUTATION_BUDGET_SECONDS = 600.0
 #: ... and one expected to take longer than this is announced with its estimate.
 ANNOUNCE_ABOVE_SECONDS = 10.0
@@ -135,7 +151,9 @@ def _parser() -> argparse.ArgumentParser:
         help="score the predictions in a CSV or Parquet file",
         description="Score the predictions in a table against one or several sensitive columns "
         "and print the report: the joint score, then one row per attribute. String and boolean "
-        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel.",
+        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel. A CSV "
+        "column of numbers with a few other values (fewer distinct ones than its numbers, "
+        "such as a stray ? or unknown) is refused rather than read as labels.",
     )
     score.add_argument("file", metavar="FILE", help="a .csv, .csv.gz, .parquet or .pq file")
     score.add_argument("--pred", required=True, metavar="COL", help="column of predictions")
@@ -277,8 +295,8 @@ def _score(args: argparse.Namespace) -> int:
         return _score_stream(path, columns, chunksize, args, options)
 
     table = _read_table(path, columns, args.missing_values)
-    if args.permutations is not None and args.method == "exact":
-        _check_exact_permutations(args.permutations, len(table))
+    if args.permutations is not None:
+        _check_permutations(args.permutations, len(table), args.method)
     y_true = None if args.target is None else table[args.target]
     report = faircocco_report(table[args.pred], table[args.sensitive], y_true=y_true, **options)
     print(f"FairCOCCO report for {path}: {len(table):,} rows, notion {args.notion.upper()}")
@@ -297,21 +315,28 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_exact_permutations(permutations: int, rows: int) -> None:
-    """Refuse a permutation test of the exact estimator expected to outlast
-    :data:`PERMUTATION_BUDGET_SECONDS`; announce one that takes over
+def _check_permutations(permutations: int, rows: int, method: str) -> None:
+    """Refuse a permutation test expected to outlast :data:`PERMUTATION_BUDGET_SECONDS` on the
+    estimator ``method`` takes at ``rows`` rows; announce one that takes over
     :data:`ANNOUNCE_ABOVE_SECONDS`."""
-    seconds = permutations * EXACT_PERMUTATION_SECONDS_AT_3000 * (rows / 3000) ** 2
+    route = method if method != "auto" else "exact" if rows < AUTO_EXACT_BELOW else "lowrank"
+    at_3000, power = PERMUTATION_SECONDS_AT_3000[route]
+    each = max(at_3000 * (rows / 3000) ** power, MIN_PERMUTATION_SECONDS)
+    seconds = permutations * each
     estimate = (
-        f"--permutations {permutations:,} with --method exact at {rows:,} rows would take "
-        f"about {_duration(seconds)}"
+        f"--permutations {permutations:,} with the {route} estimator at {rows:,} rows would "
+        f"take about {_duration(seconds)}"
     )
     if seconds > PERMUTATION_BUDGET_SECONDS:
+        faster = (
+            "--method lowrank (20 permutations of 3,000 rows take under a second), "
+            if route == "exact"
+            else ""
+        )
         raise CommandError(
             f"{estimate}, over the budget of {PERMUTATION_BUDGET_SECONDS / 60:g} minutes; use "
-            "--method "
-            "lowrank (20 permutations of 3,000 rows take under a second), fewer permutations, "
-            "or a sample of the rows"
+            f"{faster}fewer permutations (1,000 give p-values down to 0.001), or a sample of "
+            "the rows"
         )
     if seconds > ANNOUNCE_ABOVE_SECONDS:
         print(f"note: {estimate}", file=sys.stderr)
@@ -416,6 +441,7 @@ def _columns_of(path: str) -> list[str]:
         raise CommandError(f"file {path} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{path} is a directory, not a file")
+    refuse_special_file(path, "file")
     with _reading(path):
         if kind == "csv":
             # the header as written: pandas would rename a repeated name to "name.1"
@@ -517,6 +543,7 @@ def _read_table(path: str, columns: list[str], markers: list[str] | None) -> pd.
     with _reading(path):
         chunks = list(_csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers))
         types = _ColumnTypes(chunks, unique)
+        types.refuse_stray_text(path, markers)
         if types.disagree():  # read again, with one type per column
             chunks.clear()
             typed = types.of_file()
@@ -535,7 +562,9 @@ def _read_chunks(
         if _format(path) == "csv":
             # a first pass over the named columns alone gives each column one type
             named = _csv_chunks(path, unique, DEFAULT_CHUNK_ROWS, markers, usecols=unique)
-            types = _ColumnTypes(named, unique).of_file()
+            counted = _ColumnTypes(named, unique)
+            counted.refuse_stray_text(path, markers)
+            types = counted.of_file()
             # as labels, a chunk of digits alone is not taken for numbers stored as text
             labels = {name: "category" for name, dtype in types.items() if dtype is str}
             rows = 0
@@ -576,12 +605,17 @@ class _ColumnTypes:
     gives it: numbers where every chunk holds numbers, else labels, the text as written (so
     that 7 and "7" are not two levels).
 
-    Chunks where a column holds only missing values say nothing of its type.
+    Chunks where a column holds only missing values say nothing of its type. Beside the types,
+    each column's distinct numbers and other values are counted, up to
+    :data:`DISTINCT_COUNTED` each, for :meth:`refuse_stray_text`.
     """
 
     def __init__(self, chunks: Iterable[pd.DataFrame], columns: list[str]) -> None:
         self.seen: dict[str, set[Any]] = {name: set() for name in columns}
         self.gaps: set[str] = set()
+        self.numbers: dict[str, set[float]] = {name: set() for name in columns}
+        #: each value that is not a number, with the row it is first in (for the first few)
+        self.text: dict[str, dict[str, int | None]] = {name: {} for name in columns}
         for chunk in chunks:
             for name in columns:
                 present = chunk[name].notna()
@@ -589,6 +623,44 @@ class _ColumnTypes:
                     self.gaps.add(name)
                 if present.any():
                     self.seen[name].add(chunk[name].dtype)
+                    self._count(name, chunk[name][present])
+
+    def _count(self, name: str, values: pd.Series) -> None:
+        numbers, text = self.numbers[name], self.text[name]
+        if len(text) >= DISTINCT_COUNTED:
+            return  # as many words as numbers can be counted: labels, whatever comes
+        if values.dtype.kind in "iuf":
+            numbers.update(pd.unique(values)[: DISTINCT_COUNTED - len(numbers)].tolist())
+            return
+        if values.dtype.kind == "b":
+            return
+        distinct = pd.Series(pd.unique(values))
+        parsed = pd.to_numeric(distinct, errors="coerce")
+        numbers.update(parsed.dropna().iloc[: DISTINCT_COUNTED - len(numbers)].tolist())
+        for word in distinct[parsed.isna()]:
+            if word not in text and len(text) < DISTINCT_COUNTED:
+                shown = len(text) < STRAY_SHOWN
+                text[word] = int(values.index[values == word][0]) + 1 if shown else None
+
+    def refuse_stray_text(self, path: str, markers: list[str] | None) -> None:
+        """Refuse a column of numbers with a few values that are not numbers: fewer distinct
+        ones than its distinct numbers. They would make every number a label; where they
+        are as varied as the numbers (zip codes 7 and A7), the column is one of labels."""
+        for name, text in self.text.items():
+            if not text or len(text) >= len(self.numbers[name]):
+                continue
+            words = list(text)[:STRAY_SHOWN]  # the first found, with their rows
+            shown = ", ".join(f"{word!r} (first in row {text[word]:,})" for word in words)
+            more = "" if len(text) <= STRAY_SHOWN else ", ..."
+            count = f"{len(text)} value{' that is' if len(text) == 1 else 's that are'} not"
+            option = shlex.quote(",".join([*(markers or []), *words]))
+            option += " (and the others)" if more else ""
+            raise CommandError(
+                f"column {name!r} of {path} holds numbers and {count}: {shown}{more}; a "
+                "column of numbers is not read as labels for a few other values. If they "
+                f"mark missing values, pass --missing-values {option} (a missing value is "
+                "then refused by its row, to fill in or drop); otherwise correct them"
+            )
 
     def disagree(self) -> bool:
         return any(len(dtypes) > 1 for dtypes in self.seen.values())

@@ -43,6 +43,7 @@ _STUDY_OPTIONS = (
     ("backend", "--backend"),
     ("address", "--address"),
     ("store", "--store"),
+    ("report", "--report"),
 )
 
 
@@ -109,6 +110,12 @@ def register(commands: Any) -> None:
         "--address", metavar="ADDR", help="scheduler address for --backend dask or ray"
     )
     bench.add_argument("--store", metavar="PATH", help=f"results store (default: {DEFAULT_STORE})")
+    bench.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write the study's report into DIR when it completes, as 'faircocco report STORE "
+        "--out DIR' does (checked before the study runs)",
+    )
     bench.add_argument(
         "--tune-learning-rate",
         action="store_true",
@@ -196,6 +203,10 @@ def run(args: argparse.Namespace) -> int:
         # an estimate is of the datasets the note names, so the note goes with it
         print(f"note: {note}", file=sys.stdout if args.estimate else sys.stderr)
     store = args.store if args.store is not None else DEFAULT_STORE
+    if args.report is not None and not args.estimate:
+        from ._report import check_report_folder
+
+        check_report_folder(args.report)  # before the study, not after it
     options = {
         "backend": args.backend or "local",
         "jobs": args.jobs or 1,
@@ -225,7 +236,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return INTERRUPTED
-    print(f"write a report: faircocco report {shlex.quote(summary.store)} --out report")
+    if args.report is None:
+        print(f"write a report: faircocco report {shlex.quote(summary.store)} --out report")
+        return 0
+    from ._report import write_report
+
+    print(f"report written to {write_report(summary.store, args.report, study=summary.study)}")
     return 0
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._inputs.files import check_writable, refuse_special_file
 from .._records.notions import NOTIONS
 from ._metrics import degenerate_runs, metric_range, r_squared
 from ._store import (
@@ -39,6 +40,7 @@ from ._store import (
     STATUSES,
     ResultsStore,
     RunRecord,
+    sqlite_database,
 )
 from ._study import cell_differences, run_id
 
@@ -220,7 +222,9 @@ def write_export(
     Raises
     ------
     ValueError
-        If ``out`` is the store, or an existing file that is not an export (without ``force``).
+        If ``out`` is the store, another SQLite database or a file SQLite keeps beside one
+        (``-wal``, ``-shm``, ``-journal``), an existing file that is not an export (without
+        ``force``), or cannot be written (a read-only folder): before the store is read.
     """
     path = Path(out)
     _check_writable(Path(store), path, force)
@@ -235,14 +239,24 @@ def write_export(
 
 
 def _check_writable(store: Path, out: Path, force: bool) -> None:
-    """Refuse to write an export over the store, or over a file that is not an export."""
+    """Refuse to write an export over the store, over any SQLite database or a file SQLite
+    keeps beside one (even with ``force``), over a file that is not an export, or where it
+    cannot be written."""
+    check_writable(out, "the export")
+    database = sqlite_database(out)
+    if database is not None:
+        if out.exists() and store.exists() and out.samefile(store):
+            what = "the results store being exported"
+        elif database == out:
+            what = "an SQLite database"
+        else:
+            what = f"a file SQLite keeps beside the database {database}"
+        raise ValueError(
+            f"the export's file {out} is {what}, which writing the export would destroy; name "
+            "another file, such as runs.csv.gz."
+        )
     if not out.exists():
         return
-    if store.exists() and out.samefile(store):
-        raise ValueError(
-            f"the export's file {out} is the results store being exported, which writing the "
-            "export would destroy; name another file, such as runs.csv.gz."
-        )
     if not force and not _is_export(out):
         raise ValueError(
             f"the export's file {out} exists and is not a study export, which writing the export "
@@ -278,6 +292,7 @@ def read_export(path: str | os.PathLike[str]) -> pd.DataFrame:
         If the file cannot be read as CSV (missing, truncated, damaged), or lacks the
         export's columns: one line naming the file.
     """
+    refuse_special_file(path, "the export")
     try:
         with warnings.catch_warnings():
             # a row with more fields than the header would lose data in silence

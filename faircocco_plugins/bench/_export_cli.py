@@ -30,7 +30,8 @@ def register(commands: Any) -> None:
     export.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing FILE that is not an earlier export (never the store itself)",
+        help="replace an existing FILE that is not an earlier export (never the store, another "
+        "SQLite database, or a file SQLite keeps beside one: -wal, -shm, -journal)",
     )
     export.set_defaults(run=_export)
 

@@ -68,7 +68,7 @@ def register(commands: Any) -> None:
         metavar="METHOD",
         help="make the tolerance a share of this method's validation score on the same seed "
         "(e.g. '--tolerance 0.5 --adjusted --relative-to nn': the most accurate setting that "
-        "halves the network's chance-adjusted score)",
+        "halves the network's chance-adjusted score); one of the export's methods",
     )
     pages.add_argument(
         "--no-plots", action="store_true", help="skip the figures of the fronts page"

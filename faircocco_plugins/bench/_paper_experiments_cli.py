@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._inputs.files import check_writable
 from ._cli_args import command_error, missing_extra_error, names, non_negative_int, positive_int
 
 
@@ -76,6 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         return command_error(
             "paper-experiment", f"--out {args.out} must name a file in an existing folder"
         )
+    check_writable(args.out, "--out")  # before the hours of training
     if args.datasets is not None and args.experiment == "attributes":
         return command_error("paper-experiment", "--datasets does not apply to 'attributes'")
     if args.datasets is not None and args.experiment == "pvalues" and len(args.datasets) != 1:

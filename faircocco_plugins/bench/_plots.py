@@ -13,7 +13,6 @@ so the process-wide backend is never changed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._file_names import file_name, file_names
 from ._metrics import majority_rate
 from ._pareto_points import POINT_COLUMNS, pareto_points, performance_metric
 
@@ -194,7 +194,7 @@ def plot_pareto_fronts(
     runs : pandas.DataFrame
         Runs as returned by :meth:`ResultsStore.runs` (of one study).
     out_dir : str or Path
-        Folder of the figures, named ``<dataset>-<notion>.<format>``.
+        Folder of the figures, named ``<dataset>-<notion>.<format>`` (:func:`figure_name`).
     sweep_params : mapping of str to str or None, optional
         Each method's sweep parameter; see :func:`pareto_points`.
     methods : sequence of str, optional
@@ -208,6 +208,11 @@ def plot_pareto_fronts(
     dict of (str, str) to list of Path
         The files of each (dataset, notion), in the order datasets and notions appear in
         ``runs``.
+
+    Raises
+    ------
+    ValueError
+        If two datasets would share a figure's file name (``"a b"`` and ``"a_b"``).
 
     Examples
     --------
@@ -229,6 +234,7 @@ def plot_pareto_fronts(
     written: dict[tuple[str, str], list[Path]] = {}
     order = list(methods) if methods is not None else sorted({str(m) for m in runs["method"]})
     ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+    file_names(ok["dataset"].astype(str).unique(), "datasets")  # one figure each
     for (dataset, notion), of_cell in ok.groupby(["dataset", "notion"], sort=False):
         points = pareto_points(
             of_cell, dataset=str(dataset), notion=str(notion), sweep_params=sweep_params
@@ -267,8 +273,9 @@ def figure_name(dataset: str, notion: str) -> str:
     Returns
     -------
     str
-        ``<dataset>-<notion>`` with characters other than letters, digits, ``.``, ``_`` and
-        ``-`` replaced by ``_``.
+        The :func:`~faircocco_plugins.bench._file_names.file_name` of
+        ``<dataset>-<notion>``: characters other than letters, digits, ``.``, ``_`` and ``-``,
+        and leading dots, replaced by ``_``.
 
     Examples
     --------
@@ -276,7 +283,7 @@ def figure_name(dataset: str, notion: str) -> str:
     >>> figure_name("kdd census", "eo")
     'kdd_census-eo'
     """
-    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{dataset}-{notion}")
+    return file_name(f"{dataset}-{notion}")
 
 
 def performance_axis_label(performance: str | None) -> str:

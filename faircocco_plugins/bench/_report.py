@@ -8,16 +8,17 @@ section by section, and :mod:`._markup` writes any page as Markdown and as HTML.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._inputs.files import check_writable
 from ..plugins import MethodSpec, available_methods
 from ._capability_table import LEGEND, capability_table
 from ._degenerate_table import degenerate_table
+from ._file_names import file_names
 from ._hypervolume_table import hypervolume_table
 from ._markup import (
     Block,
@@ -31,7 +32,7 @@ from ._markup import (
     render_markdown,
 )
 from ._plots import plot_pareto_fronts
-from ._report_index import StudyReport, index_blocks
+from ._report_index import REPORT_TITLE, StudyReport, index_blocks
 from ._results_tables import (
     GROUP_COLUMNS,
     REPORT_FORMATS,
@@ -73,7 +74,11 @@ def write_report(
       and git revisions.
 
     A store with several studies (and ``study=None``) gets one such folder per study, named
-    after it, and an index linking them.
+    after it (characters other than letters, digits, ``.``, ``_`` and ``-``, and leading dots,
+    written ``_``), and an index linking them.
+
+    Only files of the report are replaced: a folder that holds other files, and no earlier
+    report, is refused before anything is written.
 
     Parameters
     ----------
@@ -81,7 +86,8 @@ def write_report(
         An open store, the path of an existing store, or runs as returned by
         :meth:`ResultsStore.runs` (then the study's configuration is not known).
     out_dir : str or path-like
-        The report folder; created when missing, files of the same names replaced.
+        The report folder: new, empty, or holding an earlier report, whose files of the same
+        names are replaced; created when missing.
     study : str, optional
         Report this study only.
     formats : sequence of {"md", "html"}
@@ -102,7 +108,9 @@ def write_report(
     Raises
     ------
     ValueError
-        When the store does not exist or has no runs (of ``study``), or an option is invalid.
+        When the store does not exist or has no runs (of ``study``), an option is invalid, two
+        studies would share a folder (``"a b"`` and ``"a_b"``), or a folder of the report holds
+        files that are not an earlier report.
 
     Examples
     --------
@@ -127,19 +135,60 @@ def write_report(
     runs, studies = _load(store_or_runs, study)
     names = runs["study"].astype(str).unique().tolist()
     folder = Path(out_dir)
+    # several studies get a folder each, inside the report's
+    subs = file_names(names, "studies") if len(names) > 1 else {}
+    check_report_folder(folder)
+    for sub in subs.values():
+        _check_holds_no_other_files(folder / sub)
     folder.mkdir(parents=True, exist_ok=True)
     methods = _registered_methods()
     options = {"tolerance": tolerance, "adjusted": adjusted, "digits": digits, "plots": plots}
-    if len(names) == 1:
+    if not subs:
         _write_study(runs, studies, names[0], folder, formats, methods, options)
         return folder
-    links = []
-    for name in names:
-        sub = folder / _safe_name(name)
-        _write_study(runs[runs["study"] == name], studies, name, sub, formats, methods, options)
-        links.append((name, sub.name))
-    _write_studies_index(folder, links, formats)
+    for name, sub in subs.items():
+        of_study = runs[runs["study"] == name]
+        _write_study(of_study, studies, name, folder / sub, formats, methods, options)
+    _write_studies_index(folder, list(subs.items()), formats)
     return folder
+
+
+def check_report_folder(folder: str | os.PathLike[str]) -> None:
+    """Refuse a report folder before the work: one that holds files but no earlier report,
+    or that cannot be written.
+
+    Raises
+    ------
+    ValueError
+        Saying which, and what to do.
+    """
+    _check_holds_no_other_files(Path(folder))
+    check_writable(folder, "the report folder")
+
+
+def _check_holds_no_other_files(folder: Path) -> None:
+    """Refuse a folder holding files but no earlier report: the report could replace them."""
+    held = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+    if not held or _holds_a_report(folder):
+        return
+    shown = ", ".join(held[:5]) + (", ..." if len(held) > 5 else "")
+    raise ValueError(
+        f"the report folder {folder} holds files that are not an earlier report ({shown}), "
+        "which writing the report could replace; name a new or empty folder, or one that "
+        "holds an earlier report."
+    )
+
+
+def _holds_a_report(folder: Path) -> bool:
+    """Whether ``folder``'s index page, in either format, is a report's."""
+    pages = {"README.md": f"# {REPORT_TITLE}", "index.html": f"<h1>{REPORT_TITLE}"}
+    for page, title in pages.items():
+        try:
+            if title in (folder / page).read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:  # missing, a folder, unreadable
+            continue
+    return False
 
 
 def _check_formats(formats: Sequence[str]) -> tuple[str, ...]:
@@ -193,10 +242,6 @@ def _study_names(studies: pd.DataFrame) -> list[str]:
 def _registered_methods() -> dict[str, MethodSpec]:
     # a broken adapter should not stop the report of the others: warn and go on
     return available_methods(on_error="warn")
-
-
-def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "study"
 
 
 def _write_study(
@@ -316,6 +361,6 @@ def _selected_csv(selected: pd.DataFrame) -> pd.DataFrame:
 def _write_studies_index(
     folder: Path, links: Sequence[tuple[str, str]], formats: Sequence[str]
 ) -> None:
-    title = "FairCOCCO harness reports"
+    title = f"{REPORT_TITLE}s"
     studies = Links([Link(name, f"{sub}/README.md", f"{sub}/index.html") for name, sub in links])
     _write_index(folder, title, [Heading(title, 1), studies], formats)

@@ -23,6 +23,9 @@ from ._metrics import R2_THRESHOLD, SPREAD_THRESHOLD
 from ._results_table_types import DEGENERATE_MARK, ResultsTable
 from ._results_tables import dataset_order, format_mean_std, method_order
 
+#: The first words of the title of every index page of a report, by which an earlier report
+#: is known.
+REPORT_TITLE = "FairCOCCO harness report"
 #: Columns of the index page's table of degenerate models.
 DEGENERATE_HEADER = (
     "method",
@@ -98,7 +101,7 @@ def index_blocks(report: StudyReport) -> list[Block]:
         For :func:`render_markdown` and :func:`render_html`.
     """
     return [
-        Heading(f"FairCOCCO harness report: study {report.name}", 1),
+        Heading(f"{REPORT_TITLE}: study {report.name}", 1),
         Table(None, facts(report.runs), ["---", "---"], css="facts"),
         *results_section(report.tables, report.tolerance, report.adjusted),
         *degenerate_section(report.degenerate),

@@ -557,6 +557,20 @@ def run_study(
             results.close()
 
 
+#: The environment variable that says how to write a study to another store, in the advice of a
+#: store that holds another configuration, where a wrapper runs the study (``make demo`` sets
+#: it to ``make demo DEMO_STORE=PATH``).
+NEW_STORE_ADVICE = "FAIRCOCCO_NEW_STORE_ADVICE"
+
+
+def new_store_advice() -> str:
+    """How to write a study to another store: :data:`NEW_STORE_ADVICE`'s value, else the
+    command's option and the function's argument."""
+    return os.environ.get(NEW_STORE_ADVICE) or (
+        "faircocco bench --store PATH, or run_study(config, PATH)"
+    )
+
+
 def _check_one_configuration(store: ResultsStore, config: StudyConfig) -> None:
     """Refuse a study whose configuration differs from the one the store was made for."""
     for recorded in store.studies()["config"]:
@@ -565,8 +579,8 @@ def _check_one_configuration(store: ResultsStore, config: StudyConfig) -> None:
             raise ValueError(
                 f"{store.path} holds a study of another configuration ({'; '.join(differences)})"
                 ", and a store holds one study configuration, so that its report describes "
-                "every run in it: write this study to a new store (faircocco bench --store "
-                f"PATH, or run_study(config, PATH)), or move {store.path} away to start over."
+                f"every run in it: write this study to a new store ({new_store_advice()}), or "
+                f"move {store.path} away to start over."
             )
 
 
@@ -588,8 +602,8 @@ def _check_stored_settings(store: ResultsStore, config: StudyConfig, cells: list
         raise ValueError(
             f"{store.path} holds runs of another configuration ({'; '.join(shown[:3])}"
             f"{'; ...' if len(shown) > 3 else ''}), and a store holds one study configuration: "
-            "write this study to a new store (faircocco bench --store PATH), or move "
-            f"{store.path} away to start over."
+            f"write this study to a new store ({new_store_advice()}), or move {store.path} "
+            "away to start over."
         )
 
 

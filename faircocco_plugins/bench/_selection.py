@@ -72,7 +72,8 @@ def select_runs(
         Judge fairness by the chance-adjusted score, which does not depend on the size of the
         validation part.
     relative_to : str, optional
-        A method whose validation score, times ``tolerance``, is each group's tolerance.
+        A method whose validation score, times ``tolerance``, is each group's tolerance; one of
+        the methods of ``runs``.
 
     Returns
     -------
@@ -107,7 +108,10 @@ def select_runs(
     missing = [c for c in (*GROUP_COLUMNS, "run_id", "status") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs is missing the columns {missing}; pass ResultsStore.runs().")
-    references = _reference_scores(runs, relative_to, adjusted) if relative_to else None
+    references = None
+    if relative_to is not None:
+        _check_reference(runs, relative_to)
+        references = _reference_scores(runs, relative_to, adjusted)
     chosen = []
     for key, group in runs.groupby(list(GROUP_COLUMNS), sort=True, dropna=False):
         limit = tolerance
@@ -123,6 +127,17 @@ def select_runs(
             n_degenerate=0,
         )
     return pd.DataFrame(chosen).reset_index(drop=True)
+
+
+def _check_reference(runs: pd.DataFrame, method: str) -> None:
+    """Refuse a reference method that has no run: every group would lack its score."""
+    if not isinstance(method, str):
+        raise TypeError(f"relative_to must be a method's name (str); got {method!r}.")
+    methods = sorted({str(m) for m in runs["method"]})
+    if methods and method not in methods:
+        raise ValueError(
+            f"relative_to={method!r} is not a method of the runs; expected one of {methods}."
+        )
 
 
 def _fairness_column(notion: str, adjusted: bool) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._inputs.files import refuse_special_file
+
 #: Statuses of a run.
 STATUSES: tuple[str, ...] = ("ok", "not_applicable", "failed")
 #: The two evaluated parts; metric columns are ``<part>.<metric>``.
@@ -292,6 +294,7 @@ class ResultsStore:
         self._connection: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise ValueError(f"path={str(self.path)!r} is a directory; expected a file name.")
+        refuse_special_file(self.path, "the results store")
         if read_only and not self.path.exists():
             raise ValueError(f"the results store {str(self.path)!r} does not exist.")
         if self.path.exists():
@@ -517,11 +520,13 @@ class ResultsStore:
         --------
         See :class:`ResultsStore`.
         """
+        # SQLite takes the bare run_id from the row of the smallest rowid
         rows = self._db.execute(
-            "SELECT study, method, settings, MIN(run_id) FROM runs GROUP BY study, method, settings"
+            "SELECT study, method, settings, MIN(rowid), run_id FROM runs "
+            "GROUP BY study, method, settings"
         ).fetchall()
         frame = pd.DataFrame([row[:2] for row in rows], columns=["study", "method"])
-        values = [self._mapping(row[2], "runs", f"run_id = '{row[3]}'", "settings") for row in rows]
+        values = [self._mapping(row[2], _run_row(row[3], row[4]), "settings") for row in rows]
         frame["settings"] = pd.Series(values, dtype=object)
         return frame
 
@@ -575,7 +580,7 @@ class ResultsStore:
             columns=["study", "started_at", "config", "versions", "git_revision"],
         )
         for column, name in ((3, "config"), (4, "versions")):
-            values = [self._mapping(row[column], "studies", f"id = {row[0]}", name) for row in rows]
+            values = [self._mapping(row[column], _study_row(row[0]), name) for row in rows]
             frame[name] = pd.Series(values, dtype=object)
         return frame
 
@@ -600,18 +605,18 @@ class ResultsStore:
         """
         present = _run_columns(self._db)
         selected = [name if name in present else f"NULL AS {name}" for name in RUN_COLUMNS]
-        query = f"SELECT {', '.join(selected)}, metrics FROM runs"
+        query = f"SELECT {', '.join(selected)}, rowid, metrics FROM runs"
         arguments: tuple[str, ...] = ()
         if study is not None:
             query, arguments = query + " WHERE study = ?", (study,)
         query += " ORDER BY study, dataset, method, notion, seed, run_id"
         rows = self._db.execute(query, arguments).fetchall()
-        frame = pd.DataFrame([row[:-1] for row in rows], columns=list(RUN_COLUMNS))
-        keys = [f"run_id = '{run_id}'" for run_id in frame["run_id"]]
+        frame = pd.DataFrame([row[:-2] for row in rows], columns=list(RUN_COLUMNS))
+        keys = [
+            _run_row(row[-2], run_id) for row, run_id in zip(rows, frame["run_id"], strict=True)
+        ]
         for name in ("params", "settings", "versions"):
-            values = [
-                self._mapping(v, "runs", k, name) for v, k in zip(frame[name], keys, strict=True)
-            ]
+            values = [self._mapping(v, k, name) for v, k in zip(frame[name], keys, strict=True)]
             frame[name] = pd.Series(values, dtype=object)
         for name in ("seed", "n_train", "n_validation", "n_test"):
             frame[name] = frame[name].astype("Int64")
@@ -625,7 +630,7 @@ class ResultsStore:
         }
         return pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
 
-    def _mapping(self, text: object, table: str, key: str, column: str) -> dict[str, Any]:
+    def _mapping(self, text: object, row: _StoredRow, column: str) -> dict[str, Any]:
         """The JSON object stored in one cell of the store; a broken one names its row."""
         try:
             value = json.loads(text)  # type: ignore[arg-type]
@@ -635,27 +640,72 @@ class ResultsStore:
             if isinstance(value, dict):
                 return value
             problem = f"holds a JSON {type(value).__name__}, not an object"
-        raise ValueError(
-            f"{self.path} is damaged: the column {column} of the row {key} of its table {table} "
-            f"{problem}; restore the store from a copy, or delete that row (DELETE FROM {table} "
-            f"WHERE {key}) so that running the study again recomputes it."
-        )
+        raise row.damaged(self.path, f"the column {column}", problem)
 
-    def _metrics(self, text: object, key: str) -> dict[str, Any]:
-        values = self._mapping(text, "runs", key, "metrics")
+    def _metrics(self, text: object, row: _StoredRow) -> dict[str, Any]:
+        values = self._mapping(text, row, "metrics")
         for name, value in values.items():
             if value is not None and not isinstance(value, int | float):
-                raise ValueError(
-                    f"{self.path} is damaged: the metric {name} of the row {key} of its table "
-                    f"runs is {value!r}, not a number; restore the store from a copy, or delete "
-                    f"that row (DELETE FROM runs WHERE {key}) so that running the study again "
-                    "recomputes it."
-                )
+                raise row.damaged(self.path, f"the metric {name}", f"is {value!r}, not a number")
         return values
+
+
+@dataclass(frozen=True)
+class _StoredRow:
+    """A row of the store, as an error names it: in words, and by a condition that selects it
+    alone and needs no quoting (its rowid or id), whatever its run id holds."""
+
+    table: str
+    where: str
+    name: str
+
+    def damaged(self, path: Path, what: str, problem: str) -> ValueError:
+        """The error of a damaged cell of this row, with how to delete the row."""
+        return ValueError(
+            f"{path} is damaged: {what} of the row {self.name} of its table {self.table} "
+            f"{problem}; restore the store from a copy, or delete that row (DELETE FROM "
+            f"{self.table} WHERE {self.where}) so that running the study again recomputes it."
+        )
+
+
+def _run_row(rowid: int, run_id: object) -> _StoredRow:
+    return _StoredRow("runs", f"rowid = {int(rowid)}", f"with run_id {run_id!r}")
+
+
+def _study_row(key: int) -> _StoredRow:
+    return _StoredRow("studies", f"id = {int(key)}", f"id = {int(key)}")
 
 
 #: The header of every SQLite 3 file, and its length.
 _SQLITE_MAGIC, _SQLITE_HEADER = b"SQLite format 3\x00", 100
+#: The files SQLite keeps beside a database, named after it with these endings.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def sqlite_database(path: str | os.PathLike[str]) -> Path | None:
+    """The SQLite database that ``path`` is, or keeps beside it (``path`` is its name plus
+    one of :data:`SQLITE_SIDE_FILES`, existing or not); None for any other path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from faircocco_plugins.bench import ResultsStore
+    >>> from faircocco_plugins.bench._store import sqlite_database
+    >>> store = pathlib.Path(tempfile.mkdtemp()) / "results.sqlite"
+    >>> ResultsStore(store).close()
+    >>> sqlite_database(f"{store}-wal") == store, sqlite_database(store.with_name("runs.csv"))
+    (True, None)
+    """
+    file = Path(path)
+    bases = [file.with_name(file.name.removesuffix(end)) for end in SQLITE_SIDE_FILES]
+    for candidate in [file, *(base for base in bases if base != file)]:
+        try:
+            with candidate.open("rb") as opened:
+                if opened.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC:
+                    return candidate
+        except OSError:  # missing, a folder, unreadable
+            continue
+    return None
 
 
 def _check_file(path: Path) -> bytes:

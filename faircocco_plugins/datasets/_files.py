@@ -128,12 +128,20 @@ def locate(file: DataFile, data_dir: str | os.PathLike[str] | None) -> tuple[str
     """The first copy of ``file`` in the search directories, without reading it.
 
     Returns how its directory was chosen (``"data_dir"``, ``"$FAIRCOCCO_DATA"`` or ``"cache"``,
-    as :func:`search_dirs` names them) and its path, or None when no directory has it.
+    as :func:`search_dirs` names them) and its path, or None when no directory has it. A
+    directory that cannot be searched (no permission) is a :class:`ValueError` naming it.
     """
     for how, directory in search_dirs(data_dir):
         path = directory / file.dataset / file.name
-        if path.is_file():
-            return how, path
+        try:
+            if path.is_file():
+                return how, path
+        except OSError as error:
+            raise ValueError(
+                f"cannot look for {file.relative_path} in {directory} ({how}): "
+                f"{error.strerror or error} ({path}); make the folder readable, or name "
+                "another."
+            ) from None
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,3 +120,17 @@ def bench_methods() -> dict[str, MethodSpec]:
 def bench_loader() -> Any:
     """``loader(name, seed)`` for the datasets ``tiny`` and ``tiny_regression``."""
     return tiny_loader
+
+
+@pytest.fixture
+def read_only_folder(tmp_path: Path) -> Path:
+    """A folder in which no file can be created; the test is skipped where one still can (a
+    process with root's file permissions)."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        (folder / "probe").touch()
+    except PermissionError:
+        return folder
+    pytest.skip("this process creates files in read-only folders")

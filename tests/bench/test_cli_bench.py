@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from faircocco_plugins.bench import PAPER_DATASETS, SYNTHETIC_DATASETS, ResultsStore, preset_config
+from faircocco_plugins.bench._runner import NEW_STORE_ADVICE
 from faircocco_plugins.cli import main
 
 pytest.importorskip("faircocco_torch")
@@ -79,6 +82,63 @@ def test_bench_refuses_a_second_configuration_in_one_store(
     )
     assert "faircocco bench --store PATH" in err and len(err.strip().splitlines()) == 1
     assert store.read_bytes() == before
+
+
+#: A study of one cell a notion, quick to run.
+TINY = ["--methods", "nn", "--notions", "dp", "--seeds", "1", "--grid", "quick", "--epochs", "1"]
+TINY += ["--max-train-rows", "100", "--datasets", "synthetic"]
+
+
+def test_bench_writes_its_report_with_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, report = tmp_path / "quick.sqlite", tmp_path / "quick-report"
+    status, out, err = _bench(capsys, *TINY, "--store", str(store), "--report", str(report))
+    assert status == 0, err
+    assert f"report written to {report}" in out and "write a report" not in out
+    assert (report / "README.md").is_file() and (report / "results-dp.md").is_file()
+    assert (report / "pareto").is_dir()
+
+
+def test_bench_refuses_a_report_folder_of_other_files_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, report = tmp_path / "quick.sqlite", tmp_path / "notes"
+    report.mkdir()
+    (report / "README.md").write_text("mine")
+    status, out, err = _bench(capsys, *TINY, "--store", str(store), "--report", str(report))
+    assert status == 2 and out == ""
+    assert "holds files that are not an earlier report (README.md)" in err
+    assert not store.exists()
+
+
+def test_the_advice_to_name_another_store_follows_the_wrapping_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "quick.sqlite"
+    assert _bench(capsys, *TINY, "--store", str(store))[0] == 0
+    monkeypatch.setenv(NEW_STORE_ADVICE, "make demo DEMO_STORE=PATH")
+    status, _, err = _bench(capsys, *TINY, "--store", str(store), "--seeds", "2")
+    assert status == 2
+    assert "write this study to a new store (make demo DEMO_STORE=PATH)" in err
+    assert "--store" not in err
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_demo_writes_its_report_through_bench_and_names_its_store_variable() -> None:
+    root = Path(__file__).resolve().parents[2]
+    planned = subprocess.run(
+        ["make", "-n", "demo", "DEMO_STORE=results/x.sqlite"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.replace("\\\n", " ")
+    (command,) = [line for line in planned.splitlines() if "faircocco bench" in line]
+    words = shlex.split(command)
+    assert f"{NEW_STORE_ADVICE}=make demo DEMO_STORE=PATH" in words
+    assert words[words.index("--report") + 1] == "results/x-report"
+    assert "faircocco report" not in planned
 
 
 def test_list_methods(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import pandas as pd
 import pytest
 from report_fixtures import build_fixture_store
 
-from faircocco_plugins.bench import ResultsStore
+from faircocco_plugins.bench import ResultsStore, _export
 from faircocco_plugins.bench._export import (
     KEY_COLUMNS,
     MAIN_METRICS,
@@ -142,6 +145,27 @@ def test_export_and_import_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{count} runs added" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("place", ["under a file", "read-only folder"])
+def test_export_to_an_unwritable_place_is_refused_before_reading_the_store(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    place: str,
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    if place == "under a file":
+        (tmp_path / "notes.txt").write_text("mine")
+        out = tmp_path / "notes.txt" / "runs.csv"
+    else:
+        out = request.getfixturevalue("read_only_folder") / "runs.csv"
+    monkeypatch.setattr(_export, "export_runs", lambda *a, **k: pytest.fail("export computed"))
+    assert main(["export", str(fixture.path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"{out} cannot be written" in error and "Traceback" not in error
+    assert not out.exists()
+
+
 COMMITTED = Path(__file__).parents[2] / "docs" / "results" / "paper"
 
 
@@ -162,6 +186,30 @@ def test_export_never_writes_over_the_store_it_exports(
         err = capsys.readouterr().err
         assert f"{fixture.path} is the results store being exported" in err
         assert fixture.path.read_bytes() == before
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_export_never_writes_a_side_file_of_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    out = tmp_path / f"store.sqlite{suffix}"
+    for force in ([], ["--force"]):
+        assert main(["export", str(fixture.path), "--out", str(out), *force]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} is a file SQLite keeps beside the database {fixture.path}" in err
+        assert not out.exists()
+
+
+def test_export_never_writes_over_another_sqlite_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = build_fixture_store(tmp_path / "store.sqlite")
+    other = build_fixture_store(tmp_path / "other.sqlite", study="other").path
+    before = other.read_bytes()
+    assert main(["export", str(fixture.path), "--out", str(other), "--force"]) == 2
+    assert f"{other} is an SQLite database" in capsys.readouterr().err
+    assert other.read_bytes() == before
 
 
 def test_export_replaces_an_earlier_export_and_another_file_only_when_forced(
@@ -371,3 +419,31 @@ def test_bench_on_imported_runs_of_another_configuration_is_refused(
     config = StudyConfig(**{**settings, "notions": ("eo",), "seeds": (0,), **change})
     with pytest.raises(ValueError, match=message):
         run_study(config, store)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize(
+    ("arguments", "what"),
+    [
+        (["import", "{pipe}", "--store", "{folder}/store.sqlite"], "the export"),
+        (["export", "{pipe}", "--out", "{folder}/runs.csv"], "the results store"),
+        (["report", "{pipe}", "--out", "{folder}/report"], "the results store"),
+    ],
+)
+def test_a_named_pipe_is_refused_not_waited_on(
+    tmp_path: Path, arguments: list[str], what: str
+) -> None:
+    """In a process of its own, so that a read that waits for a writer is stopped."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    words = [word.format(pipe=pipe, folder=tmp_path) for word in arguments]
+    done = subprocess.run(
+        [sys.executable, "-m", "faircocco_plugins.cli", *words],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"{what} {pipe} is not a regular file" in done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pipe"]

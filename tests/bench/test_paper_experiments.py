@@ -264,3 +264,13 @@ def test_command_refuses_datasets_for_the_attributes_experiment(
     command = ["paper-experiment", "attributes", "--out", str(tmp_path / "a.csv")]
     assert main([*command, "--datasets", "synthetic"]) == 2
     assert "--datasets does not apply to 'attributes'" in capsys.readouterr().err
+
+
+def test_command_refuses_a_read_only_folder_before_running(
+    read_only_folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(RUNNERS, "pvalues", lambda *a, **k: pytest.fail("the experiment ran"))
+    out = read_only_folder / "pvalues.csv"
+    assert main(["paper-experiment", "pvalues", "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"--out {out} cannot be written" in error and "Traceback" not in error

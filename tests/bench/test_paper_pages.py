@@ -240,6 +240,15 @@ def test_degenerate_selected_model_is_marked(export: Path, tmp_path: Path) -> No
     assert "   * - faircocco\n     - 0.700 ± 0.100 †\n" in _body(out / "table-4-attributes.rst")
 
 
+def test_datasets_that_would_share_a_figure_are_refused(export: Path, tmp_path: Path) -> None:
+    frame = read_export(export)
+    frame["dataset"] = frame["dataset"].replace({"compas": "a b", "communities": "a_b"})
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    with pytest.raises(ValueError, match=r"datasets 'a_b' and 'a b' .* same file name"):
+        write_pages(tmp_path / "runs.csv", PAPER, tmp_path / "docs", command="c")
+    assert not (tmp_path / "docs").exists()
+
+
 def test_fronts_page_lists_each_methods_hypervolume(pages: Path, export: Path) -> None:
     text = _body(pages / "fronts.rst")
     assert text.index("communities-eo-racePctBlack.png") < text.index("compas-eo.png")
@@ -367,6 +376,42 @@ def test_paper_numbers_with_an_unknown_unit_are_refused(tmp_path: Path) -> None:
         PaperNumbers.read(path)
 
 
+@pytest.mark.parametrize(
+    ("row", "where"),
+    [
+        ("Table 3,compas,eo,nn,,,accuracy,high,0.02,fraction", "row 2, column mean: 'high'"),
+        ("Table 3,compas,eo,nn,,,accuracy,NaN,0.02,fraction", "row 2, column mean: 'NaN'"),
+        ("Table 3,compas,eo,nn,,,accuracy,0.7,inf,fraction", "row 2, column std: 'inf'"),
+        ("Table 3,compas,eo,nn,,,accuracy,0.7,-0.1,fraction", "row 2, column std: '-0.1'"),
+    ],
+)
+def test_command_refuses_paper_numbers_that_are_not_numbers(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], row: str, where: str
+) -> None:
+    path = tmp_path / "numbers.csv"
+    path.write_text(
+        "table,dataset,notion,method,attribute,strength,metric,mean,std,unit\n"
+        f"Table 3,compas,eo,faircocco,,,accuracy,0.7,,fraction\n{row}\n"
+    )
+    out = tmp_path / "docs"
+    assert main(["pages", str(export), "--paper", str(path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"paper={str(path)!r}: {where} is not" in error
+    assert not out.exists()
+
+
+def test_command_refuses_a_binary_paper_numbers_file(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "numbers.csv"
+    path.write_bytes(bytes(range(256)) * 4)
+    out = tmp_path / "docs"
+    assert main(["pages", str(export), "--paper", str(path), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"paper={str(path)!r} cannot be read as a CSV file" in error
+    assert not out.exists()
+
+
 def test_command_reports_a_missing_export(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -384,6 +429,19 @@ def test_command_refuses_an_out_that_is_a_file(
     assert main(["pages", str(export), "--paper", str(PAPER), "--out", str(out)]) == 2
     assert f"--out {out} is a file; name a folder" in capsys.readouterr().err
     assert out.read_text() == ""
+
+
+@pytest.mark.parametrize("method", ["NN", "none"])
+def test_command_refuses_a_relative_to_method_without_runs(
+    export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], method: str
+) -> None:
+    out = tmp_path / "docs"
+    arguments = ["pages", str(export), "--paper", str(PAPER), "--out", str(out), "--no-plots"]
+    assert main([*arguments, "--relative-to", method]) == 2
+    error = capsys.readouterr().err
+    assert f"relative_to={method!r} is not a method of the runs" in error
+    assert "['faircocco', 'nn']" in error
+    assert not out.exists()
 
 
 def test_claims_page_pairs_seeds_and_states_the_verdict(pages: Path) -> None:

@@ -24,7 +24,7 @@ from report_fixtures import (
 from faircocco_plugins.bench import ResultsStore, StudyConfig, degenerate_runs, run_study
 from faircocco_plugins.bench._capability_table import capability_table
 from faircocco_plugins.bench._fronts import non_dominated
-from faircocco_plugins.bench._plots import pareto_points
+from faircocco_plugins.bench._plots import pareto_points, plot_pareto_fronts
 from faircocco_plugins.bench._report import write_report
 from faircocco_plugins.bench._results_tables import ResultsTable, results_tables, summarise_runs
 from faircocco_plugins.cli import main
@@ -382,6 +382,58 @@ def test_several_studies_get_a_folder_each(tmp_path: Path) -> None:
     assert (out / "second_run" / "index.html").is_file()
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert "(first/README.md)" in readme and "(second_run/README.md)" in readme
+
+
+def test_a_study_named_dot_dot_is_written_inside_the_report_folder(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    build_fixture_store(path, study="..", seed=1)
+    build_fixture_store(path, study="first", seed=2)
+    parent = tmp_path / "project"
+    parent.mkdir()
+    (parent / "README.md").write_text("my project\n", encoding="utf-8")
+    out = write_report(path, parent / "report", formats=("md",), plots=False)
+    assert (parent / "README.md").read_text(encoding="utf-8") == "my project\n"
+    assert sorted(p.name for p in parent.iterdir()) == ["README.md", "report"]
+    assert (out / "__" / "results-dp.md").is_file()
+    assert "(__/README.md)" in (out / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("other", ["a_b", "A B"])
+def test_studies_that_would_share_a_folder_are_refused(tmp_path: Path, other: str) -> None:
+    path = tmp_path / "results.sqlite"
+    build_fixture_store(path, study="a b", seed=1)
+    build_fixture_store(path, study=other, seed=2)
+    with pytest.raises(ValueError, match="same file name") as refused:
+        write_report(path, tmp_path / "report", plots=False)
+    assert "'a b'" in str(refused.value) and f"'{other}'" in str(refused.value)
+    assert not (tmp_path / "report").exists()
+
+
+def test_datasets_that_would_share_a_figure_are_refused(runs: pd.DataFrame, tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    renamed = runs.assign(dataset=runs["dataset"].replace({"german": "a b", "students": "a_b"}))
+    with pytest.raises(ValueError, match=r"datasets 'a b' and 'a_b' .* same file name"):
+        plot_pareto_fronts(renamed, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_never_overwrites_files_it_did_not_write(
+    fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "README.md").write_text("my project\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not an earlier report"):
+        write_report(fixture.path, tmp_path, plots=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]
+    arguments = ["report", str(fixture.path), "--out", str(tmp_path), "--no-plots"]
+    assert main(arguments) == 2
+    assert "README.md" in capsys.readouterr().err
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == "my project\n"
+    # an earlier report, in either format, is replaced
+    for formats in ("md", "html"):
+        out = tmp_path / formats
+        write_report(fixture.path, out, formats=(formats,), plots=False)
+        assert main(["report", str(fixture.path), "--out", str(out), "--no-plots"]) == 0
+        assert (out / "README.md").is_file() and (out / "index.html").is_file()
 
 
 def test_report_of_a_real_study(

@@ -3,6 +3,7 @@ within the tolerance first, else the fairest setting."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -312,6 +313,19 @@ def test_a_tolerance_relative_to_the_network_halves_its_score() -> None:
 
 
 def test_a_relative_tolerance_without_the_reference_selects_the_fairest() -> None:
-    chosen = select_runs(_with_network(None), tolerance=0.5, relative_to="nn")
-    assert chosen["run_id"].tolist() == ["f3"]
-    assert chosen["selected_by"].tolist() == ["fairest"]
+    # the network ran on another seed only
+    runs = pd.concat([_with_network(None), _with_network(0.04).assign(seed=1)])
+    chosen = select_runs(runs, tolerance=0.5, relative_to="nn").set_index(["seed", "method"])
+    assert chosen.loc[(0, "faircocco"), ["run_id", "selected_by"]].tolist() == ["f3", "fairest"]
+    assert chosen.loc[(1, "faircocco"), ["run_id", "selected_by"]].tolist() == ["f2", "tolerance"]
+
+
+@pytest.mark.parametrize("method", ["NN", "none", "hsic"])
+def test_a_tolerance_relative_to_a_method_without_runs_is_refused(method: str) -> None:
+    expected = (
+        f"relative_to={method!r} is not a method of the runs; expected one of ['faircocco', 'nn']"
+    )
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        select_runs(_with_network(0.04), tolerance=0.5, relative_to=method)
+    with pytest.raises(TypeError, match="relative_to must be a method's name"):
+        select_runs(_with_network(0.04), tolerance=0.5, relative_to=1)  # type: ignore[arg-type]

@@ -372,9 +372,33 @@ def test_a_run_with_broken_json_names_the_store_and_the_run(
         store.runs()
     message = str(raised.value)
     assert message.startswith(f"{path} is damaged:")
-    assert "row run_id = 'r2' of its table runs" in message
+    assert "row with run_id 'r2' of its table runs" in message
     assert re.search(problem, message)
-    assert "DELETE FROM runs WHERE run_id = 'r2'" in message
+    assert "DELETE FROM runs WHERE rowid = 2" in message
+
+
+@pytest.mark.parametrize("run_id", ["it's", "x' OR '1'='1", "two\nlines"])
+def test_the_advice_for_a_damaged_run_deletes_that_run_alone(tmp_path: Path, run_id: str) -> None:
+    path = tmp_path / "runs.sqlite"
+    with ResultsStore(path) as store:
+        store.add_many([_record("r1"), _record("r2", seed=1), _record("r3", seed=2)])
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "UPDATE runs SET run_id = ?, params = 'not json' WHERE run_id = 'r2'", (run_id,)
+    )
+    connection.commit()
+    with ResultsStore(path, read_only=True) as store, pytest.raises(ValueError) as raised:
+        store.runs()
+    # as the command prints it, on one line
+    message = " ".join(str(raised.value).split())
+    advice = re.search(r"\((DELETE FROM runs WHERE [^)]*)\)", message)
+    assert advice is not None
+    connection.execute(advice.group(1))
+    connection.commit()
+    kept = [row[0] for row in connection.execute("SELECT run_id FROM runs ORDER BY run_id")]
+    connection.close()
+    assert kept == ["r1", "r3"]
+    assert f"the row with run_id {run_id!r} of its table runs" in message
 
 
 def test_a_study_record_with_broken_json_names_its_row(tmp_path: Path) -> None:

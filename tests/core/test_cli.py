@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -195,18 +196,18 @@ def test_exact_permutations_are_announced_with_their_estimate(
 ):
     """A permutation of 600 rows costs 1/25 of one of 3,000 rows; 20 of them take 20 times
     ``seconds``. The test itself is stubbed: the estimate, not the run, is under test."""
-    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", seconds * 25)
+    monkeypatch.setitem(cli.PERMUTATION_SECONDS_AT_3000, "exact", (seconds * 25, 2))
     monkeypatch.setattr(cli, "independence_test", lambda *a, **k: pytest.fail("test ran"))
     arguments = ["score", str(csv_file), "--pred", "y_pred", "--sensitive", "sex"]
     with pytest.raises(pytest.fail.Exception, match="test ran"):
         main([*arguments, "--method", "exact", "--permutations", "20"])
-    note = "note: --permutations 20 with --method exact at 600 rows would take about 20 s"
+    note = "note: --permutations 20 with the exact estimator at 600 rows would take about 20 s"
     assert (note in capsys.readouterr().err) == announced
 
 
 def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monkeypatch, csv_file):
     # 40 s a permutation at 600 rows: 20 permutations take 800 s
-    monkeypatch.setattr(cli, "EXACT_PERMUTATION_SECONDS_AT_3000", 40.0 * 25)
+    monkeypatch.setitem(cli.PERMUTATION_SECONDS_AT_3000, "exact", (40.0 * 25, 2))
     monkeypatch.setattr(cli, "faircocco_report", lambda *a, **k: pytest.fail("report ran"))
     code, out, err = run_cli(
         capsys,
@@ -223,8 +224,40 @@ def test_exact_permutations_beyond_the_budget_are_refused_up_front(capsys, monke
     )
     assert code == 2 and out == ""
     line = one_line_error(err)
-    assert "--permutations 20 with --method exact at 600 rows would take about 13.3 minutes" in line
+    assert (
+        "--permutations 20 with the exact estimator at 600 rows would take about 13.3 minutes"
+        in line
+    )
     assert "--method lowrank" in line
+
+
+@pytest.mark.parametrize(
+    ("rows", "method", "route"), [(600, "lowrank", "lowrank"), (100, "auto", "exact")]
+)
+def test_permutations_beyond_the_budget_are_refused_up_front_on_every_route(
+    capsys, monkeypatch, tmp_path, people, rows, method, route
+):
+    """10⁸ permutations take hours however cheap each is, and their statistics alone 2.4 GB."""
+    path = tmp_path / "people.csv"
+    people.iloc[:rows].to_csv(path, index=False)
+    monkeypatch.setattr(cli, "faircocco_report", lambda *a, **k: pytest.fail("report ran"))
+    code, out, err = run_cli(
+        capsys,
+        "score",
+        path,
+        "--pred",
+        "y_pred",
+        "--sensitive",
+        "sex",
+        "--method",
+        method,
+        "--permutations",
+        100_000_000,
+    )
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert f"--permutations 100,000,000 with the {route} estimator at {rows} rows" in line
+    assert "over the budget of 10 minutes" in line and "fewer permutations" in line
 
 
 def test_interrupted_permutations_stop_quietly(capsys, monkeypatch, csv_file):
@@ -420,6 +453,48 @@ def test_the_in_memory_read_of_a_file_of_several_read_chunks_has_one_type_per_co
     assert joint_score(out) == pytest.approx(
         faircocco_score(whole["y_pred"], whole["age"]), abs=5e-5
     )
+
+
+@pytest.mark.parametrize("chunksize", [None, "100"])
+@pytest.mark.parametrize(
+    ("column", "word"), [("y_pred", "?"), ("age", "unknown"), ("y_true", "abc")]
+)
+def test_a_column_of_numbers_with_a_stray_word_is_refused(
+    capsys, monkeypatch, tmp_path, people, chunksize, column, word
+):
+    """Read 100 rows at a time, the word's chunk holds text and the others numbers."""
+    monkeypatch.setattr(cli, "DEFAULT_CHUNK_ROWS", 100)
+    monkeypatch.setattr(cli, "MIN_READ_ROWS", 1)
+    stray = people.astype({column: object})
+    stray.loc[[41, 300], column] = word
+    path = tmp_path / "stray.csv"
+    stray.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "sex,age", "--target"]
+    arguments += ["y_true", "--notion", "eo"]
+    arguments += [] if chunksize is None else ["--chunksize", chunksize]
+    code, out, err = run_cli(capsys, *arguments)
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert f"column {column!r} of {path} holds numbers and 1 value that is not: " in line
+    assert f"{word!r} (first in row 42)" in line
+    assert f"--missing-values {shlex.quote(word)}" in line
+    # named as a missing value, it is refused by its row
+    code, _, err = run_cli(capsys, *arguments, "--missing-values", word)
+    assert f"row 42 of {path} has no value in column {column!r}" in one_line_error(err)
+
+
+@pytest.mark.parametrize("chunksize", [None, "100"])
+def test_a_column_of_text_with_a_number_stays_labels(capsys, tmp_path, people, chunksize):
+    labels = people.astype({"sex": object})
+    labels.loc[41, "sex"] = "1"
+    path = tmp_path / "labels.csv"
+    labels.to_csv(path, index=False)
+    arguments = ["score", path, "--pred", "y_pred", "--sensitive", "sex"]
+    arguments += [] if chunksize is None else ["--chunksize", chunksize]
+    code, out, err = run_cli(capsys, *arguments)
+    assert code == 0, err
+    expected = faircocco_score(labels["y_pred"], labels["sex"])
+    assert joint_score(out) == pytest.approx(expected, abs=5e-5)
 
 
 def regions(n: int) -> pd.DataFrame:
@@ -704,6 +779,22 @@ def test_console_script_in_a_subprocess(csv_file, people):
     )
     assert failed.returncode == 2
     assert ".missing" in one_line_error(failed.stderr)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """In a process of its own, so that a read that waits for a writer is stopped."""
+    pipe = tmp_path / "people.csv"
+    os.mkfifo(pipe)
+    done = subprocess.run(
+        [*command(), "score", str(pipe), "--pred", "y_pred", "--sensitive", "sex"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"file {pipe} is not a regular file" in one_line_error(done.stderr)
 
 
 @pytest.mark.parametrize("subcommand", ["score", "datasets"])

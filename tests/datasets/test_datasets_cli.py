@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -37,6 +38,28 @@ def test_cli_lists_datasets(
     records = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert records["law_school"]["attributes"] == "male:binary, race:categorical"
     assert records["synthetic"]["paper_rows"] is None and records["synthetic"]["available"]
+
+
+def test_cli_refuses_an_unreadable_data_dir_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0)
+    try:
+        os.listdir(folder)
+    except PermissionError:
+        pass
+    else:
+        pytest.skip("this process reads folders without permissions")
+    try:
+        status = main(["datasets", "--data-dir", str(folder)])
+    finally:
+        folder.chmod(0o755)
+    assert status == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("faircocco: error: cannot look for ") and "\n" not in error
+    assert f"in {folder} (data_dir): Permission denied" in error
 
 
 def test_cli_shows_available_files(capsys: pytest.CaptureFixture[str]) -> None:

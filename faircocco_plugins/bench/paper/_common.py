@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..._inputs.files import refuse_special_file
 from .._export import KEY_COLUMNS, read_export
 from .._hypervolume_table import UNPENALISED
 from .._progress import format_duration
@@ -145,7 +146,15 @@ class PaperNumbers:
         -------
         PaperNumbers
         """
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        refuse_special_file(path, "paper")
+        try:
+            table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+            message = " ".join(str(e).split()) or type(e).__name__
+            raise ValueError(
+                f"paper={os.fspath(path)!r} cannot be read as a CSV file ({message}); pass the "
+                "paper's numbers file (paper_numbers.csv)."
+            ) from None
         missing = [name for name in PAPER_COLUMNS if name not in table.columns]
         if missing:
             raise ValueError(
@@ -158,6 +167,8 @@ class PaperNumbers:
                 f"paper={os.fspath(path)!r} has the units {unknown}; expected one of "
                 f"{sorted(PAPER_UNITS)}."
             )
+        _refuse_non_numbers(path, table, "mean", empty=False)
+        _refuse_non_numbers(path, table, "std", empty=True)
         return cls(table)
 
     def value(
@@ -184,6 +195,27 @@ class PaperNumbers:
         """The methods with a number in one table for one dataset, in the file's order."""
         rows = self.table[(self.table["table"] == table) & (self.table["dataset"] == dataset)]
         return list(dict.fromkeys(rows["method"]))
+
+
+def _refuse_non_numbers(
+    path: str | os.PathLike[str], table: pd.DataFrame, column: str, *, empty: bool
+) -> None:
+    """Refuse the first value of ``column`` that is not a finite number, nor negative for a
+    standard deviation, nor empty where ``empty`` allows it (a number the paper does not
+    print)."""
+    text = table[column]
+    numbers = pd.to_numeric(text.where(text != ""), errors="coerce")
+    bad = ~np.isfinite(numbers) & ((text != "") | (not empty))
+    if column == "std":
+        bad |= numbers < 0
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        expected = "a finite number" + (" of at least 0" if column == "std" else "")
+        raise ValueError(
+            f"paper={os.fspath(path)!r}: row {row + 1}, column {column}: "
+            f"{text.iloc[row]!r} is not {expected}{' (or empty)' if empty else ''}; correct "
+            "that row of the paper's numbers file."
+        )
 
 
 @dataclass(frozen=True)

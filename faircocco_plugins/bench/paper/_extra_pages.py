@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._file_names import file_names
 from .._plots import figure_name
 from .._results_tables import format_mean_std
 from .._runner import git_revision
@@ -109,6 +110,7 @@ def write_experiment_pages(
         if name not in tables:
             continue
         frame = read_table(tables[name], REQUIRED[name])
+        file_names(frame["dataset"].astype(str).unique(), "datasets")  # the figures' names
         head = page_head(title, label=f"results-{name}")
         sources = _sources(command, frame, Path(tables[name]))
         written.append(write_page(folder / f"{name}.rst", [*head, *bodies[name](frame), *sources]))

@@ -38,7 +38,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..._inputs.files import check_writable
 from ..._records.notions import NOTIONS
+from .._file_names import file_names
 from .._protocol import chosen_training
 from .._results_tables import dataset_order, summarise_runs
 from .._selection import DEFAULT_TOLERANCE
@@ -137,6 +139,8 @@ def write_pages(
     frame, runs = load_runs(export)
     if runs.empty:
         raise ValueError(f"export={os.fspath(export)!r} holds no runs; export a study first.")
+    file_names(runs["dataset"].astype(str).unique(), "datasets")  # the figures are named so
+    check_writable(out, "the pages' folder")
     numbers = PaperNumbers.read(paper)
     folder = Path(out)
     rule: dict[str, Any] = {
