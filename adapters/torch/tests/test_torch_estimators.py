@@ -24,6 +24,7 @@ from faircocco_torch import (  # noqa: E402
     FACLPenalty,
     FairCOCCOClassifier,
     FairCOCCOConstraint,
+    FairCOCCOPenalty,
     FairCOCCORegressor,
     FARMIPenalty,
 )
@@ -240,6 +241,22 @@ def test_a_categorical_attribute_of_64_levels_trains_with_the_penalty():
     assert model.penalty_applied_
     assert np.isfinite(model.history_.to_frame()["penalty"]).all()
     assert (model.history_.to_frame()["penalty"] != 0).any()
+
+
+def test_the_estimators_fit_the_penalty_kernels_on_every_training_row() -> None:
+    """Rows sorted by an integer age: kernels fitted on a first batch would see a few ages."""
+    rng = np.random.default_rng(0)
+    ages = np.sort(rng.integers(20, 81, 400))
+    X = np.column_stack([ages / 80 + rng.normal(size=400), rng.normal(size=400)])
+    y = X[:, 0] + rng.normal(size=400)
+    reg = FairCOCCORegressor(notion="dp", epochs=1, batch_size=64, random_state=0)
+    reg.fit(X, y, sensitive_features=ages)  # warnings are errors here
+    encoded = reg.encoder_.transform(ages)
+    reference = FairCOCCOPenalty(notion="dp").fit(encoded)
+    pred = torch.as_tensor(rng.normal(size=64))
+    for batch in (encoded[:64], encoded[::6][:64]):
+        fitted = reg.penalty_.statistic(pred, batch).item()
+        assert fitted == pytest.approx(reference.statistic(pred, batch).item(), rel=1e-12)
 
 
 def test_sample_weight_resamples_the_training_rows():
