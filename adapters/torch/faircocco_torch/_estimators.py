@@ -183,8 +183,10 @@ class _FairNetwork(BaseEstimator):
             Non-negative row weights. The network trains on as many rows as it has, drawn with
             replacement in proportion to them (seeded by ``random_state``), so the loss and the
             penalty both see the weighted distribution: the penalty measures dependence across
-            a batch of rows, which a weighted loss alone would leave unweighted. Equal weights
-            change nothing.
+            a batch of rows, which a weighted loss alone would leave unweighted. Rows held out
+            for validation (``early_stopping``) are drawn the same way among themselves, so the
+            validation loss and penalty that early stopping watches are weighted too. Equal
+            weights change nothing.
 
         Returns
         -------
@@ -195,7 +197,9 @@ class _FairNetwork(BaseEstimator):
         ------
         ValueError
             For sensitive features of another length than ``X``, with missing values, or of a
-            kind the penalty does not support (naming the penalty and what it supports).
+            kind the penalty does not support (naming the penalty and what it supports); for
+            ``sample_weight`` of another length, negative or not finite, or 0 on every training
+            row or on every validation row.
 
         Warns
         -----
@@ -279,23 +283,11 @@ class _FairNetwork(BaseEstimator):
             :-1
         ]
 
-        rows = np.arange(n)
+        rows, val_rows = self._rows(targets, weights, seed)
         val_data = None
-        if self._holds_out():
-            stratify = targets.numpy() if self._task == "classification" else None
-            try:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
-                )
-            except ValueError:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed
-                )
-            rows = np.sort(train_rows)
-            val_index = torch.as_tensor(np.sort(val_rows))
+        if val_rows is not None:
+            val_index = torch.as_tensor(val_rows)
             val_data = (features[val_index], targets[val_index], sensitive[val_index])
-        if weights is not None:
-            rows = _weighted_draw(rows, weights[rows], np.random.default_rng(seed))
         index = torch.as_tensor(rows)
         train_data = (features[index], targets[index], sensitive[index])
         optimizer = torch.optim.Adam(
@@ -316,6 +308,34 @@ class _FairNetwork(BaseEstimator):
     def _holds_out(self) -> bool:
         """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
         return bool(self.early_stopping)
+
+    def _rows(
+        self, targets: torch.Tensor, weights: np.ndarray | None, seed: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The training rows and the held-out rows (None when none are held out), each drawn
+        among themselves in proportion to ``weights`` when given."""
+        rows, held_out = np.arange(int(targets.shape[0])), None
+        if self._holds_out():
+            stratify = targets.numpy() if self._task == "classification" else None
+            try:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
+                )
+            except ValueError:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed
+                )
+            rows, held_out = np.sort(train_rows), np.sort(val_rows)
+        if weights is None:
+            return rows, held_out
+        draw = np.random.default_rng(seed)
+        if held_out is None:
+            return _weighted_draw(rows, weights[rows], draw, "training rows"), None
+        split = f"(validation_fraction={self.validation_fraction} of the rows are held out)"
+        return (
+            _weighted_draw(rows, weights[rows], draw, f"training rows {split}"),
+            _weighted_draw(held_out, weights[held_out], draw, f"validation rows {split}"),
+        )
 
     def _train(self, training: Training) -> FitHistory:
         """Train ``training.model`` in place (the λ-path estimators train it one λ after
@@ -666,9 +686,17 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     return weights
 
 
-def _weighted_draw(rows: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _weighted_draw(
+    rows: np.ndarray, weights: np.ndarray, rng: np.random.Generator, what: str
+) -> np.ndarray:
     """As many of ``rows`` as there are, drawn with replacement in proportion to ``weights``
-    (``rows`` themselves when the weights are equal)."""
+    (``rows`` themselves when the weights are equal); ``what`` the rows are, for the error
+    when every weight is 0."""
+    if not np.any(weights > 0):
+        raise ValueError(
+            f"sample_weight is 0 on all {rows.size} {what}; at least one of them needs a "
+            "positive weight."
+        )
     if np.ptp(weights) == 0:
         return rows
     return np.sort(rng.choice(rows, size=rows.size, p=weights / weights.sum()))

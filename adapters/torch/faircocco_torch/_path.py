@@ -97,7 +97,9 @@ class _FairPath(_FairNetwork):
             Sensitive attributes of any mix of types, as for
             :meth:`FairCOCCOClassifier.fit`; required.
         sample_weight : array-like of shape (n,), optional
-            As for :meth:`FairCOCCOClassifier.fit` (the validation rows are not weighted).
+            As for :meth:`FairCOCCOClassifier.fit`: the training rows and the validation rows
+            are each drawn in proportion to them, so every step's measures in ``path_``, and
+            the step chosen, are of the weighted validation rows.
 
         Returns
         -------
@@ -107,8 +109,9 @@ class _FairPath(_FairNetwork):
         Raises
         ------
         ValueError
-            Without ``sensitive_features``, for a target of the wrong form or task, or for
-            ``penalty=None`` or a constraint (which has no λ to raise).
+            Without ``sensitive_features``, for a target of the wrong form or task, for
+            ``penalty=None`` or a constraint (which has no λ to raise), or for
+            ``sample_weight`` that is 0 on every training row or on every validation row.
 
         Warns
         -----

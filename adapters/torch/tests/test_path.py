@@ -19,6 +19,7 @@ from sklearn.base import clone  # noqa: E402
 from torch import nn  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
+import faircocco_torch._estimators as estimators_module  # noqa: E402
 import faircocco_torch._path as path_module  # noqa: E402
 from faircocco_plugins.targets import Target, choose_step  # noqa: E402
 from faircocco_torch import (  # noqa: E402
@@ -294,6 +295,28 @@ def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None
     if len(within):
         assert model.step_ == within["mse"].idxmin()
     assert model.predict(x[:5]).shape == (5,)
+
+
+def test_sample_weight_on_the_validation_rows_weighs_the_path_s_measures(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def last_fifth_held_out(rows: np.ndarray, **split: Any) -> tuple[np.ndarray, np.ndarray]:
+        return rows[:240], rows[240:]
+
+    monkeypatch.setattr(estimators_module, "train_test_split", last_fifth_held_out)
+    x, y, a = data
+    weights = np.ones(300)
+    weights[240:] = np.where(y[240:] == a[240:], 10.0, 0.1)
+    paths = []
+    for w in (np.ones(300), weights):
+        path = _small(notion="dp", lam_max=1.0, early_stopping=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # whether it halves is not tested
+            paths.append(path.fit(x, y, sensitive_features=a, sample_weight=w).path_)
+    # the same training rows and steps; the validation rows now count by their weights
+    assert paths[0]["lam"].tolist() == paths[1]["lam"].tolist()
+    assert not np.allclose(paths[0]["accuracy"], paths[1]["accuracy"])
+    assert not np.allclose(paths[0]["adjusted_score"], paths[1]["adjusted_score"])
 
 
 def test_sklearn_conventions(

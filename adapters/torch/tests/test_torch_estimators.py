@@ -19,6 +19,7 @@ from sklearn.model_selection import cross_val_score  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
+import faircocco_torch._estimators as estimators_module  # noqa: E402
 from faircocco_torch import (  # noqa: E402
     DegenerateModelWarning,
     FACLPenalty,
@@ -286,6 +287,52 @@ def test_sample_weight_resamples_the_training_rows():
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=[1, 2, 3])
     with pytest.raises(ValueError, match="sample_weight must be finite, non-negative"):
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=-np.ones(600))
+
+
+def _last_fifth_held_out(
+    rows: np.ndarray, *, test_size: float, random_state: int, stratify: object = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A split of known rows, in place of the seeded one: the last ``test_size`` held out."""
+    held_out = round(rows.size * test_size)
+    return rows[:-held_out], rows[-held_out:]
+
+
+@pytest.fixture
+def known_split(monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task of 300 rows whose last 60 the estimators hold out."""
+    monkeypatch.setattr(estimators_module, "train_test_split", _last_fifth_held_out)
+    return biased_task(300, 0)
+
+
+@pytest.mark.parametrize("part", ["training", "validation"])
+def test_sample_weight_of_zero_on_every_training_or_validation_row_is_refused(
+    known_split: tuple[np.ndarray, np.ndarray, np.ndarray], part: str
+) -> None:
+    x, y, a = known_split
+    rows = np.arange(240) if part == "training" else np.arange(240, 300)
+    weights = np.ones(300)
+    weights[rows] = 0.0
+    clf = FairCOCCOClassifier(epochs=1, early_stopping=True, random_state=0)
+    message = rf"sample_weight is 0 on all {rows.size} {part} rows"
+    with pytest.raises(ValueError, match=message):
+        clf.fit(x, y, sensitive_features=a, sample_weight=weights)
+
+
+def test_sample_weight_on_the_validation_rows_weighs_what_early_stopping_watches(
+    known_split: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = known_split
+    weights = np.ones(300)
+    weights[240:] = np.where(y[240:] == 1, 10.0, 0.1)
+    fits = [
+        FairCOCCOClassifier(epochs=2, early_stopping=True, random_state=0).fit(
+            x, y, sensitive_features=a, sample_weight=w
+        )
+        for w in (np.ones(300), weights)
+    ]
+    # the same training rows, so the same network; its validation loss on other rows
+    assert fits[0].history_.loss == fits[1].history_.loss
+    assert abs(fits[0].history_.val_loss[-1] - fits[1].history_.val_loss[-1]) > 0.01
 
 
 def _only_the_attribute_predicts(n: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
