@@ -259,7 +259,7 @@ PINNED = {
             "verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "1884f23dbe210cfe",
+        "a63b2ce79c4eeee3",
     ),
     "faircocco_torch:FairCOCCORegressor.fit": (
         (

@@ -601,8 +601,9 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
     Two hidden ReLU layers (see :func:`hidden_width`), trained with Adam on the mean squared
     error plus the penalty. Features and the target are standardised with their training mean
     and standard deviation (predictions are mapped back), so the loss, and hence ``lam``, has
-    the same scale on every dataset. The penalty sees the standardised predictions; FairCOCCO's
-    statistic does not depend on that scale.
+    the same scale on every dataset, and a target in units of 1e-200 or 1e300 trains as one in
+    units of 1. The penalty sees the standardised predictions; FairCOCCO's statistic does not
+    depend on that scale.
 
     Parameters
     ----------
@@ -641,14 +642,8 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True).astype(np.float64)
-        self.y_mean_ = float(y.mean())
-        std = float(y.std())
-        self.y_scale_ = std if std > 0 else 1.0
-        return (
-            torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32),
-            ("continuous"),
-            1,
-        )
+        standard, self.y_mean_, self.y_scale_ = _standardised_target(y)
+        return torch.as_tensor(standard, dtype=torch.float32), "continuous", 1
 
     def _loss(self) -> nn.Module:
         return nn.MSELoss()
@@ -667,6 +662,18 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
             f"predicts nearly a constant: on its {outputs.shape[0]} training rows its "
             f"predictions vary {spread / target_spread:.2g} times as much as y"
         )
+
+
+def _standardised_target(y: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``y`` centred and divided by its standard deviation (by 1 when it is constant), with that
+    mean and scale. They are computed on ``y`` divided by its largest magnitude, so that the
+    squares of a target in units of 1e160 do not overflow nor those of 1e-200 underflow."""
+    magnitude = float(np.max(np.abs(y)))
+    unit = y / magnitude if magnitude > 0 else y
+    mean, spread = float(unit.mean()), float(unit.std())
+    if spread == 0:
+        return unit - mean, mean * magnitude, 1.0
+    return (unit - mean) / spread, mean * magnitude, spread * magnitude
 
 
 def _refuse_masked(named: dict[str, Any]) -> None:

@@ -319,6 +319,13 @@ def test_sample_weight_on_the_validation_rows_weighs_the_path_s_measures(
     assert not np.allclose(paths[0]["adjusted_score"], paths[1]["adjusted_score"])
 
 
+def test_a_path_regressor_refuses_a_target_whose_mse_overflows() -> None:
+    x, _, a = biased_task(100, seed=0)
+    model = FairCOCCOPathRegressor(**{**SMALL, "lam_max": 0.5}, notion="dp")
+    with pytest.raises(ValueError, match=r"standard deviation \(9e\+159\) is too large"):
+        model.fit(x, 1e160 * x[:, 0], sensitive_features=a)
+
+
 def test_sklearn_conventions(
     fitted: FairCOCCOPathClassifier, data: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> None:

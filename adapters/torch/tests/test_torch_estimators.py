@@ -182,6 +182,25 @@ def test_regressor_standardises_and_maps_back(data: dict[str, object]) -> None:
         )
 
 
+@pytest.mark.parametrize("unit", [1e-200, 1e160, 1e300])
+def test_a_regressor_trains_alike_on_a_target_in_any_unit(
+    data: dict[str, object], unit: float
+) -> None:
+    """The target's mean and spread are taken after dividing it by its largest magnitude: the
+    squares of 1e160 overflowed (a scale of inf, predictions NaN) and those of 1e-200
+    underflowed (a spread of 0, predictions of the mean)."""
+    target = data["X"][:, 0] + 2.0  # type: ignore[index]
+    fits = [
+        FairCOCCORegressor(epochs=3, random_state=0).fit(
+            data["X"], scale * target, sensitive_features=data["sensitive"]
+        )
+        for scale in (1.0, unit)
+    ]
+    assert fits[1].y_scale_ == pytest.approx(unit * fits[0].y_scale_, rel=1e-12)
+    predictions = [fit.predict(data["X"]) for fit in fits]
+    assert np.allclose(predictions[1] / unit, predictions[0], rtol=1e-12, atol=0)
+
+
 def test_bad_sensitive_features_are_clear_errors(data: dict[str, object]) -> None:
     x, y, sensitive = data["X"], data["y"], data["sensitive"]
     with pytest.raises(ValueError, match="sensitive_features has 399 rows but X has 400"):
