@@ -214,7 +214,7 @@ PINNED = {
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
         ),
-        "cac39b7190aaa166",
+        "3a2033a25aa03c99",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from importlib.metadata import entry_points
 from typing import Any
@@ -390,6 +391,26 @@ def test_what_a_path_cannot_do_is_refused(
         _small(lam_min=2.0, lam_max=1.0).fit(x, y, sensitive_features=a)
     with pytest.raises(ValueError, match="lam_factor"):
         _small(lam_factor=1.0).fit(x, y, sensitive_features=a)
+
+
+@pytest.mark.parametrize(
+    ("lam_min", "lam_max", "lam_factor", "steps"),
+    [(1e-300, 1e300, 2.0, "1,994"), (0.5, 500.0, 1 + 1e-6, "6,907,759")],
+)
+def test_a_path_of_more_steps_than_the_cap_is_refused_naming_a_factor_that_fits(
+    lam_min: float, lam_max: float, lam_factor: float, steps: str
+) -> None:
+    path = _small(lam_min=lam_min, lam_max=lam_max, lam_factor=lam_factor)
+    with pytest.raises(ValueError, match=rf"plan {steps} penalised steps; .* at most 100") as e:
+        path.lambdas()
+    factor = float(re.search(r"lam_factor to at least (\S+),", str(e.value)).group(1))
+    assert len(path.set_params(lam_factor=factor).lambdas()) in (100, 101)
+
+
+def test_lambdas_spanning_the_float_range_do_not_overflow() -> None:
+    lams = _small(lam_min=1e-300, lam_max=1e300, lam_factor=1e10).lambdas()
+    assert len(lams) == 62 and np.isfinite(lams).all()
+    assert lams[-1] == pytest.approx(1e300, rel=1e-12)
 
 
 def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
