@@ -164,7 +164,7 @@ PINNED = {
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
             "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "1363cb5e514c25ef",
+        "4b92707c5ac44591",
     ),
     "faircocco_torch:FairCOCCOClassifier.decision_function": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
@@ -266,7 +266,7 @@ PINNED = {
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
             "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "1363cb5e514c25ef",
+        "4b92707c5ac44591",
     ),
     "faircocco_torch:FairCOCCORegressor.predict": (
         ("(self, X: 'Any') -> 'np.ndarray'"),

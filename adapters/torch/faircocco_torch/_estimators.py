@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -199,7 +200,8 @@ class _FairNetwork(BaseEstimator):
             For sensitive features of another length than ``X``, with missing values, or of a
             kind the penalty does not support (naming the penalty and what it supports); for
             ``sample_weight`` of another length, negative or not finite, or 0 on every training
-            row or on every validation row.
+            row or on every validation row; for too few rows to hold out ``validation_fraction``
+            of them and keep at least 2 training and 2 validation rows.
 
         Warns
         -----
@@ -316,6 +318,7 @@ class _FairNetwork(BaseEstimator):
         among themselves in proportion to ``weights`` when given."""
         rows, held_out = np.arange(int(targets.shape[0])), None
         if self._holds_out():
+            self._check_split(rows.size)
             stratify = targets.numpy() if self._task == "classification" else None
             try:
                 train_rows, val_rows = train_test_split(
@@ -335,6 +338,24 @@ class _FairNetwork(BaseEstimator):
         return (
             _weighted_draw(rows, weights[rows], draw, f"training rows {split}"),
             _weighted_draw(held_out, weights[held_out], draw, f"validation rows {split}"),
+        )
+
+    def _check_split(self, n: int) -> None:
+        """Refuse ``n`` rows that ``validation_fraction`` splits into fewer than 2 training or
+        2 validation rows, the fewest a fairness statistic is of (scikit-learn's split holds
+        out ``ceil(validation_fraction · n)`` rows)."""
+        fraction = self.validation_fraction
+        if min(_split_sizes(n, fraction)) >= 2:
+            return
+        needed = max(4, math.floor(1 / fraction) + 1, math.ceil(2 / (1 - fraction)))
+        while min(_split_sizes(needed, fraction)) < 2:  # the bounds above, off by rounding only
+            needed += 1
+        training, validation = _split_sizes(n, fraction)
+        raise ValueError(
+            f"{type(self).__name__} holds out validation_fraction={fraction} of the rows to "
+            f"validate on: of {n} rows that leaves {training} training and {validation} "
+            f"validation rows, and each part needs at least 2. Give at least {needed} rows, or "
+            "change validation_fraction."
         )
 
     def _train(self, training: Training) -> FitHistory:
@@ -691,6 +712,13 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not np.any(weights > 0):
         raise ValueError("sample_weight must be finite, non-negative and not all zero.")
     return weights
+
+
+def _split_sizes(n: int, fraction: float) -> tuple[int, int]:
+    """The training and validation rows of ``n`` when ``fraction`` of them is held out, as
+    scikit-learn's ``train_test_split`` counts them."""
+    held_out = math.ceil(fraction * n)
+    return n - held_out, held_out
 
 
 def _weighted_draw(

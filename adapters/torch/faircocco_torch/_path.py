@@ -114,9 +114,11 @@ class _FairPath(_FairNetwork):
         ValueError
             Without ``sensitive_features``, for a target of the wrong form or task, for
             ``penalty=None`` or a constraint (which has no λ to raise), for more than 100
-            planned steps, for ``sample_weight`` that is 0 on every training row or on every
-            validation row, or for a regression target whose standard deviation is about
-            1.3e154 or more (its MSE in ``path_``, in y's units, would overflow float64).
+            planned steps, for too few rows to keep at least 2 training and 2 validation rows
+            (6 at the default ``validation_fraction``), for ``sample_weight`` that is 0 on
+            every training row or on every validation row, or for a regression target whose
+            standard deviation is about 1.3e154 or more (its MSE in ``path_``, in y's units,
+            would overflow float64).
 
         Warns
         -----

@@ -413,6 +413,13 @@ def test_lambdas_spanning_the_float_range_do_not_overflow() -> None:
     assert lams[-1] == pytest.approx(1e300, rel=1e-12)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_a_path_on_too_few_rows_to_split_says_how_many_it_needs(n: int) -> None:
+    x, y, a = biased_task(n, seed=1)
+    with pytest.raises(ValueError, match=rf"of {n} rows that leaves .* Give at least 6 rows"):
+        _small().fit(x, y, sensitive_features=a)
+
+
 def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

@@ -354,6 +354,14 @@ def test_sample_weight_on_the_validation_rows_weighs_what_early_stopping_watches
     assert abs(fits[0].history_.val_loss[-1] - fits[1].history_.val_loss[-1]) > 0.01
 
 
+def test_early_stopping_on_too_few_rows_to_split_says_how_many_it_needs() -> None:
+    x, y, a = biased_task(3, 0)
+    clf = FairCOCCOClassifier(early_stopping=True, validation_fraction=0.5)
+    message = r"of 3 rows that leaves 1 training and 2 validation rows.* at least 4 rows"
+    with pytest.raises(ValueError, match=message):
+        clf.fit(x, y, sensitive_features=a)
+
+
 def _only_the_attribute_predicts(n: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features that carry nothing but the attribute, so that DP leaves nothing to predict."""
     rng = np.random.default_rng(0)
