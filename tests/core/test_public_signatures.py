@@ -157,7 +157,7 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "d307cb7b4014fe44",
+        "e2e7cd78c3ee1587",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
@@ -409,7 +409,7 @@ PINNED = {
             "(n_features: 'int', n_outputs: 'int', "
             "hidden_layer_sizes: 'Sequence[int] | None' = None) -> 'nn.Sequential'"
         ),
-        "8b4681d6829d80b3",
+        "5aa28dce9403827c",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch": (
         (

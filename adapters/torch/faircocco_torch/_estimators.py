@@ -19,7 +19,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 from torch import nn
 
-from faircocco_plugins.plugins import Interval, align_by_index, as_array, check_params
+from faircocco_plugins.plugins import (
+    Interval,
+    align_by_index,
+    as_array,
+    check_bool,
+    check_params,
+)
 
 from ._base import FairnessPenalty
 from ._batches import TensorTriple
@@ -30,7 +36,7 @@ from ._faircocco import FairCOCCOPenalty
 from ._farmi import FARMIPenalty
 from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
-from ._network import paper_mlp
+from ._network import check_hidden_layer_sizes, paper_mlp
 from ._sklearn_compat import validate_data
 from ._training import DegenerateModelWarning, FitHistory, fit_fair
 
@@ -399,6 +405,14 @@ class _FairNetwork(BaseEstimator):
         )
 
     def _check_params(self) -> None:
+        self._check_numbers()
+        # flags given as text would be read by their truthiness: "False" would mean true
+        check_bool(self.early_stopping, "early_stopping")
+        check_bool(self.verbose, "verbose")
+        check_hidden_layer_sizes(self.hidden_layer_sizes)
+
+    def _check_numbers(self) -> None:
+        """Check the numeric parameters against their intervals."""
         names = (
             "batch_size",
             "epochs",
@@ -490,7 +504,8 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
     penalty_on : {"proba", "logit"}
         What the penalty sees.
     hidden_layer_sizes : sequence of int, optional
-        Hidden widths; default two layers of :func:`hidden_width` units.
+        Hidden widths, each at least 1 (``()``: none, a linear model); default two layers of
+        :func:`hidden_width` units.
     batch_size : int
         Rows per batch; the paper selects it from {64, 128, 256}.
     learning_rate : float

@@ -151,7 +151,7 @@ class _FairPath(_FairNetwork):
             )
         return self
 
-    def _check_params(self) -> None:
+    def _check_numbers(self) -> None:
         # the networks' limits of the parameters a path takes, then the path's own
         shared = [name for name in _ESTIMATOR_LIMITS if name not in _NOT_TAKEN]
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)

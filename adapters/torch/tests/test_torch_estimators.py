@@ -25,6 +25,7 @@ from faircocco_torch import (  # noqa: E402
     FACLPenalty,
     FairCOCCOClassifier,
     FairCOCCOConstraint,
+    FairCOCCOPathClassifier,
     FairCOCCOPenalty,
     FairCOCCORegressor,
     FARMIPenalty,
@@ -217,6 +218,34 @@ def test_bad_sensitive_features_are_clear_errors(data: dict[str, object]) -> Non
         _small(penalty="linear_loss").fit(x, y, sensitive_features=sensitive)
     with pytest.raises(ValueError, match="penalty='nope' is not valid"):
         _small(penalty="nope").fit(x, y, sensitive_features=sensitive)
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "message"),
+    [
+        ({"hidden_layer_sizes": "big"}, TypeError, "hidden_layer_sizes must be None or a seq"),
+        ({"hidden_layer_sizes": 64}, TypeError, "hidden_layer_sizes must be None or a seq"),
+        ({"hidden_layer_sizes": (0,)}, ValueError, r"hidden_layer_sizes\[0\]=0 is not valid"),
+        ({"hidden_layer_sizes": (16, -2)}, ValueError, r"hidden_layer_sizes\[1\]=-2 is not"),
+        ({"early_stopping": "yes"}, TypeError, "early_stopping must be True or False; got str"),
+        ({"early_stopping": "False"}, TypeError, "early_stopping must be True or False"),
+        ({"verbose": "no"}, TypeError, "verbose must be True or False"),
+    ],
+)
+@pytest.mark.parametrize("estimator", [FairCOCCOClassifier, FairCOCCOPathClassifier])
+def test_a_bad_network_parameter_is_refused_by_name(
+    estimator: type, params: dict[str, object], error: type[Exception], message: str
+) -> None:
+    x, y, a = biased_task(50, 0)
+    with pytest.raises(error, match=message):
+        estimator(**params).fit(x, y, sensitive_features=a)
+
+
+def test_no_hidden_layer_is_a_linear_model() -> None:
+    x, y, a = biased_task(50, 0)
+    clf = FairCOCCOClassifier(hidden_layer_sizes=(), epochs=1).fit(x, y, sensitive_features=a)
+    assert clf.hidden_layer_sizes_ == ()
+    assert [type(m) for m in clf.model_] == [torch.nn.Linear, torch.nn.Flatten]
 
 
 def test_works_inside_cross_validation(data: dict[str, object]) -> None:
