@@ -260,11 +260,15 @@ class BatchStatistic:
         self._host_rows = HostRows(sensitive, truth)
         self._features = RowTable(self._feature_rows)
         self._table_rows = None
+        fitted = [(sensitive, scalings["sensitive"])]
+        if truth is not None:
+            fitted.append((truth, scalings["truth"]))
         self._ranges = RangeWatch.of(
-            self._host_rows.numeric_columns(self._host_rows.rows(sensitive, truth)),
+            fitted,
             sensitive.n,
             f"the {sensitive.n:,} rows that the kernels were fitted on",
             "Fit the penalty on the training data first: penalty.fit(A_train, y_train).",
+            median_bandwidths=self.options.bandwidth == "median",
         )
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:

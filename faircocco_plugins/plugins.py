@@ -19,8 +19,8 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
   :func:`check_statistic_options`, for adapters that store them (a penalty, a metric), and the
   decorator :func:`takes_options` (with :class:`PenaltyKeywords`) that gives an adapter's
   constructor the options' parameters from the one table instead of a copy.
-* **The parameter checks** :class:`Interval` and :func:`check_params`, for the parameters of
-  an adapter's own estimators, with the core's error messages.
+* **The parameter checks** :class:`Interval`, :func:`check_params` and :func:`check_bool`, for
+  the parameters of an adapter's own estimators, with the core's error messages.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
   that build kernels of their own (a baseline penalty, a reductions moment).
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
@@ -71,7 +71,7 @@ from ._records.notions import (
     notion_named,
     toolkit_name,
 )
-from ._records.params import Interval, check_params
+from ._records.params import Interval, check_bool, check_params
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -101,6 +101,7 @@ __all__ = [
     "as_array",
     "attribute_kind",
     "available_methods",
+    "check_bool",
     "check_labels",
     "check_params",
     "check_statistic_options",

@@ -206,11 +206,12 @@ class StreamMoments:
         moments = GroupedMoments(roles, Role.GIVEN in roles, options.rank, options.ridge)
         moments.add(roles, problem.like)
         ranges = RangeWatch.of(
-            _numeric_columns(problem),
+            ((variable, scalings[name]) for name, variable in problem.variables().items()),
             problem.n,
             f"the first {problem.n:,} rows",
             "Shuffle the rows (a file sorted by a column does this), or put rows that span the "
             "data first.",
+            median_bandwidths=options.bandwidth == "median",
         )
         return cls(moments, scalings, columns, options, ranges)
 

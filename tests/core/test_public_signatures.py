@@ -157,14 +157,14 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "d307cb7b4014fe44",
+        "e2e7cd78c3ee1587",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
             "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "07f969788588df4d",
+        "4b92707c5ac44591",
     ),
     "faircocco_torch:FairCOCCOClassifier.decision_function": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
@@ -214,7 +214,7 @@ PINNED = {
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
         ),
-        "cac39b7190aaa166",
+        "3a2033a25aa03c99",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -259,14 +259,14 @@ PINNED = {
             "verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "1884f23dbe210cfe",
+        "a63b2ce79c4eeee3",
     ),
     "faircocco_torch:FairCOCCORegressor.fit": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any' = None, "
             "sample_weight: 'Any' = None) -> 'Self'"
         ),
-        "07f969788588df4d",
+        "4b92707c5ac44591",
     ),
     "faircocco_torch:FairCOCCORegressor.predict": (
         ("(self, X: 'Any') -> 'np.ndarray'"),
@@ -409,7 +409,7 @@ PINNED = {
             "(n_features: 'int', n_outputs: 'int', "
             "hidden_layer_sizes: 'Sequence[int] | None' = None) -> 'nn.Sequential'"
         ),
-        "8b4681d6829d80b3",
+        "5aa28dce9403827c",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch": (
         (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 from torch import nn
 
-from faircocco_plugins.plugins import Interval, align_by_index, as_array, check_params
+from faircocco_plugins.plugins import (
+    Interval,
+    align_by_index,
+    as_array,
+    check_bool,
+    check_params,
+)
 
 from ._base import FairnessPenalty
 from ._batches import TensorTriple
@@ -29,7 +36,7 @@ from ._faircocco import FairCOCCOPenalty
 from ._farmi import FARMIPenalty
 from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
-from ._network import paper_mlp
+from ._network import check_hidden_layer_sizes, paper_mlp
 from ._sklearn_compat import validate_data
 from ._training import DegenerateModelWarning, FitHistory, fit_fair
 
@@ -183,8 +190,10 @@ class _FairNetwork(BaseEstimator):
             Non-negative row weights. The network trains on as many rows as it has, drawn with
             replacement in proportion to them (seeded by ``random_state``), so the loss and the
             penalty both see the weighted distribution: the penalty measures dependence across
-            a batch of rows, which a weighted loss alone would leave unweighted. Equal weights
-            change nothing.
+            a batch of rows, which a weighted loss alone would leave unweighted. Rows held out
+            for validation (``early_stopping``) are drawn the same way among themselves, so the
+            validation loss and penalty that early stopping watches are weighted too. Equal
+            weights change nothing.
 
         Returns
         -------
@@ -195,7 +204,10 @@ class _FairNetwork(BaseEstimator):
         ------
         ValueError
             For sensitive features of another length than ``X``, with missing values, or of a
-            kind the penalty does not support (naming the penalty and what it supports).
+            kind the penalty does not support (naming the penalty and what it supports); for
+            ``sample_weight`` of another length, negative or not finite, or 0 on every training
+            row or on every validation row; for too few rows to hold out ``validation_fraction``
+            of them and keep at least 2 training and 2 validation rows.
 
         Warns
         -----
@@ -279,23 +291,11 @@ class _FairNetwork(BaseEstimator):
             :-1
         ]
 
-        rows = np.arange(n)
+        rows, val_rows = self._rows(targets, weights, seed)
         val_data = None
-        if self._holds_out():
-            stratify = targets.numpy() if self._task == "classification" else None
-            try:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
-                )
-            except ValueError:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed
-                )
-            rows = np.sort(train_rows)
-            val_index = torch.as_tensor(np.sort(val_rows))
+        if val_rows is not None:
+            val_index = torch.as_tensor(val_rows)
             val_data = (features[val_index], targets[val_index], sensitive[val_index])
-        if weights is not None:
-            rows = _weighted_draw(rows, weights[rows], np.random.default_rng(seed))
         index = torch.as_tensor(rows)
         train_data = (features[index], targets[index], sensitive[index])
         optimizer = torch.optim.Adam(
@@ -316,6 +316,53 @@ class _FairNetwork(BaseEstimator):
     def _holds_out(self) -> bool:
         """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
         return bool(self.early_stopping)
+
+    def _rows(
+        self, targets: torch.Tensor, weights: np.ndarray | None, seed: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The training rows and the held-out rows (None when none are held out), each drawn
+        among themselves in proportion to ``weights`` when given."""
+        rows, held_out = np.arange(int(targets.shape[0])), None
+        if self._holds_out():
+            self._check_split(rows.size)
+            stratify = targets.numpy() if self._task == "classification" else None
+            try:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
+                )
+            except ValueError:
+                train_rows, val_rows = train_test_split(
+                    rows, test_size=self.validation_fraction, random_state=seed
+                )
+            rows, held_out = np.sort(train_rows), np.sort(val_rows)
+        if weights is None:
+            return rows, held_out
+        draw = np.random.default_rng(seed)
+        if held_out is None:
+            return _weighted_draw(rows, weights[rows], draw, "training rows"), None
+        split = f"(validation_fraction={self.validation_fraction} of the rows are held out)"
+        return (
+            _weighted_draw(rows, weights[rows], draw, f"training rows {split}"),
+            _weighted_draw(held_out, weights[held_out], draw, f"validation rows {split}"),
+        )
+
+    def _check_split(self, n: int) -> None:
+        """Refuse ``n`` rows that ``validation_fraction`` splits into fewer than 2 training or
+        2 validation rows, the fewest a fairness statistic is of (scikit-learn's split holds
+        out ``ceil(validation_fraction · n)`` rows)."""
+        fraction = self.validation_fraction
+        if min(_split_sizes(n, fraction)) >= 2:
+            return
+        needed = max(4, math.floor(1 / fraction) + 1, math.ceil(2 / (1 - fraction)))
+        while min(_split_sizes(needed, fraction)) < 2:  # the bounds above, off by rounding only
+            needed += 1
+        training, validation = _split_sizes(n, fraction)
+        raise ValueError(
+            f"{type(self).__name__} holds out validation_fraction={fraction} of the rows to "
+            f"validate on: of {n} rows that leaves {training} training and {validation} "
+            f"validation rows, and each part needs at least 2. Give at least {needed} rows, or "
+            "change validation_fraction."
+        )
 
     def _train(self, training: Training) -> FitHistory:
         """Train ``training.model`` in place (the λ-path estimators train it one λ after
@@ -358,6 +405,14 @@ class _FairNetwork(BaseEstimator):
         )
 
     def _check_params(self) -> None:
+        self._check_numbers()
+        # flags given as text would be read by their truthiness: "False" would mean true
+        check_bool(self.early_stopping, "early_stopping")
+        check_bool(self.verbose, "verbose")
+        check_hidden_layer_sizes(self.hidden_layer_sizes)
+
+    def _check_numbers(self) -> None:
+        """Check the numeric parameters against their intervals."""
         names = (
             "batch_size",
             "epochs",
@@ -449,7 +504,8 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
     penalty_on : {"proba", "logit"}
         What the penalty sees.
     hidden_layer_sizes : sequence of int, optional
-        Hidden widths; default two layers of :func:`hidden_width` units.
+        Hidden widths, each at least 1 (``()``: none, a linear model); default two layers of
+        :func:`hidden_width` units.
     batch_size : int
         Rows per batch; the paper selects it from {64, 128, 256}.
     learning_rate : float
@@ -581,8 +637,9 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
     Two hidden ReLU layers (see :func:`hidden_width`), trained with Adam on the mean squared
     error plus the penalty. Features and the target are standardised with their training mean
     and standard deviation (predictions are mapped back), so the loss, and hence ``lam``, has
-    the same scale on every dataset. The penalty sees the standardised predictions; FairCOCCO's
-    statistic does not depend on that scale.
+    the same scale on every dataset, and a target in units of 1e-200 or 1e300 trains as one in
+    units of 1. The penalty sees the standardised predictions; FairCOCCO's statistic does not
+    depend on that scale.
 
     Parameters
     ----------
@@ -621,14 +678,8 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
 
     def _targets(self, y: Any) -> tuple[torch.Tensor, str, int]:
         y = column_or_1d(y, warn=True).astype(np.float64)
-        self.y_mean_ = float(y.mean())
-        std = float(y.std())
-        self.y_scale_ = std if std > 0 else 1.0
-        return (
-            torch.as_tensor((y - self.y_mean_) / self.y_scale_, dtype=torch.float32),
-            ("continuous"),
-            1,
-        )
+        standard, self.y_mean_, self.y_scale_ = _standardised_target(y)
+        return torch.as_tensor(standard, dtype=torch.float32), "continuous", 1
 
     def _loss(self) -> nn.Module:
         return nn.MSELoss()
@@ -649,6 +700,18 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         )
 
 
+def _standardised_target(y: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``y`` centred and divided by its standard deviation (by 1 when it is constant), with that
+    mean and scale. They are computed on ``y`` divided by its largest magnitude, so that the
+    squares of a target in units of 1e160 do not overflow nor those of 1e-200 underflow."""
+    magnitude = float(np.max(np.abs(y)))
+    unit = y / magnitude if magnitude > 0 else y
+    mean, spread = float(unit.mean()), float(unit.std())
+    if spread == 0:
+        return unit - mean, mean * magnitude, 1.0
+    return (unit - mean) / spread, mean * magnitude, spread * magnitude
+
+
 def _refuse_masked(named: dict[str, Any]) -> None:
     """Refuse masked arrays with masked entries by name, as the core does: scikit-learn's
     validation would drop the mask and train on the masked values as data."""
@@ -666,9 +729,24 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     return weights
 
 
-def _weighted_draw(rows: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _split_sizes(n: int, fraction: float) -> tuple[int, int]:
+    """The training and validation rows of ``n`` when ``fraction`` of them is held out, as
+    scikit-learn's ``train_test_split`` counts them."""
+    held_out = math.ceil(fraction * n)
+    return n - held_out, held_out
+
+
+def _weighted_draw(
+    rows: np.ndarray, weights: np.ndarray, rng: np.random.Generator, what: str
+) -> np.ndarray:
     """As many of ``rows`` as there are, drawn with replacement in proportion to ``weights``
-    (``rows`` themselves when the weights are equal)."""
+    (``rows`` themselves when the weights are equal); ``what`` the rows are, for the error
+    when every weight is 0."""
+    if not np.any(weights > 0):
+        raise ValueError(
+            f"sample_weight is 0 on all {rows.size} {what}; at least one of them needs a "
+            "positive weight."
+        )
     if np.ptp(weights) == 0:
         return rows
     return np.sort(rng.choice(rows, size=rows.size, p=weights / weights.sum()))

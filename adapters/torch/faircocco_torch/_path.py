@@ -63,6 +63,9 @@ _PATH_LIMITS = {
 }
 #: A step improves the adjusted score when it lowers the best so far by more than this.
 MIN_IMPROVEMENT = 1e-3
+#: The most penalised steps a path plans (the default plans 10): each trains and is measured
+#: and kept, so a finer or wider grid of λ is refused rather than run for days.
+MAX_PATH_STEPS = 100
 
 
 def _path_init(network: type[_FairNetwork]) -> Callable[..., None]:
@@ -108,7 +111,9 @@ class _FairPath(_FairNetwork):
             Sensitive attributes of any mix of types, as for
             :meth:`FairCOCCOClassifier.fit`; required.
         sample_weight : array-like of shape (n,), optional
-            As for :meth:`FairCOCCOClassifier.fit` (the validation rows are not weighted).
+            As for :meth:`FairCOCCOClassifier.fit`: the training rows and the validation rows
+            are each drawn in proportion to them, so every step's measures in ``path_``, and
+            the step chosen, are of the weighted validation rows.
 
         Returns
         -------
@@ -120,8 +125,12 @@ class _FairPath(_FairNetwork):
         ValueError
             Without ``sensitive_features``, for a target of the wrong form or task, for a DI
             or DEO target on an attribute with one group on the validation rows
-            (:func:`faircocco_plugins.targets.check_target_groups`), or for ``penalty=None``
-            or a constraint (which has no λ to raise).
+            (:func:`faircocco_plugins.targets.check_target_groups`), for ``penalty=None`` or a
+            constraint (which has no λ to raise), for more than 100 planned steps, for too few
+            rows to keep at least 2 training and 2 validation rows (6 at the default
+            ``validation_fraction``), for ``sample_weight`` that is 0 on every training row or
+            on every validation row, or for a regression target whose standard deviation is
+            about 1.3e154 or more (its MSE in ``path_``, in y's units, would overflow float64).
 
         Warns
         -----
@@ -154,13 +163,21 @@ class _FairPath(_FairNetwork):
             )
         return self
 
-    def _check_params(self) -> None:
+    def _check_numbers(self) -> None:
         # the networks' limits of the parameters a path takes, then the path's own
         shared = [name for name in _ESTIMATOR_LIMITS if name not in _NOT_TAKEN]
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
         check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
         lam_max = Interval("real", self.lam_min)
         check_params({"lam_max": self.lam_max}, {"lam_max": lam_max})
+        steps = _penalised_steps(self.lam_min, self.lam_max, self.lam_factor)
+        if steps > MAX_PATH_STEPS:
+            raise ValueError(
+                f"lam_min={self.lam_min!r}, lam_max={self.lam_max!r} and lam_factor="
+                f"{self.lam_factor!r} plan {steps:,} penalised steps; a path takes at most "
+                f"{MAX_PATH_STEPS}. Raise lam_factor to at least "
+                f"{_fitting_factor(self.lam_min, self.lam_max)}, or narrow lam_min to lam_max."
+            )
 
     def _holds_out(self) -> bool:
         return True
@@ -180,9 +197,11 @@ class _FairPath(_FairNetwork):
         [0.0, 1.0, 2.0, 4.0, 8.0]
         """
         self._check_params()
-        # the last power is kept when it overshoots lam_max by rounding only
-        count = math.floor(math.log(self.lam_max / self.lam_min, self.lam_factor) + 1e-9)
-        return np.array([0.0, *(self.lam_min * self.lam_factor**k for k in range(count + 1))])
+        # each λ from the last, since a power of lam_factor can overflow where λ does not
+        lams = [0.0, self.lam_min]
+        for _ in range(_penalised_steps(self.lam_min, self.lam_max, self.lam_factor) - 1):
+            lams.append(lams[-1] * self.lam_factor)
+        return np.array(lams)
 
     def _train(self, training: Training) -> FitHistory:
         penalty, held_out = training.penalty, training.held_out
@@ -320,6 +339,25 @@ class _FairPath(_FairNetwork):
         return ax
 
 
+def _penalised_steps(lam_min: float, lam_max: float, lam_factor: float) -> int:
+    """How many powers ``lam_min · lam_factor^k`` reach up to ``lam_max``, the last one kept
+    when it overshoots ``lam_max`` by rounding only (counted in logarithms, so that no ratio of
+    extreme λ overflows)."""
+    span = math.log(lam_max) - math.log(lam_min)
+    return math.floor(span / math.log(lam_factor) + 1e-9) + 1
+
+
+def _fitting_factor(lam_min: float, lam_max: float) -> str:
+    """The shortest printed ``lam_factor`` that plans at most :data:`MAX_PATH_STEPS` steps."""
+    exact = math.exp((math.log(lam_max) - math.log(lam_min)) / (MAX_PATH_STEPS - 1))
+    for digits in range(4, 17):
+        printed = f"{exact:.{digits}g}"
+        factor = float(printed)
+        if factor > 1 and _penalised_steps(lam_min, lam_max, factor) <= MAX_PATH_STEPS:
+            return printed
+    return repr(exact)
+
+
 class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     """The paper's network classifier trained along a path of growing λ to a fairness target.
 
@@ -348,7 +386,8 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``x``. DI and DEO need two classes; continuous attributes are split at their median.
     lam_min, lam_max, lam_factor : float
         The penalised steps' λ: ``lam_min`` times powers of ``lam_factor`` up to
-        ``lam_max`` (default 0.5 to 256, ten steps).
+        ``lam_max`` (default 0.5 to 256, ten steps). A grid of more than 100 steps is
+        refused, naming the ``lam_factor`` that would fit.
     warmup_epochs : int
         Epochs of step 0, on the loss alone.
     epochs_per_step : int

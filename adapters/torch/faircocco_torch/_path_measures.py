@@ -72,6 +72,12 @@ class ValidationMeasures:
         notion: str,
         y_scale: float = 1.0,
     ) -> None:
+        if not math.isfinite(y_scale * y_scale):
+            raise ValueError(
+                f"y's standard deviation ({y_scale:.3g}) is too large for the validation MSE, "
+                "reported in y's units, to be a float64 (it must be below about 1.3e154); "
+                f"rescale y, e.g. divide it by {y_scale:.0e}, and multiply the predictions back."
+            )
         self.features, self.targets, sensitive = val_data
         self.frame = attribute_frame(sensitive, schema)
         self.task = task

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from importlib.metadata import entry_points
 from typing import Any
@@ -19,6 +20,7 @@ from sklearn.base import clone  # noqa: E402
 from torch import nn  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
+import faircocco_torch._estimators as estimators_module  # noqa: E402
 import faircocco_torch._path as path_module  # noqa: E402
 from faircocco_plugins.targets import Target, choose_step  # noqa: E402
 from faircocco_torch import (  # noqa: E402
@@ -296,6 +298,35 @@ def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None
     assert model.predict(x[:5]).shape == (5,)
 
 
+def test_sample_weight_on_the_validation_rows_weighs_the_path_s_measures(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def last_fifth_held_out(rows: np.ndarray, **split: Any) -> tuple[np.ndarray, np.ndarray]:
+        return rows[:240], rows[240:]
+
+    monkeypatch.setattr(estimators_module, "train_test_split", last_fifth_held_out)
+    x, y, a = data
+    weights = np.ones(300)
+    weights[240:] = np.where(y[240:] == a[240:], 10.0, 0.1)
+    paths = []
+    for w in (np.ones(300), weights):
+        path = _small(notion="dp", lam_max=1.0, early_stopping=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # whether it halves is not tested
+            paths.append(path.fit(x, y, sensitive_features=a, sample_weight=w).path_)
+    # the same training rows and steps; the validation rows now count by their weights
+    assert paths[0]["lam"].tolist() == paths[1]["lam"].tolist()
+    assert not np.allclose(paths[0]["accuracy"], paths[1]["accuracy"])
+    assert not np.allclose(paths[0]["adjusted_score"], paths[1]["adjusted_score"])
+
+
+def test_a_path_regressor_refuses_a_target_whose_mse_overflows() -> None:
+    x, _, a = biased_task(100, seed=0)
+    model = FairCOCCOPathRegressor(**{**SMALL, "lam_max": 0.5}, notion="dp")
+    with pytest.raises(ValueError, match=r"standard deviation \(9e\+159\) is too large"):
+        model.fit(x, 1e160 * x[:, 0], sensitive_features=a)
+
+
 def test_sklearn_conventions(
     fitted: FairCOCCOPathClassifier, data: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> None:
@@ -371,6 +402,33 @@ def test_a_gap_target_on_an_attribute_with_one_group_is_refused(
     one_group = pd.Series(["f"] * len(y), name="sex")
     with pytest.raises(ValueError, match=r"'sex' has one group \('f'\) on the validation rows"):
         _small(target=target).fit(x, y, sensitive_features=one_group)
+
+
+@pytest.mark.parametrize(
+    ("lam_min", "lam_max", "lam_factor", "steps"),
+    [(1e-300, 1e300, 2.0, "1,994"), (0.5, 500.0, 1 + 1e-6, "6,907,759")],
+)
+def test_a_path_of_more_steps_than_the_cap_is_refused_naming_a_factor_that_fits(
+    lam_min: float, lam_max: float, lam_factor: float, steps: str
+) -> None:
+    path = _small(lam_min=lam_min, lam_max=lam_max, lam_factor=lam_factor)
+    with pytest.raises(ValueError, match=rf"plan {steps} penalised steps; .* at most 100") as e:
+        path.lambdas()
+    factor = float(re.search(r"lam_factor to at least (\S+),", str(e.value)).group(1))
+    assert len(path.set_params(lam_factor=factor).lambdas()) in (100, 101)
+
+
+def test_lambdas_spanning_the_float_range_do_not_overflow() -> None:
+    lams = _small(lam_min=1e-300, lam_max=1e300, lam_factor=1e10).lambdas()
+    assert len(lams) == 62 and np.isfinite(lams).all()
+    assert lams[-1] == pytest.approx(1e300, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_a_path_on_too_few_rows_to_split_says_how_many_it_needs(n: int) -> None:
+    x, y, a = biased_task(n, seed=1)
+    with pytest.raises(ValueError, match=rf"of {n} rows that leaves .* Give at least 6 rows"):
+        _small().fit(x, y, sensitive_features=a)
 
 
 def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:

@@ -19,11 +19,14 @@ from sklearn.model_selection import cross_val_score  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 from torch_helpers import biased_task  # noqa: E402
 
+import faircocco_torch._estimators as estimators_module  # noqa: E402
 from faircocco_torch import (  # noqa: E402
     DegenerateModelWarning,
     FACLPenalty,
     FairCOCCOClassifier,
     FairCOCCOConstraint,
+    FairCOCCOPathClassifier,
+    FairCOCCOPenalty,
     FairCOCCORegressor,
     FARMIPenalty,
 )
@@ -180,6 +183,25 @@ def test_regressor_standardises_and_maps_back(data: dict[str, object]) -> None:
         )
 
 
+@pytest.mark.parametrize("unit", [1e-200, 1e160, 1e300])
+def test_a_regressor_trains_alike_on_a_target_in_any_unit(
+    data: dict[str, object], unit: float
+) -> None:
+    """The target's mean and spread are taken after dividing it by its largest magnitude: the
+    squares of 1e160 overflowed (a scale of inf, predictions NaN) and those of 1e-200
+    underflowed (a spread of 0, predictions of the mean)."""
+    target = data["X"][:, 0] + 2.0  # type: ignore[index]
+    fits = [
+        FairCOCCORegressor(epochs=3, random_state=0).fit(
+            data["X"], scale * target, sensitive_features=data["sensitive"]
+        )
+        for scale in (1.0, unit)
+    ]
+    assert fits[1].y_scale_ == pytest.approx(unit * fits[0].y_scale_, rel=1e-12)
+    predictions = [fit.predict(data["X"]) for fit in fits]
+    assert np.allclose(predictions[1] / unit, predictions[0], rtol=1e-12, atol=0)
+
+
 def test_bad_sensitive_features_are_clear_errors(data: dict[str, object]) -> None:
     x, y, sensitive = data["X"], data["y"], data["sensitive"]
     with pytest.raises(ValueError, match="sensitive_features has 399 rows but X has 400"):
@@ -196,6 +218,34 @@ def test_bad_sensitive_features_are_clear_errors(data: dict[str, object]) -> Non
         _small(penalty="linear_loss").fit(x, y, sensitive_features=sensitive)
     with pytest.raises(ValueError, match="penalty='nope' is not valid"):
         _small(penalty="nope").fit(x, y, sensitive_features=sensitive)
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "message"),
+    [
+        ({"hidden_layer_sizes": "big"}, TypeError, "hidden_layer_sizes must be None or a seq"),
+        ({"hidden_layer_sizes": 64}, TypeError, "hidden_layer_sizes must be None or a seq"),
+        ({"hidden_layer_sizes": (0,)}, ValueError, r"hidden_layer_sizes\[0\]=0 is not valid"),
+        ({"hidden_layer_sizes": (16, -2)}, ValueError, r"hidden_layer_sizes\[1\]=-2 is not"),
+        ({"early_stopping": "yes"}, TypeError, "early_stopping must be True or False; got str"),
+        ({"early_stopping": "False"}, TypeError, "early_stopping must be True or False"),
+        ({"verbose": "no"}, TypeError, "verbose must be True or False"),
+    ],
+)
+@pytest.mark.parametrize("estimator", [FairCOCCOClassifier, FairCOCCOPathClassifier])
+def test_a_bad_network_parameter_is_refused_by_name(
+    estimator: type, params: dict[str, object], error: type[Exception], message: str
+) -> None:
+    x, y, a = biased_task(50, 0)
+    with pytest.raises(error, match=message):
+        estimator(**params).fit(x, y, sensitive_features=a)
+
+
+def test_no_hidden_layer_is_a_linear_model() -> None:
+    x, y, a = biased_task(50, 0)
+    clf = FairCOCCOClassifier(hidden_layer_sizes=(), epochs=1).fit(x, y, sensitive_features=a)
+    assert clf.hidden_layer_sizes_ == ()
+    assert [type(m) for m in clf.model_] == [torch.nn.Linear, torch.nn.Flatten]
 
 
 def test_works_inside_cross_validation(data: dict[str, object]) -> None:
@@ -242,6 +292,22 @@ def test_a_categorical_attribute_of_64_levels_trains_with_the_penalty():
     assert (model.history_.to_frame()["penalty"] != 0).any()
 
 
+def test_the_estimators_fit_the_penalty_kernels_on_every_training_row() -> None:
+    """Rows sorted by an integer age: kernels fitted on a first batch would see a few ages."""
+    rng = np.random.default_rng(0)
+    ages = np.sort(rng.integers(20, 81, 400))
+    X = np.column_stack([ages / 80 + rng.normal(size=400), rng.normal(size=400)])
+    y = X[:, 0] + rng.normal(size=400)
+    reg = FairCOCCORegressor(notion="dp", epochs=1, batch_size=64, random_state=0)
+    reg.fit(X, y, sensitive_features=ages)  # warnings are errors here
+    encoded = reg.encoder_.transform(ages)
+    reference = FairCOCCOPenalty(notion="dp").fit(encoded)
+    pred = torch.as_tensor(rng.normal(size=64))
+    for batch in (encoded[:64], encoded[::6][:64]):
+        fitted = reg.penalty_.statistic(pred, batch).item()
+        assert fitted == pytest.approx(reference.statistic(pred, batch).item(), rel=1e-12)
+
+
 def test_sample_weight_resamples_the_training_rows():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(600, 3))
@@ -269,6 +335,60 @@ def test_sample_weight_resamples_the_training_rows():
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=[1, 2, 3])
     with pytest.raises(ValueError, match="sample_weight must be finite, non-negative"):
         FairCOCCOClassifier(penalty=None).fit(X, y, sample_weight=-np.ones(600))
+
+
+def _last_fifth_held_out(
+    rows: np.ndarray, *, test_size: float, random_state: int, stratify: object = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A split of known rows, in place of the seeded one: the last ``test_size`` held out."""
+    held_out = round(rows.size * test_size)
+    return rows[:-held_out], rows[-held_out:]
+
+
+@pytest.fixture
+def known_split(monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task of 300 rows whose last 60 the estimators hold out."""
+    monkeypatch.setattr(estimators_module, "train_test_split", _last_fifth_held_out)
+    return biased_task(300, 0)
+
+
+@pytest.mark.parametrize("part", ["training", "validation"])
+def test_sample_weight_of_zero_on_every_training_or_validation_row_is_refused(
+    known_split: tuple[np.ndarray, np.ndarray, np.ndarray], part: str
+) -> None:
+    x, y, a = known_split
+    rows = np.arange(240) if part == "training" else np.arange(240, 300)
+    weights = np.ones(300)
+    weights[rows] = 0.0
+    clf = FairCOCCOClassifier(epochs=1, early_stopping=True, random_state=0)
+    message = rf"sample_weight is 0 on all {rows.size} {part} rows"
+    with pytest.raises(ValueError, match=message):
+        clf.fit(x, y, sensitive_features=a, sample_weight=weights)
+
+
+def test_sample_weight_on_the_validation_rows_weighs_what_early_stopping_watches(
+    known_split: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = known_split
+    weights = np.ones(300)
+    weights[240:] = np.where(y[240:] == 1, 10.0, 0.1)
+    fits = [
+        FairCOCCOClassifier(epochs=2, early_stopping=True, random_state=0).fit(
+            x, y, sensitive_features=a, sample_weight=w
+        )
+        for w in (np.ones(300), weights)
+    ]
+    # the same training rows, so the same network; its validation loss on other rows
+    assert fits[0].history_.loss == fits[1].history_.loss
+    assert abs(fits[0].history_.val_loss[-1] - fits[1].history_.val_loss[-1]) > 0.01
+
+
+def test_early_stopping_on_too_few_rows_to_split_says_how_many_it_needs() -> None:
+    x, y, a = biased_task(3, 0)
+    clf = FairCOCCOClassifier(early_stopping=True, validation_fraction=0.5)
+    message = r"of 3 rows that leaves 1 training and 2 validation rows.* at least 4 rows"
+    with pytest.raises(ValueError, match=message):
+        clf.fit(x, y, sensitive_features=a)
 
 
 def _only_the_attribute_predicts(n: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -251,6 +251,34 @@ def test_the_gradient_stays_bounded_as_the_predictions_collapse(options: dict[st
     assert largest[-3] == pytest.approx(100 * largest[-1], rel=1e-3)
 
 
+def _integer_ages(low: int, high: int, shape: str, generator: torch.Generator) -> torch.Tensor:
+    ages = torch.randint(low, high + 1, (128,), generator=generator).double()
+    return ages if shape == "1-d" else ages[:, None]
+
+
+@pytest.mark.parametrize("shape", ["1-d", "2-d"])
+def test_an_unfitted_penalty_warns_when_a_batch_leaves_the_range_of_its_first_one(
+    shape: str,
+) -> None:
+    """Integer ages 40-42 are three levels with a bandwidth of 1: a batch of ages 20-80 is
+    measured as if most of its ages were unrelated, so the penalty says so and how to fit it."""
+    generator = torch.Generator().manual_seed(0)
+    penalty = FairCOCCOPenalty(notion="dp")
+    penalty(torch.rand(128, dtype=torch.float64), _integer_ages(40, 42, shape, generator))
+    wide = _integer_ages(20, 80, shape, generator)
+    message = r"values of 'sensitive_features(\[0\])?' lie outside the range .* penalty\.fit"
+    with pytest.warns(UserWarning, match=message):
+        penalty(0.02 * wide.reshape(-1) + torch.randn(128, dtype=torch.float64), wide)
+
+
+def test_a_penalty_fitted_on_the_training_ages_measures_narrow_and_wide_batches_silently() -> None:
+    generator = torch.Generator().manual_seed(1)
+    penalty = FairCOCCOPenalty(notion="dp").fit(_integer_ages(20, 80, "2-d", generator))
+    for low, high in ((40, 42), (20, 80)):
+        ages = _integer_ages(low, high, "2-d", generator)
+        penalty(torch.rand(128, dtype=torch.float64), ages)  # warnings are errors here
+
+
 def test_faircocco_penalty_rejects_a_class_it_was_not_fitted_with() -> None:
     penalty = FairCOCCOPenalty(notion="eo").fit(torch.rand(50, 1), torch.arange(50) % 2)
     with pytest.raises(ValueError, match="class 2"):
