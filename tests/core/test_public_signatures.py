@@ -215,7 +215,7 @@ PINNED = {
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3)"
         ),
-        "0de3248e59ad60db",
+        "aee2aac3cd45d4e7",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (

@@ -400,8 +400,10 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     meets it, so that it holds on unseen rows with about that probability. The adjusted-score
     targets (``"halve"``, ``{"adjusted_score": x}``) are met by the point value. If none
     meets it, the fairest non-degenerate step by the target's column is kept, with a
-    ``UserWarning`` naming the target and what was reached. A step is degenerate when it
-    predicts one class for every validation row or its validation AUC is at most 0.51.
+    ``UserWarning`` naming the target and what was reached. A step is degenerate, and never
+    kept, when it predicts one class for every validation row, its validation AUC is at most
+    0.51, or (two classes) it is near one class: its validation positive rate below a third
+    of the base rate or above 1 − (1 − base rate)/3, or its balanced accuracy below 0.55.
 
     Parameters
     ----------
@@ -453,7 +455,8 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``deo`` (largest gap in true-positive rates; ``deo_bound`` the largest upper bound),
         ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with
         the lowest positive rate at step 0 of the attribute with the smallest DI there, and
-        ``A=0`` the highest; above 1 once the gap is reversed) and ``degenerate``. DI and DEO
+        ``A=0`` the highest; above 1 once the gap is reversed), ``positive_rate``,
+        ``balanced_accuracy`` and ``degenerate``. DI and DEO
         are NaN for more than two classes.
     target_ : Target
         The bound the target set (``"halve"`` resolved to a number).

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from torch import nn
 
 from faircocco_plugins import faircocco_score
@@ -19,6 +19,20 @@ from faircocco_plugins.targets import AUC_FLOOR, Target, certification_limit, ta
 
 from ._batches import TensorTriple
 from ._encoding import SensitiveSchema
+
+#: A classifier whose validation balanced accuracy is below this is too near one class to keep.
+BALANCED_ACCURACY_FLOOR = 0.55
+
+
+def _near_degenerate(positive_rate: float, base_rate: float, balanced_accuracy: float) -> bool:
+    """Whether a classifier is near one class: its positive rate below a third of the base
+    rate, or above 1 − (1 − base rate)/3, or its balanced accuracy below
+    :data:`BALANCED_ACCURACY_FLOOR`."""
+    return bool(
+        positive_rate < base_rate / 3
+        or positive_rate > 1 - (1 - base_rate) / 3
+        or balanced_accuracy < BALANCED_ACCURACY_FLOOR
+    )
 
 
 def attribute_frame(
@@ -61,7 +75,9 @@ class ValidationMeasures:
     ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive outcomes,
     :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the one
     farthest from 1). Regression: ``mse`` in the target's units, ``r2`` and
-    ``adjusted_score``. Both: ``degenerate``.
+    ``adjusted_score``. Both: ``degenerate``; for two classes also ``positive_rate`` and
+    ``balanced_accuracy``, and a step is degenerate when near one class
+    (:data:`BALANCED_ACCURACY_FLOOR`, :func:`_near_degenerate`).
     """
 
     def __init__(
@@ -142,7 +158,15 @@ class ValidationMeasures:
             row["di_ratio"] = farthest_from_parity(ratios)
         else:
             row.update(dict.fromkeys(("di", "di_bound", "di_ratio", "deo", "deo_bound"), math.nan))
-        row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR)
+        row["positive_rate"], row["balanced_accuracy"] = math.nan, math.nan
+        near = False
+        if proba.ndim == 1:
+            row["positive_rate"] = float(np.mean(predicted == 1))
+            row["balanced_accuracy"] = float(balanced_accuracy_score(codes, predicted))
+            near = _near_degenerate(
+                row["positive_rate"], float(np.mean(codes == 1)), row["balanced_accuracy"]
+            )
+        row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR or near)
         return row
 
     def _regression(self, outputs: torch.Tensor) -> dict[str, Any]:

@@ -34,7 +34,8 @@ from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  
 
 CLASSIFICATION_COLUMNS = [
     "lam", "accuracy", "auc", "adjusted_score", "di", "di_bound", "di[sensitive_features]",
-    "deo", "deo_bound", "deo[sensitive_features]", "di_ratio", "degenerate",
+    "deo", "deo_bound", "deo[sensitive_features]", "di_ratio", "positive_rate",
+    "balanced_accuracy", "degenerate",
 ]  # fmt: skip
 #: Few rows, short steps and a short λ range: a path takes about a second.
 SMALL = {
@@ -591,3 +592,28 @@ def test_the_validation_split_is_stratified_by_group_and_label(
         # every cell holds validation_fraction of its rows, up to rounding
         expected = 0.2 * cells.value_counts()
         assert (held.value_counts().reindex(expected.index) - expected).abs().max() <= 1
+
+
+def test_a_near_degenerate_step_is_flagged_and_never_chosen() -> None:
+    # a fixed model predicting positive for 1 row of 40 where 12 are positive (rate 0.025
+    # against a base rate of 0.3): not one class, and its AUC is high, but near one class
+    model = nn.Sequential(nn.Linear(1, 1), nn.Flatten(0))
+    with torch.no_grad():
+        model[0].weight.fill_(1.0)
+        model[0].bias.fill_(-38.5)
+    features = torch.arange(40.0)[:, None]
+    targets = (torch.arange(40) >= 28).float()
+    sex = pd.Series(["f", "m"] * 20)
+    encoder = SensitiveEncoder().fit(sex)
+    measures = ValidationMeasures(
+        (features, targets, encoder.transform(sex)), encoder.schema_, task="classification",
+        notion="dp",
+    )  # fmt: skip
+    row = measures(model)
+    assert row["positive_rate"] == pytest.approx(1 / 40) and row["auc"] > 0.9
+    assert row["balanced_accuracy"] == pytest.approx((1 / 12 + 1) / 2)
+    assert row["degenerate"]
+    # at the base rate's third it is kept
+    with torch.no_grad():
+        model[0].bias.fill_(-35.5)  # 4 of 40 positive: 0.1 > 0.3 / 3, balanced accuracy 0.67
+    assert not measures(model)["degenerate"]
