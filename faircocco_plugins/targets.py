@@ -11,6 +11,12 @@ A DI or DEO target compares the groups of every sensitive attribute, so it canno
 on rows where an attribute has a single group (for DEO, a single group among the rows with a
 positive outcome): there is nothing to compare, and "met" would say nothing. Such a target is
 refused before training (:func:`check_target_groups`), not reported as met.
+
+A DI or DEO target is met only where it holds at a stated confidence: a candidate meets it when
+the bound of :func:`group_measures` (lower for DI, upper for DEO) over every grouping of
+:func:`target_groupings` meets it, not the point value, so that a target met on validation
+rows holds on unseen ones at that confidence (:func:`target_columns` writes the columns,
+:func:`choose_step` reads them). The adjusted-score target is still met by its point value.
 """
 
 from __future__ import annotations
@@ -26,17 +32,18 @@ from scipy import stats
 
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
-from .gaps import attribute_groups
 
 __all__ = [
     "AUC_FLOOR",
     "Target",
+    "certification_limit",
     "check_target",
     "check_target_groups",
     "choose_step",
     "group_measures",
     "rate_bounds",
     "resolve_target",
+    "target_columns",
     "target_groupings",
 ]
 
@@ -69,6 +76,13 @@ class Target:
     @property
     def lower_is_fairer(self) -> bool:
         return _MEASURES[self.measure][0]
+
+    @property
+    def column(self) -> str:
+        """The column of a candidate table that must meet the bound: for DI and DEO the bound
+        at the stated confidence (``di_bound``, ``deo_bound``, as :func:`target_columns`
+        writes them), for the adjusted score its point value."""
+        return self.measure if self.measure == "adjusted_score" else f"{self.measure}_bound"
 
     def met(self, values: pd.Series) -> pd.Series:
         """Which values meet the bound (NaN never does)."""
@@ -122,13 +136,14 @@ def check_target(target: Any, task: str) -> None:
 
 
 def check_target_groups(
-    target: Any, sensitive: pd.DataFrame, positive: Any, *, rows: str = "rows"
+    target: Any, sensitive: pd.DataFrame, positive: Any, *, rows: str = "rows", bins: int = 4
 ) -> None:
     """Refuse a DI or DEO target that the rows measuring it cannot certify.
 
     DI compares the positive-prediction rates of an attribute's groups, DEO the true-positive
     rates of the groups among the rows with a positive outcome; groups as in
-    :func:`faircocco_plugins.gaps.attribute_groups`. Where an attribute has a single group
+    :func:`target_groupings` (a continuous attribute's quantile bins). Where an attribute has a
+    single group
     there, the measure is undefined, and a target on it can be neither met nor missed. Other
     targets are not checked.
 
@@ -142,6 +157,8 @@ def check_target_groups(
         Which of those rows have a positive outcome.
     rows : str
         What the rows are, for the message (e.g. ``"validation rows"``).
+    bins : int
+        As for :func:`target_groupings`.
 
     Raises
     ------
@@ -161,13 +178,13 @@ def check_target_groups(
     measure = next(iter(target)) if isinstance(target, dict) else None
     if measure not in ("di", "deo"):
         return
-    groups = attribute_groups(sensitive)
+    kept = np.ones(len(sensitive), dtype=bool)
     where = f"on the {rows}"
     if measure == "deo":
-        groups = groups[np.asarray(positive, dtype=bool)]
+        kept = np.asarray(positive, dtype=bool)
         where += " with a positive outcome"
-    for name in groups.columns:
-        levels = pd.unique(groups[name])
+    for name, groups in target_groupings(sensitive, bins=bins).items():
+        levels = pd.unique(groups[kept])
         if len(levels) < 2:
             found = f"one group ({levels[0]!r})" if len(levels) else "no group"
             raise ValueError(
@@ -213,8 +230,11 @@ def choose_step(
     ----------
     candidates : pandas.DataFrame
         One row per candidate, measured on validation rows: ``degenerate``, the target's
-        measure, and ``accuracy`` (classification) or ``mse`` (regression); a ``lam`` column,
-        where there is one, names a candidate in the warning.
+        column (:attr:`Target.column`: ``di_bound`` or ``deo_bound`` for a DI or DEO target, so
+        that a candidate meets it only at the confidence of :func:`target_columns`;
+        ``adjusted_score``, its point value, otherwise), and ``accuracy`` (classification) or
+        ``mse`` (regression); a ``lam`` column, where there is one, names a candidate in the
+        warning.
     target : Target
     task : {"classification", "regression"}
     noun : str
@@ -230,13 +250,13 @@ def choose_step(
     --------
     >>> import pandas as pd
     >>> from faircocco_plugins.targets import Target, choose_step
-    >>> candidates = pd.DataFrame({"accuracy": [0.9, 0.85, 0.8], "di": [0.6, 0.82, 0.9],
+    >>> candidates = pd.DataFrame({"accuracy": [0.9, 0.85, 0.8], "di_bound": [0.6, 0.82, 0.9],
     ...                            "degenerate": [False, False, False]})
     >>> choose_step(candidates, Target("di", 0.8), "classification")
     (1, None)
     """
     usable = ~candidates["degenerate"].to_numpy(dtype=bool)
-    values = candidates[target.measure].to_numpy(dtype=float)
+    values = candidates[target.column].to_numpy(dtype=float)
     meeting = usable & target.met(pd.Series(values)).to_numpy()
     if meeting.any():
         if task == "classification":
@@ -262,7 +282,7 @@ def choose_step(
     bound = "" if math.isfinite(target.threshold) else " (undefined: the unpenalised score is NaN)"
     return fairest, (
         f"no non-degenerate {noun} reached target {target}{bound} on the validation rows; kept "
-        f"the fairest, {name(fairest)} with {target.measure}={values[fairest]:.4g}"
+        f"the fairest, {name(fairest)} with {target.column}={values[fairest]:.4g}"
     )
 
 
@@ -479,3 +499,140 @@ def _pair_extreme(measure: str, rates: np.ndarray, lower: np.ndarray, upper: np.
         ratio = np.exp(logs[:, None] - logs[None, :] - spread)
     # a group with no positive prediction (log 0) bounds its ratios by 0
     return float(min(np.nan_to_num(ratio, nan=0.0)[distinct].min(), 1.0))
+
+
+#: The worst of a measure's values: the lowest DI, the largest DEO.
+_WORST = {"di": np.nanmin, "deo": np.nanmax}
+
+
+def _worst(measure: str, values: pd.Series) -> float:
+    """The worst of ``values`` that are not NaN (NaN when none is)."""
+    known = values.to_numpy(dtype=float)
+    known = known[~np.isnan(known)]
+    return float(_WORST[measure](known)) if known.size else math.nan
+
+
+def target_columns(
+    y_true: Any,
+    y_pred: Any,
+    sensitive: pd.DataFrame,
+    *,
+    confidence: float = 0.9,
+    bins: int = 4,
+    intersections: bool = False,
+    min_rows: int = 30,
+) -> dict[str, float]:
+    """One candidate's DI and DEO columns: each grouping's value, the worst, and its bound.
+
+    For each of ``di`` and ``deo``: ``di[name]`` the value of each grouping of
+    :func:`target_groupings` (``di[intersections]`` with ``intersections``), ``di`` the worst of
+    them, and ``di_bound`` the worst of their bounds at ``confidence`` (:func:`group_measures`),
+    which a candidate must meet to meet a DI target (:func:`choose_step`). A grouping whose
+    value is undefined (fewer than two groups with rows) is left out of the worst.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Outcomes and predicted labels, two labels with the positive one 1 (or ``True``).
+    sensitive : pandas.DataFrame
+        Sensitive attributes with their raw types.
+    confidence, bins, intersections, min_rows
+        As for :func:`group_measures`.
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from faircocco_plugins.targets import target_columns
+    >>> sex = pd.DataFrame({"sex": ["f"] * 200 + ["m"] * 200})
+    >>> pred = np.r_[np.arange(200) < 80, np.arange(200) < 100]
+    >>> columns = target_columns(pred, pred, sex)
+    >>> [f"{key}={value:.3f}" for key, value in columns.items()][:3]
+    ['di=0.800', 'di_bound=0.687', 'di[sex]=0.800']
+    """
+    row: dict[str, float] = {}
+    for measure in _GROUP_MEASURES:
+        table = group_measures(
+            measure,
+            y_true,
+            y_pred,
+            sensitive,
+            confidence=confidence,
+            bins=bins,
+            intersections=intersections,
+            min_rows=min_rows,
+        )
+        row[measure] = _worst(measure, table["value"])
+        row[f"{measure}_bound"] = _worst(measure, table["bound"])
+        row.update({f"{measure}[{name}]": float(value) for name, value in table["value"].items()})
+    return row
+
+
+def certification_limit(
+    target: Target,
+    y_true: Any,
+    y_pred: Any,
+    sensitive: pd.DataFrame,
+    *,
+    confidence: float = 0.9,
+    bins: int = 4,
+    intersections: bool = False,
+    min_rows: int = 30,
+) -> str | None:
+    """Why rows this few cannot certify a DI or DEO target, or None where they could.
+
+    A grouping's ``best_bound`` (:func:`group_measures`) is the most its group sizes certify
+    even at equal rates; where it misses the target, no candidate can meet the target on these
+    rows. The message names that grouping's smallest group, its rows and the level it can
+    certify.
+
+    Parameters
+    ----------
+    target : Target
+        Targets other than DI and DEO give None.
+    y_true, y_pred, sensitive, confidence, bins, intersections, min_rows
+        As for :func:`target_columns`: the rows and one candidate's predictions (whose overall
+        positive rate sets the equal rates).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from faircocco_plugins.targets import Target, certification_limit
+    >>> sex = pd.DataFrame({"sex": ["f"] * 20 + ["m"] * 200})
+    >>> pred = np.arange(220) % 2 == 0
+    >>> print(certification_limit(Target("di", 0.8), pred, pred, sex))  # doctest: +ELLIPSIS
+    the rows are too few to certify di >= 0.8 at confidence 0.9: ... 'f', has 20 rows, ...
+    """
+    if target.measure not in _GROUP_MEASURES:
+        return None
+    table = group_measures(
+        target.measure,
+        y_true,
+        y_pred,
+        sensitive,
+        confidence=confidence,
+        bins=bins,
+        intersections=intersections,
+        min_rows=min_rows,
+    )
+    best = table["best_bound"].astype(float)
+    missing = best.notna() & ~target.met(best)
+    if not missing.any():
+        return None
+    worst = best[missing]
+    name = worst.idxmax() if target.lower_is_fairer else worst.idxmin()
+    row = table.loc[name]
+    relation = "<=" if target.lower_is_fairer else ">="
+    return (
+        f"the rows are too few to certify {target} at confidence {confidence:g}: the smallest "
+        f"group of {name!r}, {row['smallest_group']!r}, has {int(row['smallest_rows'])} rows, "
+        f"and even at equal rates they certify {target.measure} {relation} "
+        f"{float(row['best_bound']):.3g} at best"
+    )

@@ -205,16 +205,17 @@ PINNED = {
     "faircocco_torch:FairCOCCOPathClassifier": (
         (
             "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
-            "penalty_on: 'str' = 'proba', hidden_layer_sizes: 'Sequence[int] | None' = None, "
-            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, "
-            "warmup_epochs: 'int' = 10, weight_decay: 'float' = 0.0, "
-            "early_stopping: 'bool' = True, validation_fraction: 'float' = 0.2, "
-            "patience: 'int' = 3, device: 'str' = 'cpu', n_threads: 'int | None' = 1, "
-            "verbose: 'bool' = False, "
+            "penalty_on: 'str' = 'proba', "
+            "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
+            "learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
+            "weight_decay: 'float' = 0.0, early_stopping: 'bool' = True, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, "
+            "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
-            "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
+            "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
+            "lam_factor=2.0, epochs_per_step=3)"
         ),
-        "3a2033a25aa03c99",
+        "aee2aac3cd45d4e7",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -222,12 +223,13 @@ PINNED = {
             "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
             "learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
             "weight_decay: 'float' = 0.0, early_stopping: 'bool' = True, "
-            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, device: 'str' = 'cpu', "
-            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, "
+            "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
-            "lam_min=0.5, lam_max=500.0, lam_factor=2.0, epochs_per_step=3)"
+            "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
+            "lam_factor=2.0, epochs_per_step=3)"
         ),
-        "d0cdb219b9cc84e8",
+        "6528fd31566f3961",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
@@ -415,11 +417,12 @@ PINNED = {
         (
             "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
             "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
-            "random_state: 'int | None' = None, bins: 'int' = 2, grid_size: 'int' = 10, "
-            "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
+            "random_state: 'int | None' = None, bins: 'int' = 2, "
+            "confidence: 'float' = 0.9, grid_size: 'int' = 10, grid_limit: 'float' = 2.0, "
+            "grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "54f1b32d4723c7da",
+        "c6096680731b3546",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (

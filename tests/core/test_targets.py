@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins.gaps import disparate_impact
-from faircocco_plugins.targets import check_target_groups
+from faircocco_plugins.targets import (
+    Target,
+    check_target_groups,
+    choose_step,
+    group_measures,
+    target_columns,
+)
 
 PEOPLE = pd.DataFrame({"sex": ["f", "f", "m", "m"], "age": [20.0, 30.0, 40.0, 50.0]})
 POSITIVE = np.array([True, False, True, False])
@@ -43,3 +49,45 @@ def test_gap_targets_pass_where_every_attribute_has_two_groups(target):
 @pytest.mark.parametrize("target", ["halve", {"adjusted_score": 0.1}])
 def test_score_targets_need_no_groups(target):
     check_target_groups(target, PEOPLE.assign(country=["fr"] * 4), POSITIVE)
+
+
+def test_a_continuous_attribute_is_grouped_by_quantile_bins_not_a_median_split():
+    # every positive outcome is above the median age: one group of a median split, but two
+    # of the quartiles, so a DEO target on age is defined
+    people = pd.DataFrame({"age": np.arange(8.0)})
+    positive = people["age"].to_numpy() >= 4
+    check_target_groups({"deo": 0.1}, people, positive, bins=4)
+    with pytest.raises(ValueError, match="'age' has one group"):
+        check_target_groups({"deo": 0.1}, people, positive, bins=2)
+
+
+def test_a_gap_target_is_met_by_its_bound_not_its_point_value():
+    # step 1 is the more accurate and its point DI meets 0.8, but its bound does not
+    candidates = pd.DataFrame(
+        {
+            "accuracy": [0.80, 0.85],
+            "di": [0.90, 0.85],
+            "di_bound": [0.82, 0.70],
+            "deo": [0.02, 0.04],
+            "deo_bound": [0.04, 0.09],
+            "adjusted_score": [0.05, 0.05],
+            "degenerate": [False, False],
+        }
+    )
+    assert choose_step(candidates, Target("di", 0.8), "classification") == (0, None)
+    assert choose_step(candidates, Target("deo", 0.05), "classification") == (0, None)
+    # the adjusted score is still met by its point value
+    assert choose_step(candidates, Target("adjusted_score", 0.05), "classification") == (1, None)
+
+
+def test_target_columns_name_each_grouping_and_take_the_worst():
+    rng = np.random.default_rng(0)
+    people = pd.DataFrame({"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)})
+    truth = rng.random(400) < 0.5
+    pred = rng.random(400) < np.where(people["sex"] == "m", 0.6, 0.4)
+    columns = target_columns(truth, pred, people, intersections=True)
+    each = [columns[f"di[{name}]"] for name in ("sex", "age", "intersections")]
+    assert columns["di"] == min(each)
+    table = group_measures("di", truth, pred, people, intersections=True)
+    assert columns["di_bound"] == table["bound"].min()
+    assert columns["deo"] == max(columns[f"deo[{n}]"] for n in ("sex", "age", "intersections"))

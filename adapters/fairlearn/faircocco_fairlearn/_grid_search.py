@@ -36,14 +36,17 @@ from faircocco_plugins.targets import (
     check_target_groups,
     choose_step,
     resolve_target,
+    target_columns,
 )
 
-from ._gaps import difference_of_equal_opportunity, disparate_impact_ratio
 from ._metrics import _table, faircocco_metric
 from ._moment import FairCOCCOMoment
 
-#: The columns of ``candidates_``: the torch adapter's ``path_`` columns for two classes.
-CANDIDATE_COLUMNS = ("accuracy", "auc", "adjusted_score", "di", "deo", "degenerate")
+#: The columns of ``candidates_`` besides each grouping's ``di[name]`` and ``deo[name]``: the
+#: torch adapter's ``path_`` columns for two classes.
+CANDIDATE_COLUMNS = (
+    "accuracy", "auc", "adjusted_score", "di", "di_bound", "deo", "deo_bound", "degenerate",
+)  # fmt: skip
 #: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions.
 _NOTIONS = {
     DemographicParity: "dp",
@@ -55,6 +58,7 @@ _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "random_state": Interval("integer", optional=True),
     "bins": Interval("integer", 2),
+    "confidence": Interval("real", 0, 1, closed="neither"),
 }
 #: GridSearch's own grid needs two points: with fewer, its spacing divides by zero.
 _GRID_SIZE = {"grid_size": Interval("integer", 2)}
@@ -103,7 +107,13 @@ class FairCOCCOGridSearch(GridSearch):
         group per age): it is cut at the training rows' quantiles into ``bins`` groups, at the
         median by default. Numeric attributes with more than two values are continuous; give
         coded categories (race 0-4) as strings or a categorical to keep their levels. A
-        :class:`FairCOCCOMoment` takes continuous attributes as they are.
+        :class:`FairCOCCOMoment` takes continuous attributes as they are. A DI or DEO target
+        groups a continuous attribute into as many quantile bins of the held-out rows
+        (:func:`faircocco_plugins.targets.target_groupings`).
+    confidence : float
+        In (0, 1): a DI or DEO target is met only where its bound at this confidence on the
+        held-out rows meets it (``di_bound``, ``deo_bound``;
+        :func:`faircocco_plugins.targets.group_measures`), the adjusted score by its value.
     grid_size, grid_limit, grid_offset, grid, sample_weight_name
         As for ``GridSearch``; ``grid_size`` is at least 2 unless ``grid`` is given.
 
@@ -112,9 +122,10 @@ class FairCOCCOGridSearch(GridSearch):
     candidates_ : pandas.DataFrame
         One row per predictor of ``predictors_`` (index ``predictor``), measured on the
         held-out rows: ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO
-        score of the scores under ``notion``, :func:`faircocco_metric`), ``di``
-        (:func:`disparate_impact_ratio`), ``deo`` (:func:`difference_of_equal_opportunity`)
-        and ``degenerate``.
+        score of the scores under ``notion``, :func:`faircocco_metric`), the DI and DEO
+        columns of :func:`faircocco_plugins.targets.target_columns` (``di``, the worst over
+        the attributes, ``di_bound``, its bound at ``confidence``, and ``di[name]`` each
+        attribute's; the same for ``deo``) and ``degenerate``.
     target_ : faircocco_plugins.targets.Target
         The bound the target set (``"halve"`` resolved to a number).
     best_idx_ : int
@@ -138,9 +149,9 @@ class FairCOCCOGridSearch(GridSearch):
     >>> X = np.column_stack([rng.normal(size=1000) + sex, rng.normal(size=1000)])
     >>> y = (X[:, 0] + X[:, 1] + rng.normal(size=1000) > 0.5).astype(int)
     >>> search = FairCOCCOGridSearch(
-    ...     LogisticRegression(), DemographicParity(), target={"di": 0.8}, random_state=0)
+    ...     LogisticRegression(), DemographicParity(), target={"di": 0.65}, random_state=0)
     >>> search = search.fit(X, y, sensitive_features=sex)
-    >>> bool(search.candidates_["di"].iloc[search.best_idx_] >= 0.8)
+    >>> bool(search.candidates_["di_bound"].iloc[search.best_idx_] >= 0.65)
     True
     """
 
@@ -156,6 +167,7 @@ class FairCOCCOGridSearch(GridSearch):
         validation_fraction: float = 0.2,
         random_state: int | None = None,
         bins: int = 2,
+        confidence: float = 0.9,
         grid_size: int = 10,
         grid_limit: float = 2.0,
         grid_offset: Any = None,
@@ -178,6 +190,7 @@ class FairCOCCOGridSearch(GridSearch):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.bins = bins
+        self.confidence = confidence
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
@@ -242,17 +255,17 @@ class FairCOCCOGridSearch(GridSearch):
         y_held = np.asarray(_safe_indexing(rows["y"], held))
         sensitive_held = _by_position(_safe_indexing(rows["sensitive_features"], held))
         check_target_groups(
-            self.target, _table(sensitive_held), y_held == 1, rows="validation rows"
+            self.target, _table(sensitive_held), y_held == 1, rows="validation rows", bins=self.bins
         )
-        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion)
+        groupings = {"confidence": float(self.confidence), "bins": int(self.bins)}
+        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion, groupings)
         trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
         X_train, y_train = trained.pop("X"), trained.pop("y")
         trained["sensitive_features"] = self._groups(trained["sensitive_features"])
         super().fit(X_train, y_train, **trained)
 
         candidates = pd.DataFrame(
-            [_measures(predictor, *measured) for predictor in self.predictors_],
-            columns=list(CANDIDATE_COLUMNS),
+            [_measures(predictor, *measured) for predictor in self.predictors_]
         )
         candidates.index.name = "predictor"
         unconstrained = math.nan
@@ -329,9 +342,15 @@ class FairCOCCOGridSearch(GridSearch):
 
 
 def _measures(
-    predictor: Any, X: Any, y: np.ndarray, sensitive_features: Any, notion: str
+    predictor: Any,
+    X: Any,
+    y: np.ndarray,
+    sensitive_features: Any,
+    notion: str,
+    groupings: dict[str, Any],
 ) -> dict[str, Any]:
-    """One row of ``candidates_``: the predictor on the held-out rows."""
+    """One row of ``candidates_``: the predictor on the held-out rows (DI and DEO over the
+    ``groupings`` of :func:`faircocco_plugins.targets.target_columns`)."""
     predicted = np.asarray(predictor.predict(X))
     scores = _positive_scores(predictor, X, predicted)
     auc = math.nan
@@ -343,8 +362,7 @@ def _measures(
         "adjusted_score": faircocco_metric(
             y, scores, sensitive_features=sensitive_features, notion=notion, adjusted=True
         ),
-        "di": disparate_impact_ratio(y, predicted, sensitive_features=sensitive_features),
-        "deo": difference_of_equal_opportunity(y, predicted, sensitive_features=sensitive_features),
+        **target_columns(y == 1, predicted == 1, _table(sensitive_features), **groupings),
         "degenerate": bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR),
     }
 

@@ -307,6 +307,11 @@ class SensitiveEncoder:
         return frame
 
 
+def numeric_units(encoder: SensitiveEncoder) -> dict[str, tuple[float, float]]:
+    """Each numeric attribute's mean and scale, by name: what gives back its raw values."""
+    return {c.name: (c.mean, c.scale) for c in encoder._columns if not c.nominal}
+
+
 def _generated(names: list[str]) -> bool:
     """Whether column names are those :func:`_as_frame` gives an array's columns."""
     return names == ["sensitive_features"] or names == [

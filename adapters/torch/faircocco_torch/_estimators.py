@@ -26,6 +26,7 @@ from faircocco_plugins.plugins import (
     check_bool,
     check_params,
 )
+from faircocco_plugins.targets import target_groupings
 
 from ._base import FairnessPenalty
 from ._batches import TensorTriple
@@ -37,6 +38,7 @@ from ._farmi import FARMIPenalty
 from ._hsic import HSICPenalty
 from ._linear_loss import LinearLossPenalty
 from ._network import check_hidden_layer_sizes, paper_mlp
+from ._path_measures import attribute_frame
 from ._sklearn_compat import validate_data
 from ._training import DegenerateModelWarning, FitHistory, fit_fair
 
@@ -115,6 +117,9 @@ class _FairNetwork(BaseEstimator):
     """Shared fitting logic of :class:`FairCOCCOClassifier` and :class:`FairCOCCORegressor`."""
 
     _task: str
+    #: Quantile bins of a continuous attribute among the groups the validation split is
+    #: stratified by (the λ paths take it as a parameter)
+    bins = 4
 
     def __init__(
         self,
@@ -291,7 +296,7 @@ class _FairNetwork(BaseEstimator):
             :-1
         ]
 
-        rows, val_rows = self._rows(targets, weights, seed)
+        rows, val_rows = self._rows(self._strata(targets, sensitive), weights, seed)
         val_data = None
         if val_rows is not None:
             val_index = torch.as_tensor(val_rows)
@@ -317,23 +322,34 @@ class _FairNetwork(BaseEstimator):
         """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
         return bool(self.early_stopping)
 
+    def _strata(self, targets: torch.Tensor, sensitive: torch.Tensor) -> list[np.ndarray]:
+        """What the validation split is stratified by, the finest first: each row's sensitive
+        groups (those of a DI or DEO target, :func:`faircocco_plugins.targets.target_groupings`,
+        crossed) with, in classification, its label, a cell of fewer than 2 rows falling back
+        to the label alone; then the label alone."""
+        n = int(targets.shape[0])
+        labels = np.full(n, "", dtype=object)
+        if self._task == "classification":
+            labels = targets.numpy().astype(str).astype(object)
+        if self.encoder_ is None:
+            return [labels]
+        frame = attribute_frame(sensitive, self.encoder_.schema_)
+        cells = labels.copy()
+        for groups in target_groupings(frame, bins=int(self.bins)).values():
+            cells = cells + "|" + groups.astype(str)
+        _, codes, counts = np.unique(cells, return_inverse=True, return_counts=True)
+        return [np.where(counts[codes] >= 2, cells, labels), labels]
+
     def _rows(
-        self, targets: torch.Tensor, weights: np.ndarray | None, seed: int
+        self, strata: list[np.ndarray], weights: np.ndarray | None, seed: int
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The training rows and the held-out rows (None when none are held out), each drawn
-        among themselves in proportion to ``weights`` when given."""
-        rows, held_out = np.arange(int(targets.shape[0])), None
+        """The training rows and the held-out rows (None when none are held out), split
+        stratified by the first of ``strata`` that scikit-learn can split by (else at random),
+        each drawn among themselves in proportion to ``weights`` when given."""
+        rows, held_out = np.arange(strata[0].shape[0]), None
         if self._holds_out():
             self._check_split(rows.size)
-            stratify = targets.numpy() if self._task == "classification" else None
-            try:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed, stratify=stratify
-                )
-            except ValueError:
-                train_rows, val_rows = train_test_split(
-                    rows, test_size=self.validation_fraction, random_state=seed
-                )
+            train_rows, val_rows = _stratified_split(rows, strata, self.validation_fraction, seed)
             rows, held_out = np.sort(train_rows), np.sort(val_rows)
         if weights is None:
             return rows, held_out
@@ -727,6 +743,24 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not np.any(weights > 0):
         raise ValueError("sample_weight must be finite, non-negative and not all zero.")
     return weights
+
+
+def _stratified_split(
+    rows: np.ndarray, strata: list[np.ndarray], fraction: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` split by ``train_test_split``, stratified by the first of ``strata`` it can
+    split by (each stratum needs 2 rows, and each part a row of every stratum), else at
+    random."""
+    for stratify in strata:
+        if np.unique(stratify).size < 2:
+            continue
+        try:
+            return tuple(  # type: ignore[return-value]
+                train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
+            )
+        except ValueError:
+            continue
+    return tuple(train_test_split(rows, test_size=fraction, random_state=seed))  # type: ignore[return-value]
 
 
 def _split_sizes(n: int, fraction: float) -> tuple[int, int]:

@@ -13,7 +13,7 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
+from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_bool, check_params
 from faircocco_plugins.targets import (
     Target,
     check_target,
@@ -24,6 +24,7 @@ from faircocco_plugins.targets import (
 
 from ._base import FairnessPenalty
 from ._constraint import FairCOCCOConstraint
+from ._encoding import numeric_units
 from ._estimators import (
     _ESTIMATOR_LIMITS,
     FairCOCCOClassifier,
@@ -32,18 +33,16 @@ from ._estimators import (
     _FairNetwork,
     _init_with,
 )
-from ._path_measures import (
-    CLASSIFICATION_COLUMNS,
-    REGRESSION_COLUMNS,
-    ValidationMeasures,
-    attribute_frame,
-)
+from ._path_measures import ValidationMeasures, attribute_frame
 from ._training import FitHistory, fit_fair, torch_threads
 
 #: The path's own parameters and defaults; ``warmup_epochs``, ``early_stopping`` and
 #: ``patience`` are the networks' parameters with the path's meaning and defaults.
 _PATH_DEFAULTS: dict[str, Any] = {
     "target": "halve",
+    "confidence": 0.9,
+    "bins": 4,
+    "intersections": False,
     "lam_min": 0.5,
     "lam_max": 500.0,
     "lam_factor": 2.0,
@@ -56,6 +55,8 @@ _PATH_DEFAULTS: dict[str, Any] = {
 #: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
 _NOT_TAKEN = ("lam", "epochs")
 _PATH_LIMITS = {
+    "confidence": Interval("real", 0, 1, closed="neither"),
+    "bins": Interval("integer", 2),
     "lam_min": Interval("real", 0, closed="neither"),
     "lam_factor": Interval("real", 1, closed="neither"),
     "warmup_epochs": Interval("integer", 1),
@@ -92,6 +93,9 @@ class _FairPath(_FairNetwork):
     #: the weight a penalty given by name is built with; each step then sets its own λ
     lam = 0.0
     target: Any
+    confidence: float
+    bins: int
+    intersections: bool
     lam_min: float
     lam_max: float
     lam_factor: float
@@ -136,7 +140,9 @@ class _FairPath(_FairNetwork):
         -----
         UserWarning
             When no non-degenerate step meets the target: the fairest one is kept, and the
-            warning names the target and what it reached.
+            warning names the target and what it reached; where the validation rows are too
+            few to certify a DI or DEO target at ``confidence`` at any λ, it says so, naming
+            the smallest group, its rows and the level they can certify.
         """
         name = type(self).__name__
         if sensitive_features is None:
@@ -153,11 +159,20 @@ class _FairPath(_FairNetwork):
         super().fit(X, y, sensitive_features=sensitive_features, sample_weight=sample_weight)
         _, reason = choose_step(self.path_, self.target_, self._task)
         if reason is not None:
+            limit = self.certification_limit_
             every = bool(self.path_["degenerate"].all())
+            advice = (
+                f"Raise lam_max (now {self.lam_max:g}) or epochs_per_step (now "
+                f"{self.epochs_per_step}), or ask for a weaker target."
+            )
+            if limit is not None:
+                advice = (
+                    f"The validation rows decide: {limit}. Give more rows, a larger "
+                    f"validation_fraction (now {self.validation_fraction}), a lower confidence "
+                    f"(now {self.confidence:g}) or a weaker target."
+                )
             warnings.warn(
-                f"{name}(target={self.target!r}): {reason}. Raise lam_max (now "
-                f"{self.lam_max:g}) or epochs_per_step (now {self.epochs_per_step}), or ask "
-                "for a weaker target.",
+                f"{name}(target={self.target!r}): {reason}. {advice}",
                 DegenerateModelWarning if every else UserWarning,
                 stacklevel=2,
             )
@@ -168,6 +183,7 @@ class _FairPath(_FairNetwork):
         shared = [name for name in _ESTIMATOR_LIMITS if name not in _NOT_TAKEN]
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
         check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
+        check_bool(self.intersections, "intersections")
         lam_max = Interval("real", self.lam_min)
         check_params({"lam_max": self.lam_max}, {"lam_max": lam_max})
         steps = _penalised_steps(self.lam_min, self.lam_max, self.lam_factor)
@@ -215,25 +231,32 @@ class _FairPath(_FairNetwork):
                     '{"adjusted_score": x}.'
                 )
         _, targets, sensitive = held_out
-        groups = attribute_frame(sensitive, self.encoder_.schema_)
-        check_target_groups(self.target, groups, targets.numpy() == 1, rows="validation rows")
+        units = numeric_units(self.encoder_)
+        groups = attribute_frame(sensitive, self.encoder_.schema_, units)
+        check_target_groups(
+            self.target, groups, targets.numpy() == 1, rows="validation rows", bins=self.bins
+        )
         measures = ValidationMeasures(
             held_out,
             self.encoder_.schema_,
             task=self._task,
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
+            units=units,
+            confidence=float(self.confidence),
+            bins=int(self.bins),
+            intersections=bool(self.intersections),
         )
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
-        columns = CLASSIFICATION_COLUMNS if self._task == "classification" else REGRESSION_COLUMNS
-        path = pd.DataFrame(rows, columns=["lam", *columns, "degenerate"])
+        path = pd.DataFrame(rows)
         path.index.name = "step"
         self.path_ = path
         self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
         training.model.load_state_dict(self.step_states_[self.step_])
+        self.certification_limit_ = measures.certification_limit(training.model, self.target_)
         return history
 
     def _steps(
@@ -371,10 +394,16 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     some step meets the target; otherwise it goes on to ``lam_max``.
 
     **Selection.** The kept step is the most accurate non-degenerate step that meets
-    ``target`` on the validation rows; ``predict`` uses its weights. If none meets it, the
-    fairest non-degenerate step by the target's measure is kept, with a ``UserWarning``
-    naming the target and what was reached. A step is degenerate when it predicts one class
-    for every validation row or its validation AUC is at most 0.51.
+    ``target`` on the validation rows; ``predict`` uses its weights. A DI or DEO target is met
+    only where it holds at ``confidence`` on those rows: where the worst bound over every
+    grouping (``di_bound``, ``deo_bound``; :func:`faircocco_plugins.targets.group_measures`)
+    meets it, so that it holds on unseen rows with about that probability. The adjusted-score
+    targets (``"halve"``, ``{"adjusted_score": x}``) are met by the point value. If none
+    meets it, the fairest non-degenerate step by the target's column is kept, with a
+    ``UserWarning`` naming the target and what was reached. A step is degenerate, and never
+    kept, when it predicts one class for every validation row, its validation AUC is at most
+    0.51, or (two classes) it is near one class: its validation positive rate below a third
+    of the base rate or above 1 − (1 − base rate)/3, or its balanced accuracy below 0.55.
 
     Parameters
     ----------
@@ -383,7 +412,17 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``{"adjusted_score": x}``: at most ``x``; ``{"di": x}``: disparate impact (lowest
         over highest positive rate of any attribute's groups) at least ``x``, e.g. 0.8 for
         the four-fifths rule; ``{"deo": x}``: largest gap in true-positive rates at most
-        ``x``. DI and DEO need two classes; continuous attributes are split at their median.
+        ``x``. DI and DEO need two classes and apply to every grouping of
+        :func:`faircocco_plugins.targets.target_groupings`: each categorical attribute's
+        groups, each continuous attribute's ``bins`` quantile bins (no longer a median split),
+        and with ``intersections`` the intersections with at least 30 rows.
+    confidence : float
+        In (0, 1): a DI or DEO target is met only where its bound at this confidence meets
+        it (a lower bound for DI, an upper one for DEO, from the group counts).
+    bins : int
+        Quantile bins of a continuous attribute, at least 2.
+    intersections : bool
+        Whether a DI or DEO target applies to the intersections of the attributes' groups too.
     lam_min, lam_max, lam_factor : float
         The penalised steps' λ: ``lam_min`` times powers of ``lam_factor`` up to
         ``lam_max`` (default 0.5 to 256, ten steps). A grid of more than 100 steps is
@@ -410,13 +449,22 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         One row per step (index ``step``, 0 the warm-up): ``lam``; on the validation rows
         ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO score of the
         predicted probabilities under ``notion``), ``di`` (lowest over highest positive rate,
-        in [0, 1], the smallest over the attributes), ``di_ratio`` (the paper's
-        ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with the lowest positive rate
-        at step 0 of the attribute with the smallest DI there, and ``A=0`` the highest; above
-        1 once the gap is reversed), ``deo`` (the largest over the attributes) and
-        ``degenerate``. DI and DEO are NaN for more than two classes.
+        in [0, 1], the smallest over the groupings), ``di_bound`` (the smallest of their lower
+        bounds at ``confidence``, what a DI target is checked against), ``di[name]`` (each
+        grouping's, e.g. ``di[sex]``, ``di[age]``, ``di[intersections]``), the same for
+        ``deo`` (largest gap in true-positive rates; ``deo_bound`` the largest upper bound),
+        ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with
+        the lowest positive rate at step 0 of the attribute with the smallest DI there, and
+        ``A=0`` the highest; above 1 once the gap is reversed), ``positive_rate``,
+        ``balanced_accuracy`` and ``degenerate``. DI and DEO
+        are NaN for more than two classes.
     target_ : Target
         The bound the target set (``"halve"`` resolved to a number).
+    certification_limit_ : str or None
+        Where the validation rows are too few to certify a DI or DEO target at
+        ``confidence`` even at equal rates (at the chosen step's positive rate), why: the
+        smallest group, its rows and the level they can certify
+        (:func:`faircocco_plugins.targets.certification_limit`); else None.
     step_ : int
         The chosen step (row of ``path_``).
     lam_ : float
@@ -455,6 +503,9 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     ----------
     target : "halve" or dict
         ``"halve"`` or ``{"adjusted_score": x}`` (DI and DEO need classes and are refused).
+    confidence, bins, intersections
+        As for :class:`FairCOCCOPathClassifier`; ``bins`` also sets the groups the validation
+        split is stratified by, and the others go unused (they bound DI and DEO).
     lam_min, lam_max, lam_factor, warmup_epochs, epochs_per_step, early_stopping, patience,
     validation_fraction
         As for :class:`FairCOCCOPathClassifier`.
@@ -467,8 +518,8 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     path_ : pandas.DataFrame
         One row per step: ``lam``, and on the validation rows ``mse`` (in the target's
         units), ``r2``, ``adjusted_score`` and ``degenerate``.
-    target_, step_, lam_, step_states_, model_, history_
-        As for :class:`FairCOCCOPathClassifier`.
+    target_, certification_limit_, step_, lam_, step_states_, model_, history_
+        As for :class:`FairCOCCOPathClassifier` (``certification_limit_`` is None).
     y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,
     n_features_in_, feature_names_in_, n_iter_
         As for :class:`FairCOCCORegressor`.

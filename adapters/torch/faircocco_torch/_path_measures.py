@@ -3,45 +3,60 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from torch import nn
 
 from faircocco_plugins import faircocco_score
-from faircocco_plugins.gaps import (
-    disparate_impact_ratios,
-    disparate_impacts,
-    equal_opportunity_differences,
-    farthest_from_parity,
-)
+from faircocco_plugins.gaps import disparate_impact_ratios, farthest_from_parity
 from faircocco_plugins.plugins import notion_named
-from faircocco_plugins.targets import AUC_FLOOR
+from faircocco_plugins.targets import AUC_FLOOR, Target, certification_limit, target_columns
 
 from ._batches import TensorTriple
 from ._encoding import SensitiveSchema
 
-#: The columns of ``path_`` besides ``lam``, by task.
-CLASSIFICATION_COLUMNS = ("accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo")
-REGRESSION_COLUMNS = ("mse", "r2", "adjusted_score")
+#: A classifier whose validation balanced accuracy is below this is too near one class to keep.
+BALANCED_ACCURACY_FLOOR = 0.55
 
 
-def attribute_frame(sensitive: torch.Tensor, schema: SensitiveSchema) -> pd.DataFrame:
+def _near_degenerate(positive_rate: float, base_rate: float, balanced_accuracy: float) -> bool:
+    """Whether a classifier is near one class: its positive rate below a third of the base
+    rate, or above 1 − (1 − base rate)/3, or its balanced accuracy below
+    :data:`BALANCED_ACCURACY_FLOOR`."""
+    return bool(
+        positive_rate < base_rate / 3
+        or positive_rate > 1 - (1 - base_rate) / 3
+        or balanced_accuracy < BALANCED_ACCURACY_FLOOR
+    )
+
+
+def attribute_frame(
+    sensitive: torch.Tensor,
+    schema: SensitiveSchema,
+    units: Mapping[str, tuple[float, float]] | None = None,
+) -> pd.DataFrame:
     """The attributes of encoded rows, one column each, with the kinds they had when raw.
 
     Nominal attributes get their levels back (as categoricals, so that the score gives them
-    delta kernels); numeric ones keep their standardised values, which have the same median
-    split and, under the median-bandwidth Gaussian, the same score as the raw ones.
+    delta kernels); numeric ones their raw values where ``units`` gives their mean and scale
+    (``numeric_units`` of the encoder, so that groups are named in the attribute's units),
+    else their standardised values, which have the same quantile bins and, under the
+    median-bandwidth Gaussian, the same score as the raw ones.
     """
     values = sensitive.detach().cpu().double().numpy()
     columns: dict[str, Any] = {}
     for spec in schema.attributes:
         block = values[:, list(spec.columns)]
         if not spec.levels:
-            columns[spec.name] = block[:, 0]
+            mean, scale = (units or {}).get(spec.name, (0.0, 1.0))
+            # to the float32 precision the encoded values have: 0 stays 0, not 1e-9
+            digits = 7 - math.ceil(math.log10(max(abs(mean), scale)))
+            columns[spec.name] = np.round(block[:, 0] * scale + mean, digits) + 0.0
             continue
         codes = block.argmax(axis=1) if spec.kind == "categorical" else block[:, 0].round()
         levels = np.asarray(spec.levels, dtype=object)[codes.astype(int)]
@@ -54,13 +69,15 @@ class ValidationMeasures:
 
     Classification: ``accuracy``, ``auc`` (one-vs-rest for several classes; NaN when a class
     is missing from the rows), ``adjusted_score`` (of the predicted probabilities, as the
-    harness scores them), and for two classes ``di`` (lowest over highest positive rate of any
-    attribute's groups, :func:`faircocco_plugins.gaps.disparate_impact`), ``di_ratio`` (the
-    paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive
-    outcomes, :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the
-    one farthest from 1) and ``deo`` (the largest gap
-    in true-positive rates, :func:`faircocco_plugins.gaps.equal_opportunity_gap`). Regression:
-    ``mse`` in the target's units, ``r2`` and ``adjusted_score``. Both: ``degenerate``.
+    harness scores them), and for two classes the DI and DEO columns of
+    :func:`faircocco_plugins.targets.target_columns` (each grouping's value, the worst, and
+    the worst bound at ``confidence``) and ``di_ratio`` (the paper's
+    ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive outcomes,
+    :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the one
+    farthest from 1). Regression: ``mse`` in the target's units, ``r2`` and
+    ``adjusted_score``. Both: ``degenerate``; for two classes also ``positive_rate`` and
+    ``balanced_accuracy``, and a step is degenerate when near one class
+    (:data:`BALANCED_ACCURACY_FLOOR`, :func:`_near_degenerate`).
     """
 
     def __init__(
@@ -71,6 +88,10 @@ class ValidationMeasures:
         task: str,
         notion: str,
         y_scale: float = 1.0,
+        units: Mapping[str, tuple[float, float]] | None = None,
+        confidence: float = 0.9,
+        bins: int = 4,
+        intersections: bool = False,
     ) -> None:
         if not math.isfinite(y_scale * y_scale):
             raise ValueError(
@@ -79,21 +100,37 @@ class ValidationMeasures:
                 f"rescale y, e.g. divide it by {y_scale:.0e}, and multiply the predictions back."
             )
         self.features, self.targets, sensitive = val_data
-        self.frame = attribute_frame(sensitive, schema)
+        self.frame = attribute_frame(sensitive, schema, units)
         self.task = task
         self.notion = notion
         self.y_scale = y_scale
+        self.groupings = {"confidence": confidence, "bins": bins, "intersections": intersections}
 
     def __call__(self, model: nn.Module) -> dict[str, Any]:
+        outputs = self.outputs(model)
+        if self.task == "classification":
+            return self._classification(outputs)
+        return self._regression(outputs)
+
+    def outputs(self, model: nn.Module) -> torch.Tensor:
+        """The model's outputs on the validation rows, on the host."""
         device = next(model.parameters()).device
         was_training = model.training
         model.eval()
         with torch.no_grad():
             outputs = model(self.features.to(device)).detach().cpu().double()
         model.train(was_training)
-        if self.task == "classification":
-            return self._classification(outputs)
-        return self._regression(outputs)
+        return outputs
+
+    def certification_limit(self, model: nn.Module, target: Target) -> str | None:
+        """Why the validation rows cannot certify ``target`` (as
+        :func:`faircocco_plugins.targets.certification_limit`, at the model's predictions)."""
+        if self.task != "classification" or self.outputs(model).ndim != 1:
+            return None
+        predicted = (self.outputs(model) > 0).numpy()
+        return certification_limit(
+            target, self.targets.numpy() == 1, predicted, self.frame, **self.groupings
+        )
 
     def _classification(self, logits: torch.Tensor) -> dict[str, Any]:
         codes = self.targets.long().numpy()
@@ -113,18 +150,23 @@ class ValidationMeasures:
             "accuracy": float(np.mean(predicted == codes)),
             "auc": auc,
             "adjusted_score": self._adjusted(proba, truth),
-            "di": math.nan,
-            "di_ratio": math.nan,
-            "deo": math.nan,
         }
         if proba.ndim == 1:
             chosen, positives = predicted == 1, codes == 1
-            row["di"] = _nan_extreme(disparate_impacts(chosen, self.frame), min)
+            row.update(target_columns(positives, chosen, self.frame, **self.groupings))
             ratios = disparate_impact_ratios(positives, chosen, self.frame)
             row["di_ratio"] = farthest_from_parity(ratios)
-            gaps = equal_opportunity_differences(positives, chosen, self.frame)
-            row["deo"] = _nan_extreme(gaps, max)
-        row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR)
+        else:
+            row.update(dict.fromkeys(("di", "di_bound", "di_ratio", "deo", "deo_bound"), math.nan))
+        row["positive_rate"], row["balanced_accuracy"] = math.nan, math.nan
+        near = False
+        if proba.ndim == 1:
+            row["positive_rate"] = float(np.mean(predicted == 1))
+            row["balanced_accuracy"] = float(balanced_accuracy_score(codes, predicted))
+            near = _near_degenerate(
+                row["positive_rate"], float(np.mean(codes == 1)), row["balanced_accuracy"]
+            )
+        row["degenerate"] = bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR or near)
         return row
 
     def _regression(self, outputs: torch.Tensor) -> dict[str, Any]:
@@ -146,9 +188,3 @@ class ValidationMeasures:
         y_true = notion_named(self.notion).outcome(truth)
         score = faircocco_score(pred, self.frame, y_true=y_true, notion=self.notion, adjusted=True)
         return float(score)
-
-
-def _nan_extreme(values: pd.Series, extreme: Any) -> float:
-    """``extreme`` of the values that are not NaN, or NaN when none is."""
-    kept = [float(v) for v in values if not math.isnan(v)]
-    return float(extreme(kept)) if kept else math.nan

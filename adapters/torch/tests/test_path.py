@@ -33,7 +33,9 @@ from faircocco_torch import (  # noqa: E402
 from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  # noqa: E402
 
 CLASSIFICATION_COLUMNS = [
-    "lam", "accuracy", "auc", "adjusted_score", "di", "di_ratio", "deo", "degenerate",
+    "lam", "accuracy", "auc", "adjusted_score", "di", "di_bound", "di[sensitive_features]",
+    "deo", "deo_bound", "deo[sensitive_features]", "di_ratio", "positive_rate",
+    "balanced_accuracy", "degenerate",
 ]  # fmt: skip
 #: Few rows, short steps and a short λ range: a path takes about a second.
 SMALL = {
@@ -126,12 +128,23 @@ def _scripted_path(
 ) -> pd.DataFrame:
     """The path of a fit whose steps' adjusted scores (and DI, 0.5 unless given) are given."""
     script = [
-        {"accuracy": 0.9, "auc": 0.9, "adjusted_score": score, "di": d, "di_ratio": 1.0,
-         "deo": 0.1, "degenerate": step in degenerate}
+        {"accuracy": 0.9, "auc": 0.9, "adjusted_score": score, "di": d, "di_bound": d,
+         "di_ratio": 1.0, "deo": 0.1, "deo_bound": 0.1, "degenerate": step in degenerate}
         for step, (score, d) in enumerate(zip(scores, di or [0.5] * 7, strict=True))
     ]  # fmt: skip
     steps = iter(script)
-    monkeypatch.setattr(path_module, "ValidationMeasures", lambda *a, **k: lambda m: next(steps))
+
+    class Scripted:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def __call__(self, model: nn.Module) -> dict[str, Any]:
+            return next(steps)
+
+        def certification_limit(self, model: nn.Module, target: Target) -> None:
+            return None
+
+    monkeypatch.setattr(path_module, "ValidationMeasures", Scripted)
     x, y, a = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -210,8 +223,10 @@ def test_predict_uses_the_chosen_steps_weights(
 
 
 def _rule(path: pd.DataFrame, measure: str, bound: float, lower: bool) -> int:
-    """The selection rule, literally: the most accurate usable step within the bound."""
-    within = path[measure] <= bound if lower else path[measure] >= bound
+    """The selection rule, literally: the most accurate usable step whose column (DI and DEO:
+    their bound) is within the bound."""
+    column = Target(measure, bound).column
+    within = path[column] <= bound if lower else path[column] >= bound
     candidates = path[within & ~path["degenerate"]]
     return int(candidates["accuracy"].idxmax())
 
@@ -223,7 +238,7 @@ def test_each_target_keeps_the_most_accurate_step_that_meets_it(
 ) -> None:
     path = fitted.path_
     # a bound some steps meet and others do not
-    bound = float(path[measure].median())
+    bound = float(path[Target(measure, 0.5).column].median())
     step, reason = choose_step(path, Target(measure, bound), "classification")
     assert reason is None
     assert step == _rule(path, measure, bound, lower)
@@ -231,10 +246,10 @@ def test_each_target_keeps_the_most_accurate_step_that_meets_it(
 
 def test_the_fitted_estimator_applies_its_target(fitted: FairCOCCOPathClassifier) -> None:
     path = fitted.path_
-    if (path["di"] >= 0.8).any():
+    if (path["di_bound"] >= 0.8).any():
         assert fitted.step_ == _rule(path, "di", 0.8, lower=False)
-    else:  # the fairest usable step
-        assert fitted.step_ == path.loc[~path["degenerate"], "di"].idxmax()
+    else:  # the fairest usable step, by the bound
+        assert fitted.step_ == path.loc[~path["degenerate"], "di_bound"].idxmax()
 
 
 def test_halve_is_half_the_unpenalised_score(
@@ -332,7 +347,8 @@ def test_sklearn_conventions(
 ) -> None:
     params = FairCOCCOPathClassifier().get_params()
     network = set(FairCOCCOClassifier().get_params())
-    path_own = {"target", "lam_min", "lam_max", "lam_factor", "epochs_per_step"}
+    path_own = {"target", "confidence", "bins", "intersections", "lam_min", "lam_max"}
+    path_own |= {"lam_factor", "epochs_per_step"}
     # the network's parameters but its single λ and epochs, plus the path's
     assert set(params) == (network - {"lam", "epochs"}) | path_own
     assert params["warmup_epochs"] == 10 and params["early_stopping"] is True
@@ -515,3 +531,89 @@ def test_the_harness_registers_the_path_with_its_targets() -> None:
     if "faircocco" not in found:
         pytest.skip("faircocco-torch is not installed with its entry points")
     assert found["faircocco_path"].load() is spec
+
+
+def _people(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """A task with a binary and a continuous attribute, the label depending on both."""
+    rng = np.random.default_rng(seed)
+    people = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.uniform(18, 80, n)})
+    base = 0.2 + 0.4 * (people["sex"] == "m") + 0.3 * (people["age"] > 50)
+    y = (rng.random(n) < base).astype(np.int64)
+    x = np.column_stack([y + rng.normal(0.0, 0.8, n), people["age"] / 80, rng.normal(size=n)])
+    return x, y, people
+
+
+def test_the_path_reports_each_attribute_its_worst_and_its_bound() -> None:
+    x, y, people = _people(400, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = _small(notion="dp", target={"di": 0.8}, lam_max=1.0, intersections=True)
+        path = model.fit(x, y, sensitive_features=people).path_
+    for measure, worst in (("di", "min"), ("deo", "max")):
+        each = path[[f"{measure}[sex]", f"{measure}[age]", f"{measure}[intersections]"]]
+        assert np.allclose(path[measure], getattr(each, worst)(axis=1))
+    # the bound is conservative: below the worst DI, above the worst DEO
+    assert (path["di_bound"] <= path["di"]).all() and (path["deo_bound"] >= path["deo"]).all()
+
+
+def test_a_target_the_validation_rows_cannot_certify_says_why() -> None:
+    x, y, people = _people(150, seed=2)
+    model = _small(notion="dp", target={"di": 0.95}, lam_max=1.0)
+    with pytest.warns(UserWarning, match="too few to certify di >= 0.95") as got:
+        model.fit(x, y, sensitive_features=people)
+    message = str(got[0].message)
+    assert re.search(r"the smallest group of '\w+', '[^']+', has \d+ rows", message)
+    assert re.search(r"certify di >= 0\.\d+ at best", message)
+    assert model.certification_limit_ is not None and model.certification_limit_ in message
+
+
+def test_the_validation_split_is_stratified_by_group_and_label(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    x, y, people = _people(600, seed=3)
+    seen: dict[str, Any] = {}
+    real = path_module.ValidationMeasures
+
+    def recording(held_out: Any, *args: Any, **kwargs: Any) -> Any:
+        seen["held_out"] = held_out
+        return real(held_out, *args, **kwargs)
+
+    monkeypatch.setattr(path_module, "ValidationMeasures", recording)
+    cells = people["sex"] + "|" + y.astype(str)
+    for seed in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            _small(random_state=seed, lam_max=0.5, warmup_epochs=1).fit(
+                x, y, sensitive_features=people[["sex"]]
+            )
+        _, targets, sensitive = seen["held_out"]
+        sexes = np.where(sensitive[:, 0].numpy() > 0.5, "m", "f")
+        held = pd.Series(sexes + "|" + targets.numpy().astype(int).astype(str))
+        # every cell holds validation_fraction of its rows, up to rounding
+        expected = 0.2 * cells.value_counts()
+        assert (held.value_counts().reindex(expected.index) - expected).abs().max() <= 1
+
+
+def test_a_near_degenerate_step_is_flagged_and_never_chosen() -> None:
+    # a fixed model predicting positive for 1 row of 40 where 12 are positive (rate 0.025
+    # against a base rate of 0.3): not one class, and its AUC is high, but near one class
+    model = nn.Sequential(nn.Linear(1, 1), nn.Flatten(0))
+    with torch.no_grad():
+        model[0].weight.fill_(1.0)
+        model[0].bias.fill_(-38.5)
+    features = torch.arange(40.0)[:, None]
+    targets = (torch.arange(40) >= 28).float()
+    sex = pd.Series(["f", "m"] * 20)
+    encoder = SensitiveEncoder().fit(sex)
+    measures = ValidationMeasures(
+        (features, targets, encoder.transform(sex)), encoder.schema_, task="classification",
+        notion="dp",
+    )  # fmt: skip
+    row = measures(model)
+    assert row["positive_rate"] == pytest.approx(1 / 40) and row["auc"] > 0.9
+    assert row["balanced_accuracy"] == pytest.approx((1 / 12 + 1) / 2)
+    assert row["degenerate"]
+    # at the base rate's third it is kept
+    with torch.no_grad():
+        model[0].bias.fill_(-35.5)  # 4 of 40 positive: 0.1 > 0.3 / 3, balanced accuracy 0.67
+    assert not measures(model)["degenerate"]
