@@ -627,8 +627,8 @@ def certification_limit(
     if not missing.any():
         return None
     worst = best[missing]
-    name = worst.idxmax() if target.lower_is_fairer else worst.idxmin()
-    row = table.loc[name]
+    name = str(worst.idxmax() if target.lower_is_fairer else worst.idxmin())
+    row = table.loc[name].to_dict()
     relation = "<=" if target.lower_is_fairer else ">="
     return (
         f"the rows are too few to certify {target} at confidence {confidence:g}: the smallest "

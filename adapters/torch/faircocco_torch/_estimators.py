@@ -755,12 +755,12 @@ def _stratified_split(
         if np.unique(stratify).size < 2:
             continue
         try:
-            return tuple(  # type: ignore[return-value]
+            return tuple(
                 train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
             )
         except ValueError:
             continue
-    return tuple(train_test_split(rows, test_size=fraction, random_state=seed))  # type: ignore[return-value]
+    return tuple(train_test_split(rows, test_size=fraction, random_state=seed))
 
 
 def _split_sizes(n: int, fraction: float) -> tuple[int, int]:

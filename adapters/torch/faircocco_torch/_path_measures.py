@@ -104,7 +104,11 @@ class ValidationMeasures:
         self.task = task
         self.notion = notion
         self.y_scale = y_scale
-        self.groupings = {"confidence": confidence, "bins": bins, "intersections": intersections}
+        self.groupings: dict[str, Any] = {
+            "confidence": confidence,
+            "bins": bins,
+            "intersections": intersections,
+        }
 
     def __call__(self, model: nn.Module) -> dict[str, Any]:
         outputs = self.outputs(model)
