@@ -9,7 +9,6 @@ group crosses every attribute's: ``"sex=Male, race=White, age<=37"``.
 from __future__ import annotations
 
 import itertools
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -130,14 +129,10 @@ def _checked(sensitive: pd.DataFrame) -> pd.DataFrame:
 def _bin_names(name: str, column: pd.Series, cuts: tuple[float, ...]) -> np.ndarray:
     """Each value's bin as ``age<=28``, ``28<age<=37`` or ``age>48``."""
     values = column.to_numpy(dtype=np.float64)
-    shown = [_number(c) for c in cuts]
+    shown = [f"{c:g}" for c in cuts]
     names = [
         f"{name}<={shown[0]}",
         *(f"{low}<{name}<={high}" for low, high in itertools.pairwise(shown)),
         f"{name}>{shown[-1]}",
     ]
     return np.asarray(names, dtype=object)[np.searchsorted(cuts, values, side="left")]
-
-
-def _number(value: numbers.Real) -> str:
-    return f"{float(value):g}"
