@@ -7,7 +7,8 @@ regression's outcome and predictions cut at the part's median outcome as there):
 
 * ``m_groups[<scheme>]``: on the groups the binned baselines train on
   (:mod:`._binning`): continuous attributes cut at the training rows' median or quartiles,
-  crossed with the others;
+  crossed with the others; as for the intersections below, only the groups with at least
+  :data:`MIN_ROWS` rows on the part (DEO: positive outcomes);
 * ``m_deciles[<attribute>]``: on the deciles of each continuous attribute on the part;
 * ``m_intersections``: on every intersection of the attributes' groups (deciles of the
   continuous ones, levels of the others) with at least :data:`MIN_ROWS` rows on the part (DEO:
@@ -113,14 +114,23 @@ def audit_metrics(
     metrics: dict[str, float] = {}
     for scheme in GROUP_SCHEMES:
         groups = fit_group_bins(train_sensitive, scheme).labels(sensitive)
-        frame = pd.DataFrame({"group": groups})
         for measure in _MEASURES:
-            table = group_measures(measure, truth, decisions, frame)
+            kept = _judged(groups, truth if measure == "deo" else np.ones_like(truth))
+            frame = pd.DataFrame({"group": groups[kept]})
+            table = group_measures(measure, truth[kept], decisions[kept], frame)
             metrics[f"{measure}_groups[{scheme}]"] = float(table["value"].iloc[0])
     for measure, larger_is_worse in _MEASURES.items():
         metrics.update(_finer_groupings(measure, larger_is_worse, truth, decisions, sensitive))
     metrics.update(_dependence(predictions, sensitive, random_state))
     return metrics
+
+
+def _judged(groups: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """The rows of the groups with at least :data:`MIN_ROWS` counted rows (all rows for DI,
+    positive outcomes for DEO), as :func:`~faircocco_plugins.targets.group_measures` keeps
+    intersections: a crossed group of a few rows has a rate of 0 or 1 by chance."""
+    counts = pd.Series(groups[counted]).value_counts()
+    return np.isin(groups, counts.index[counts >= MIN_ROWS])
 
 
 def _finer_groupings(
@@ -248,6 +258,10 @@ def _rows(x: np.ndarray, y: np.ndarray) -> int:
     return int(x.shape[0])
 
 
+def _constant(values: np.ndarray) -> bool:
+    return bool((values == values[0]).all())
+
+
 def _gaussian_gram(values: np.ndarray) -> np.ndarray | None:
     """The Gaussian kernel matrix of median-heuristic width, or None when every row is the
     same (no positive distance)."""
@@ -276,6 +290,7 @@ def dcor_test(x: np.ndarray, y: np.ndarray, *, random_state: int | None = 0) -> 
     Returns
     -------
     dcor, p_value : float
+        0 and 1 when ``x`` or ``y`` is constant.
 
     Examples
     --------
@@ -293,6 +308,9 @@ def dcor_test(x: np.ndarray, y: np.ndarray, *, random_state: int | None = 0) -> 
             'install "faircocco-plugins[bench]"'
         ) from error
     _rows(x, y)
+    if _constant(x) or _constant(y):
+        # every permutation then ties with the statistic, which dcor's test counts as dependence
+        return 0.0, 1.0
     value = float(dcor.distance_correlation(x, y))
     test = dcor.independence.distance_covariance_test(
         x, y, num_resamples=DCOR_RESAMPLES, random_state=random_state

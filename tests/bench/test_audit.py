@@ -27,22 +27,29 @@ def _rate_ratio(decisions: np.ndarray, groups: np.ndarray) -> float:
 
 
 def test_groups_of_the_baselines_are_the_training_median_crossed_with_sex() -> None:
-    train = pd.DataFrame({"sex": ["f", "m"] * 4, "age": [10.0, 20, 30, 40, 50, 60, 70, 80]})
-    # training median 45; on the evaluated rows the groups are f/m × age <= 45 / > 45
+    train = pd.DataFrame({"sex": ["f", "m"] * 50, "age": np.arange(100.0)})  # median 49.5
+    # per sex 40 rows below 49, 40 above 50 and 10 at 49.6: above the training median, but at
+    # the part's own median (49.6), which would put them below; and 5 rows of a sex "x"
+    ages = np.r_[np.linspace(45, 48.9, 40), np.linspace(50, 53.9, 40), np.full(10, 49.6)]
     part = pd.DataFrame(
-        {"sex": ["f", "f", "m", "m", "f", "f", "m", "m"], "age": [40.0, 44, 46, 90, 45, 47, 10, 50]}
+        {"sex": ["f"] * 90 + ["m"] * 90 + ["x"] * 5, "age": np.r_[ages, ages, [60.0] * 5]}
     )
-    y = np.array([1, 1, 1, 1, 1, 1, 1, 1])
-    y_hat = np.array([1, 1, 1, 0, 0, 1, 1, 1])
-    metrics = evaluate_predictions("classification", y, y_hat, part, train_sensitive=train)
-    # groups: f<=45 rows 0, 1, 4 (2/3); f>45 row 5 (1); m>45 rows 2, 3, 7 (2/3); m<=45 row 6 (1)
-    assert metrics["di_groups[median]"] == pytest.approx((2 / 3) / 1)
+    groups = np.array(["f<="] * 40 + ["f>"] * 50 + ["m<="] * 40 + ["m>"] * 50 + ["x>"] * 5)
+    rng = np.random.default_rng(0)
+    rates = {"f<=": 0.2, "f>": 0.5, "m<=": 0.6, "m>": 0.7, "x>": 0.0}
+    y_hat = rng.random(185) < np.array([rates[g] for g in groups])
+    y = np.ones(185, dtype=int)
+    metrics = evaluate_predictions(
+        "classification", y, y_hat.astype(int), part, train_sensitive=train
+    )
+    # the group "x>" has 5 rows, fewer than 30: it is left out, as an intersection would be
+    kept = groups != "x>"
+    assert metrics["di_groups[median]"] == pytest.approx(_rate_ratio(y_hat[kept], groups[kept]))
     # every outcome is positive, so the true-positive rates are the positive rates
-    assert metrics["deo_groups[median]"] == pytest.approx(1 - 2 / 3)
-    # the part's own median (45.5) would put row 4 (age 45) with the lower half too, but
-    # row 6 (age 10, m) is alone in its group either way: quartiles of the training rows
-    quartile_groups = np.array(["f1", "f1", "m3", "m4", "f1", "f3", "m0", "m3"])
-    assert metrics["di_groups[quartiles]"] == pytest.approx(_rate_ratio(y_hat, quartile_groups))
+    tprs = [y_hat[groups == g].mean() for g in ("f<=", "f>", "m<=", "m>")]
+    assert metrics["deo_groups[median]"] == pytest.approx(max(tprs) - min(tprs))
+    # the quartiles of the training rows (24.75, 49.5, 74.25) put the same rows together here
+    assert metrics["di_groups[quartiles]"] == metrics["di_groups[median]"]
 
 
 def test_deciles_intersections_and_the_worst_grouping() -> None:
@@ -148,6 +155,8 @@ def test_distance_correlation_and_its_permutation_p_value() -> None:
     # dependent: no permutation reaches the statistic, the smallest p-value of the test
     assert p_value == pytest.approx(1 / (DCOR_RESAMPLES + 1))
     assert dcor_test(x, rng.normal(size=(n, 2)), random_state=0)[1] > 0.05
+    # a constant prediction is independent of everything (every permutation ties with it)
+    assert dcor_test(np.ones((n, 1)), y) == (0.0, 1.0)
 
 
 def test_attributes_enter_the_estimators_one_hot_and_standardised() -> None:
