@@ -3,9 +3,12 @@ attribute, as a careful user would run it on several attributes of mixed kinds.
 
 The variant fits the groups of its ``groups`` parameter on the training rows
 (:func:`~._binning.fit_group_bins`), gives the method one column of the crossed groups, and
-applies the same cut points to the rows it predicts. A method that takes binary attributes only
-(AIF360's, which compare a privileged with an unprivileged group) gets one binary column
-instead: the groups whose training positive rate is above the overall rate against the others.
+applies the same cut points to the rows it predicts. In classification, the groups whose
+training rows hold one outcome class only are pooled into one group, :data:`POOLED`, with the
+groups unseen in training: fairlearn's ``ThresholdOptimizer`` refuses such a group, and no method
+can equalise a rate it cannot estimate. A method that takes binary attributes only (AIF360's,
+which compare a privileged with an unprivileged group) gets one binary column instead: the groups
+whose training positive rate is above the overall rate against the others.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from ._binning import GROUP_SCHEMES, fit_group_bins
 GROUPS_PARAM = "groups"
 #: The column of groups a variant gives its method.
 GROUP_COLUMN = "group"
+#: The group of the rows whose own group has one outcome class in training, or none.
+POOLED = "other groups"
 #: The two sides of a binary group column, and the side of a group unseen in training.
 HIGHER, LOWER = "higher positive rate", "lower positive rate"
 
@@ -95,9 +100,10 @@ def binned_method(spec: MethodSpec, schemes: Sequence[str]) -> MethodSpec:
 
 
 def _binned_factory(
-    factory: Callable[..., Any], binary: bool, *, groups: str, **params: Any
+    factory: Callable[..., Any], binary: bool, *, groups: str, task: str, **params: Any
 ) -> BinnedGroups:
-    return BinnedGroups(factory(**params), groups, binary=binary)
+    model = factory(task=task, **params)
+    return BinnedGroups(model, groups, binary=binary, pool=task == "classification")
 
 
 class BinnedGroups:
@@ -112,22 +118,34 @@ class BinnedGroups:
     binary : bool
         Give the method one binary column (the groups above the overall training positive rate
         against the others, and the groups unseen in training) instead of the groups.
+    pool : bool
+        Pool the groups whose training rows hold one outcome class, and those unseen in
+        training, into :data:`POOLED` (classification).
     """
 
-    def __init__(self, model: Any, scheme: str, *, binary: bool) -> None:
+    def __init__(self, model: Any, scheme: str, *, binary: bool, pool: bool = False) -> None:
         self.model = model
         self.scheme = scheme
         self.binary = binary
+        self.pool = pool
 
     def fit(self, X: Any, y: Any, *, sensitive_features: pd.DataFrame) -> BinnedGroups:
         self.bins_ = fit_group_bins(sensitive_features, self.scheme)
         groups = self.bins_.labels(sensitive_features)
+        outcome = pd.Series(np.asarray(y, dtype=np.float64))
+        classes = outcome.groupby(groups).nunique()
+        self.kept_ = frozenset(classes.index[classes > 1] if self.pool else classes.index)
+        groups = self._pooled(groups)
         if self.binary:
-            outcome = pd.Series(np.asarray(y, dtype=np.float64))
             rates = outcome.groupby(groups).mean()
             self.higher_ = frozenset(rates.index[rates > outcome.mean()])
         self.model.fit(X, y, sensitive_features=self._column(groups))
         return self
+
+    def _pooled(self, groups: np.ndarray) -> np.ndarray:
+        if not self.pool:
+            return groups
+        return np.where(np.isin(groups, list(self.kept_)), groups, POOLED)
 
     def _column(self, groups: np.ndarray) -> pd.DataFrame:
         if self.binary:
@@ -138,7 +156,8 @@ class BinnedGroups:
         """``predict``'s keyword for the method: the rows' groups, when they are given."""
         if sensitive_features is None:
             return {}
-        return {"sensitive_features": self._column(self.bins_.labels(sensitive_features))}
+        groups = self._pooled(self.bins_.labels(sensitive_features))
+        return {"sensitive_features": self._column(groups)}
 
     def predict(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
         return np.asarray(self.model.predict(X, **self._given(sensitive_features)))

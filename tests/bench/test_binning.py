@@ -12,6 +12,7 @@ import pytest
 from faircocco_plugins.bench._binned_methods import (
     HIGHER,
     LOWER,
+    POOLED,
     BinnedGroups,
     binned_method,
     needs_binned_groups,
@@ -127,7 +128,8 @@ def test_the_variant_sweeps_the_groups_and_takes_every_kind_of_attribute() -> No
         task="classification", notion="dp", random_state=0, C=1.0, groups="median"
     )
     X = pd.DataFrame({"x": np.arange(8.0)})
-    model.fit(X, np.zeros(8), sensitive_features=TRAIN)
+    # both classes in each group (f<=37.5: rows 0, 2; m<=: 1, 3; f>: 4, 6; m>: 5, 7)
+    model.fit(X, np.array([0, 0, 1, 1, 0, 0, 1, 1]), sensitive_features=TRAIN)
     assert (
         model.model.fitted_on["group"].tolist()
         == fit_group_bins(TRAIN, "median").labels(TRAIN).tolist()
@@ -151,6 +153,26 @@ def test_binary_methods_get_the_groups_above_and_below_the_overall_positive_rate
     unseen = pd.DataFrame({"sex": pd.Categorical(["x"]), "age": [20.0]})
     model.predict(pd.DataFrame({"x": [0.0]}), sensitive_features=unseen)
     assert model.model.predicted_on["group"].tolist() == [LOWER]
+
+
+def test_groups_of_one_outcome_class_or_unseen_are_pooled_in_classification() -> None:
+    y = np.array([0, 0, 0, 1, 0, 0, 1, 1])  # f<=37.5 (rows 0, 2) has no positive outcome
+    X = pd.DataFrame({"x": np.arange(8.0)})
+    model = BinnedGroups(_Recorder(), "median", binary=False, pool=True)
+    model.fit(X, y, sensitive_features=TRAIN)
+    fitted = model.model.fitted_on["group"].tolist()
+    assert fitted[0] == fitted[2] == POOLED
+    assert fitted[1] == "sex=m, age<=37.5" and fitted[4] == "sex=f, age>37.5"
+    unseen = pd.DataFrame({"sex": pd.Categorical(["x", "f"]), "age": [20.0, 20.0]})
+    model.predict(X.iloc[:2], sensitive_features=unseen)
+    assert model.model.predicted_on["group"].tolist() == [POOLED, POOLED]
+    # regression has no classes to pool: its variant keeps every group
+    regressor = BinnedGroups(_Recorder(), "median", binary=False, pool=False)
+    regressor.fit(X, y, sensitive_features=TRAIN)
+    assert POOLED not in regressor.model.fitted_on["group"].tolist()
+    variant = binned_method(_spec(("binary", "categorical")), ("median",))
+    built = variant.factory(task="classification", notion="dp", random_state=0, groups="median")
+    assert built.pool
 
 
 def test_binned_method_refuses_unknown_schemes_and_a_groups_parameter() -> None:
