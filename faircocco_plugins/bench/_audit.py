@@ -44,12 +44,12 @@ from scipy.spatial.distance import pdist, squareform
 
 from .._inputs.column_kinds import attribute_kind
 from ..targets import group_measures
-from ._binning import GROUP_SCHEMES, fit_group_bins
+from ._binning import GROUP_SCHEMES, MIN_GROUP_ROWS, fit_group_bins
 
 #: Quantile bins of a continuous attribute in the finer grouping.
 FINE_BINS = 10
-#: Rows (DEO: positive outcomes) an intersection needs on a part to be judged.
-MIN_ROWS = 30
+#: Rows (DEO: positive outcomes) a group or intersection needs on a part to be judged.
+MIN_ROWS = MIN_GROUP_ROWS
 #: Rows of a part the dependence estimators use at most.
 DEPENDENCE_ROWS = 500
 #: Permutations of the distance-correlation test.

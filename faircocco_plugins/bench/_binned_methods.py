@@ -3,12 +3,13 @@ attribute, as a careful user would run it on several attributes of mixed kinds.
 
 The variant fits the groups of its ``groups`` parameter on the training rows
 (:func:`~._binning.fit_group_bins`), gives the method one column of the crossed groups, and
-applies the same cut points to the rows it predicts. In classification, the groups whose
-training rows hold one outcome class only are pooled into one group, :data:`POOLED`, with the
-groups unseen in training: fairlearn's ``ThresholdOptimizer`` refuses such a group, and no method
-can equalise a rate it cannot estimate. A method that takes binary attributes only (AIF360's,
-which compare a privileged with an unprivileged group) gets one binary column instead: the groups
-whose training positive rate is above the overall rate against the others.
+applies the same cut points to the rows it predicts. The groups of fewer than
+:data:`~._binning.MIN_GROUP_ROWS` training rows, and in classification those whose training rows
+hold one outcome class, are pooled into one group, :data:`POOLED`, with the groups unseen in
+training: a method cannot equalise a rate it cannot estimate, and fairlearn's
+``ThresholdOptimizer`` refuses a group of one class. A method that takes binary attributes only
+(AIF360's, which compare a privileged with an unprivileged group) gets one binary column instead:
+the groups whose training positive rate is above the overall rate against the others.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ..plugins import KINDS, MethodSpec
-from ._binning import GROUP_SCHEMES, fit_group_bins
+from ._binning import GROUP_SCHEMES, MIN_GROUP_ROWS, fit_group_bins
 
 #: The parameter of a variant that names its group construction.
 GROUPS_PARAM = "groups"
 #: The column of groups a variant gives its method.
 GROUP_COLUMN = "group"
-#: The group of the rows whose own group has one outcome class in training, or none.
+#: The group of the rows whose own group is too small, or of one outcome class, in training.
 POOLED = "other groups"
 #: The two sides of a binary group column, and the side of a group unseen in training.
 HIGHER, LOWER = "higher positive rate", "lower positive rate"
@@ -103,7 +104,7 @@ def _binned_factory(
     factory: Callable[..., Any], binary: bool, *, groups: str, task: str, **params: Any
 ) -> BinnedGroups:
     model = factory(task=task, **params)
-    return BinnedGroups(model, groups, binary=binary, pool=task == "classification")
+    return BinnedGroups(model, groups, binary=binary, classes=task == "classification")
 
 
 class BinnedGroups:
@@ -118,23 +119,29 @@ class BinnedGroups:
     binary : bool
         Give the method one binary column (the groups above the overall training positive rate
         against the others, and the groups unseen in training) instead of the groups.
-    pool : bool
-        Pool the groups whose training rows hold one outcome class, and those unseen in
-        training, into :data:`POOLED` (classification).
+    classes : bool
+        Pool the groups whose training rows hold one outcome class too (classification).
+
+    The groups of fewer than :data:`~._binning.MIN_GROUP_ROWS` training rows, those of one
+    class where ``classes`` says so, and those unseen in training form one group,
+    :data:`POOLED`.
     """
 
-    def __init__(self, model: Any, scheme: str, *, binary: bool, pool: bool = False) -> None:
+    def __init__(self, model: Any, scheme: str, *, binary: bool, classes: bool = False) -> None:
         self.model = model
         self.scheme = scheme
         self.binary = binary
-        self.pool = pool
+        self.classes = classes
 
     def fit(self, X: Any, y: Any, *, sensitive_features: pd.DataFrame) -> BinnedGroups:
         self.bins_ = fit_group_bins(sensitive_features, self.scheme)
         groups = self.bins_.labels(sensitive_features)
         outcome = pd.Series(np.asarray(y, dtype=np.float64))
-        classes = outcome.groupby(groups).nunique()
-        self.kept_ = frozenset(classes.index[classes > 1] if self.pool else classes.index)
+        by_group = outcome.groupby(groups)
+        kept = by_group.size() >= MIN_GROUP_ROWS
+        if self.classes:
+            kept &= by_group.nunique() > 1
+        self.kept_ = frozenset(kept.index[kept])
         groups = self._pooled(groups)
         if self.binary:
             rates = outcome.groupby(groups).mean()
@@ -143,8 +150,6 @@ class BinnedGroups:
         return self
 
     def _pooled(self, groups: np.ndarray) -> np.ndarray:
-        if not self.pool:
-            return groups
         return np.where(np.isin(groups, list(self.kept_)), groups, POOLED)
 
     def _column(self, groups: np.ndarray) -> pd.DataFrame:

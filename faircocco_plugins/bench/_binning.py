@@ -17,6 +17,9 @@ import pandas as pd
 
 from .._inputs.column_kinds import attribute_kind
 
+#: The rows a group needs to be judged or protected on its own: a group of fewer has a rate of 0
+#: or 1 by chance.
+MIN_GROUP_ROWS = 30
 #: Each group construction: the quantiles of the training rows that cut a continuous attribute.
 GROUP_SCHEMES: dict[str, tuple[float, ...]] = {
     "median": (0.5,),

@@ -117,6 +117,17 @@ def _spec(attributes: tuple[str, ...]) -> MethodSpec:
     )
 
 
+#: Each row of TRAIN 30 times: groups of 60 rows, enough to be protected on their own.
+COPIES = 30
+BIG = TRAIN.loc[TRAIN.index.repeat(COPIES)].reset_index(drop=True)
+BIG_X = pd.DataFrame({"x": np.arange(len(BIG), dtype=float)})
+
+
+def _outcomes(per_row: list[int]) -> np.ndarray:
+    """An outcome per row of TRAIN, for each of its copies in BIG."""
+    return np.repeat(per_row, COPIES)
+
+
 def test_the_variant_sweeps_the_groups_and_takes_every_kind_of_attribute() -> None:
     spec = _spec(("binary", "categorical"))
     assert needs_binned_groups(spec)
@@ -127,15 +138,14 @@ def test_the_variant_sweeps_the_groups_and_takes_every_kind_of_attribute() -> No
     model = variant.factory(
         task="classification", notion="dp", random_state=0, C=1.0, groups="median"
     )
-    X = pd.DataFrame({"x": np.arange(8.0)})
     # both classes in each group (f<=37.5: rows 0, 2; m<=: 1, 3; f>: 4, 6; m>: 5, 7)
-    model.fit(X, np.array([0, 0, 1, 1, 0, 0, 1, 1]), sensitive_features=TRAIN)
+    model.fit(BIG_X, _outcomes([0, 0, 1, 1, 0, 0, 1, 1]), sensitive_features=BIG)
     assert (
         model.model.fitted_on["group"].tolist()
-        == fit_group_bins(TRAIN, "median").labels(TRAIN).tolist()
+        == fit_group_bins(BIG, "median").labels(BIG).tolist()
     )
     test = pd.DataFrame({"sex": pd.Categorical(["m"]), "age": [60.0]})
-    model.predict(X.iloc[:1], sensitive_features=test)
+    model.predict(BIG_X.iloc[:1], sensitive_features=test)
     assert model.model.predicted_on["group"].tolist() == ["sex=m, age>37.5"]
     # the recorder has no predict_proba, so neither has its variant
     assert getattr(model, "predict_proba", None) is None
@@ -143,36 +153,42 @@ def test_the_variant_sweeps_the_groups_and_takes_every_kind_of_attribute() -> No
 
 def test_binary_methods_get_the_groups_above_and_below_the_overall_positive_rate() -> None:
     model = BinnedGroups(_Recorder(), "median", binary=True)
-    y = np.array([0, 1, 0, 1, 1, 1, 0, 0])  # overall rate 0.5
-    model.fit(pd.DataFrame({"x": np.arange(8.0)}), y, sensitive_features=TRAIN)
-    # groups: f<=37.5 rows 0, 2 (rate 0); m<=37.5 rows 1, 3 (1); f>37.5 rows 4, 6 (0.5);
-    # m>37.5 rows 5, 7 (0.5): only m<=37.5 is above the overall rate
+    # overall rate 0.5; f<=37.5 rows 0, 2 (rate 0); m<=37.5 rows 1, 3 (1); f>37.5 rows 4, 6
+    # (0.5); m>37.5 rows 5, 7 (0.5): only m<=37.5 is above the overall rate
+    model.fit(BIG_X, _outcomes([0, 1, 0, 1, 1, 1, 0, 0]), sensitive_features=BIG)
     expected = [LOWER, HIGHER, LOWER, HIGHER, LOWER, LOWER, LOWER, LOWER]
-    assert model.model.fitted_on["group"].tolist() == expected
+    assert model.model.fitted_on["group"].tolist() == np.repeat(expected, COPIES).tolist()
     # a group unseen in training goes below
     unseen = pd.DataFrame({"sex": pd.Categorical(["x"]), "age": [20.0]})
     model.predict(pd.DataFrame({"x": [0.0]}), sensitive_features=unseen)
     assert model.model.predicted_on["group"].tolist() == [LOWER]
 
 
-def test_groups_of_one_outcome_class_or_unseen_are_pooled_in_classification() -> None:
-    y = np.array([0, 0, 0, 1, 0, 0, 1, 1])  # f<=37.5 (rows 0, 2) has no positive outcome
-    X = pd.DataFrame({"x": np.arange(8.0)})
-    model = BinnedGroups(_Recorder(), "median", binary=False, pool=True)
-    model.fit(X, y, sensitive_features=TRAIN)
-    fitted = model.model.fitted_on["group"].tolist()
-    assert fitted[0] == fitted[2] == POOLED
-    assert fitted[1] == "sex=m, age<=37.5" and fitted[4] == "sex=f, age>37.5"
-    unseen = pd.DataFrame({"sex": pd.Categorical(["x", "f"]), "age": [20.0, 20.0]})
-    model.predict(X.iloc[:2], sensitive_features=unseen)
-    assert model.model.predicted_on["group"].tolist() == [POOLED, POOLED]
-    # regression has no classes to pool: its variant keeps every group
-    regressor = BinnedGroups(_Recorder(), "median", binary=False, pool=False)
-    regressor.fit(X, y, sensitive_features=TRAIN)
-    assert POOLED not in regressor.model.fitted_on["group"].tolist()
+def test_small_groups_groups_of_one_class_and_unseen_ones_are_pooled() -> None:
+    # f<=37.5 (rows 0, 2) has no positive outcome; 29 rows of a sex "x" are one group too few
+    rare = pd.DataFrame({"sex": ["x"] * 29, "age": [37.5] * 29})  # the median stays 37.5
+    sensitive = pd.concat([BIG.astype({"sex": str}), rare], ignore_index=True)
+    X = pd.DataFrame({"x": np.arange(len(sensitive), dtype=float)})
+    y = np.r_[_outcomes([0, 0, 0, 1, 0, 0, 1, 1]), np.arange(29) % 2]
+    groups = fit_group_bins(sensitive, "median").labels(sensitive)
+    classifier = BinnedGroups(_Recorder(), "median", binary=False, classes=True)
+    classifier.fit(X, y, sensitive_features=sensitive)
+    fitted = classifier.model.fitted_on["group"].to_numpy()
+    pooled = (groups == "sex=f, age<=37.5") | (groups == "sex=x, age<=37.5")
+    assert (fitted[pooled] == POOLED).all()
+    assert (fitted[~pooled] == groups[~pooled]).all()
+    unseen = pd.DataFrame({"sex": ["y", "f", "m"], "age": [20.0, 20.0, 20.0]})
+    classifier.predict(X.iloc[:3], sensitive_features=unseen)
+    assert classifier.model.predicted_on["group"].tolist() == [POOLED, POOLED, "sex=m, age<=37.5"]
+    # a regression has no classes: only the small group is pooled there
+    regressor = BinnedGroups(_Recorder(), "median", binary=False)
+    regressor.fit(X, y.astype(float), sensitive_features=sensitive)
+    fitted = regressor.model.fitted_on["group"].to_numpy()
+    assert (fitted[groups == "sex=x, age<=37.5"] == POOLED).all()
+    assert (fitted[groups == "sex=f, age<=37.5"] == "sex=f, age<=37.5").all()
     variant = binned_method(_spec(("binary", "categorical")), ("median",))
     built = variant.factory(task="classification", notion="dp", random_state=0, groups="median")
-    assert built.pool
+    assert built.classes
 
 
 def test_binned_method_refuses_unknown_schemes_and_a_groups_parameter() -> None:
