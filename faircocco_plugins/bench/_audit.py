@@ -106,10 +106,10 @@ def audit_metrics(
     >>> rng = np.random.default_rng(0)
     >>> people = pd.DataFrame({"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)})
     >>> truth = rng.random(400) < 0.5
-    >>> decisions = (people["age"] > 40).to_numpy()
+    >>> decisions = (people["age"] > people["age"].median()).to_numpy()  # the older half only
     >>> metrics = audit_metrics(truth, decisions, decisions.astype(float), people, people)
-    >>> metrics["di_groups[median]"], metrics["di_deciles[age]"]
-    (0.0, 0.0)
+    >>> metrics["di_groups[median]"], metrics["di_groups[quartiles]"], metrics["di_deciles[age]"]
+    (0.0, 0.0, 0.0)
     """
     metrics: dict[str, float] = {}
     for scheme in GROUP_SCHEMES:
