@@ -117,8 +117,8 @@ class BinnedGroups:
     scheme : {"median", "quartiles"}
         How continuous attributes are cut (:data:`~._binning.GROUP_SCHEMES`).
     binary : bool
-        Give the method one binary column (the groups above the overall training positive rate
-        against the others, and the groups unseen in training) instead of the groups.
+        Give the method one binary column instead of the groups: the groups (pooled as below)
+        whose training positive rate is above the overall rate, against the others.
     classes : bool
         Pool the groups whose training rows hold one outcome class too (classification).
 
