@@ -40,6 +40,11 @@ For regression, DEO and DI are computed the same way after binarising the outcom
 prediction at the median of the true outcome on the evaluated part: "positive" means above the
 median outcome.
 
+With ``train_sensitive`` (the mixed-attribute study), the auditor's metrics of
+:mod:`._audit` are added: DI and DEO on binned groups, deciles, intersections and the worst of
+them, and HSIC and distance correlation between the predictions and the attributes, with
+p-values.
+
 A run is *degenerate* on a part (:func:`degenerate_runs`) when it predicts a single class there,
 or, for regression, when its ``prediction_spread`` is below :data:`SPREAD_THRESHOLD` or its R²
 (:func:`r_squared`) is at most :data:`R2_THRESHOLD`.
@@ -63,6 +68,7 @@ from ..gaps import (
     equal_opportunity_differences,
     farthest_from_parity,
 )
+from ._audit import AUDIT_METRIC_RANGES, audit_metrics
 from ._store import EVALUATED_PARTS
 
 #: Metrics of classification runs (besides the fairness ones).
@@ -94,6 +100,7 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "deo": (0.0, 1.0),
     "di": (0.0, 1.0),
     "di_ratio": (0.0, math.inf),
+    **AUDIT_METRIC_RANGES,
 }
 
 
@@ -114,7 +121,8 @@ def metric_range(name: str) -> tuple[float, float] | None:
 def metric_names(
     task: str, attributes: Sequence[str], notions: Sequence[str] = NOTIONS
 ) -> list[str]:
-    """The names of the metrics of a run, in the order :func:`evaluate_predictions` gives.
+    """The names of the metrics of a run, in the order :func:`evaluate_predictions` gives
+    them without ``train_sensitive`` (the audit's metrics are not among them).
 
     Parameters
     ----------
@@ -159,6 +167,7 @@ def evaluate_predictions(
     proba: Any = None,
     notions: Sequence[str] = NOTIONS,
     random_state: int | None = 0,
+    train_sensitive: pd.DataFrame | None = None,
 ) -> dict[str, float]:
     """Every metric of one run on one evaluated part (see the module description).
 
@@ -180,7 +189,10 @@ def evaluate_predictions(
         refits for their null (:func:`faircocco_plugins.faircocco_report`), which costs
         seconds per part at 20,000 rows.
     random_state : int, optional
-        Seed of the FairCOCCO bandwidth sample.
+        Seed of the FairCOCCO bandwidth sample, and of the audit's rows and permutations.
+    train_sensitive : pandas.DataFrame, optional
+        The training rows' sensitive attributes: when given, the auditor's metrics of
+        :func:`~._audit.audit_metrics` are added, with the binned groups fitted on these rows.
 
     Returns
     -------
@@ -244,6 +256,12 @@ def evaluate_predictions(
     di_ratio = disparate_impact_ratios(truth_b, pred_b, sensitive)
     metrics["di_ratio"] = farthest_from_parity(di_ratio)
     metrics.update({f"di_ratio[{a}]": value for a, value in di_ratio.items()})
+    if train_sensitive is not None:
+        metrics.update(
+            audit_metrics(
+                truth_b, pred_b, score_pred, sensitive, train_sensitive, random_state=random_state
+            )
+        )
     return metrics
 
 

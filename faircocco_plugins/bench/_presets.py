@@ -1,4 +1,5 @@
-"""Named study settings: ``quick`` (minutes) and ``paper`` (the paper's protocol)."""
+"""Named study settings: ``quick`` (minutes), ``paper`` (the paper's protocol) and ``mixed``
+(the mixed-attribute head-to-head)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._binning import GROUP_SCHEMES
 from ._study import DEFAULT_SEEDS, StudyConfig
 
 #: The paper's nine datasets.
@@ -45,6 +47,74 @@ PAPER_STRENGTHS: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0)
 PAPER_CPU_BOUNDS: tuple[float, ...] = (0.0005, 0.001, 0.002, 0.005)
 #: Stand-ins for the paper's datasets when their raw files are not available.
 SYNTHETIC_DATASETS: tuple[str, ...] = ("synthetic", "synthetic_regression")
+#: The mixed-attribute study's datasets, each with the attributes the paper protects (Adult
+#: with race and age beside sex).
+MIXED_DATASETS: tuple[str, ...] = (
+    "adult_mixed",
+    "communities",
+    "students",
+    "law_school",
+    "credit_card",
+)
+#: The methods of the mixed-attribute study that group rows by value, run on binned groups.
+MIXED_GROUP_METHODS: tuple[str, ...] = (
+    "fairlearn_expgrad",
+    "fairlearn_gridsearch",
+    "fairlearn_threshold",
+    "fairlearn_bounded_group_loss",
+    "aif360_prejudice_remover",
+    "aif360_expgrad",
+    "aif360_gridsearch",
+    "aif360_gerryfair",
+    "aif360_meta_fair",
+    "aif360_adversarial_debiasing",
+    "aif360_eq_odds",
+    "aif360_calibrated_eq_odds",
+    "aif360_reject_option",
+)
+#: The mixed-attribute study's methods: the network alone and with FairCOCCO (the penalty and
+#: the path) and the other penalties that take continuous attributes, logistic regression alone,
+#: and the group methods.
+MIXED_METHODS: tuple[str, ...] = (
+    "nn",
+    "faircocco",
+    "faircocco_path",
+    "hsic",
+    "facl",
+    "farmi",
+    "sklearn_unmitigated",
+    *MIXED_GROUP_METHODS,
+)
+
+
+#: The paper-cpu preset's grids: the weights and bounds above, logistic regression as the
+#: toolkits' base model.
+PAPER_CPU_OVERRIDES: Mapping[str, tuple[Any, ...]] = {
+    "lam": PAPER_CPU_STRENGTHS,
+    "faircocco.lam": PAPER_CPU_STRONG_STRENGTHS,
+    "facl.lam": PAPER_CPU_STRONG_STRENGTHS,
+    "hsic.lam": PAPER_CPU_STRONG_STRENGTHS,
+    "faircocco_paper.lam": PAPER_STRENGTHS,
+    **{
+        f"{method}.lam@{dataset}": strengths
+        for (method, dataset), strengths in PAPER_CPU_EXTENDED_STRENGTHS.items()
+    },
+    "bound": PAPER_CPU_BOUNDS,
+    "base": ("logistic",),
+}
+
+
+def _single_grouping(datasets: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """On a dataset without a continuous attribute the median and the quartiles build the same
+    groups (the levels crossed), so the group methods run there once, as ``"median"``."""
+    from ..datasets import get_source
+
+    nominal = [d for d in datasets if "continuous" not in get_source(d).attributes.values()]
+    return {
+        f"{method}.groups@{dataset}": ("median",)
+        for method in MIXED_GROUP_METHODS
+        for dataset in nominal
+    }
 
 
 @dataclass(frozen=True)
@@ -65,6 +135,8 @@ class Preset:
     tune_training : bool
         Choose each dataset's learning rate and batch size in a tuning stage first (see
         :func:`~faircocco_plugins.bench.tuning_config`), and fix them for every method.
+    binned_groups, audit
+        As for :class:`StudyConfig`.
     """
 
     name: str
@@ -81,6 +153,8 @@ class Preset:
     grid_overrides: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     regression_notions: tuple[str, ...] | None = None
     tune_training: bool = False
+    binned_groups: tuple[str, ...] = ()
+    audit: bool = False
 
 
 def _toolkit_preset(name: str, mitigators: str, methods: tuple[str, ...], adapter: str) -> Preset:
@@ -188,21 +262,37 @@ PRESETS: dict[str, Preset] = {
         warmup_epochs=2,
         max_train_rows=30_000,
         max_eval_rows=None,
-        grid_overrides={
-            "lam": PAPER_CPU_STRENGTHS,
-            "faircocco.lam": PAPER_CPU_STRONG_STRENGTHS,
-            "facl.lam": PAPER_CPU_STRONG_STRENGTHS,
-            "hsic.lam": PAPER_CPU_STRONG_STRENGTHS,
-            "faircocco_paper.lam": PAPER_STRENGTHS,
-            **{
-                f"{method}.lam@{dataset}": strengths
-                for (method, dataset), strengths in PAPER_CPU_EXTENDED_STRENGTHS.items()
-            },
-            "bound": PAPER_CPU_BOUNDS,
-            "base": ("logistic",),
-        },
+        grid_overrides=PAPER_CPU_OVERRIDES,
         regression_notions=("dp", "eo"),
         tune_training=True,
+    ),
+    "mixed": Preset(
+        name="mixed",
+        description=(
+            "The mixed-attribute head-to-head: Adult (sex, race and age, continuous), "
+            "Communities, Students, Law School and Credit Card with the attributes the paper "
+            "protects; the network alone, FairCOCCO (penalty and path), HSIC, FACL and FARMI "
+            "on the attributes as they are, against logistic regression alone and fairlearn's "
+            "and AIF360's group methods on binned groups (continuous attributes cut at the "
+            "training median, or quartiles, crossed with the others; the parameter groups); DP "
+            "and EO, 5 seeds, the paper-cpu preset's protocol, tuning stage and grids; every "
+            "run also measured on the binned groups, deciles, intersections of at least 30 "
+            "rows and the worst of them, and by HSIC and distance correlation with p-values. "
+            "Needs the torch, fairlearn and AIF360 adapters in one environment (pandas<3)"
+        ),
+        datasets=MIXED_DATASETS,
+        methods=MIXED_METHODS,
+        notions=("dp", "eo"),
+        seeds=(0, 1, 2, 3, 4),
+        grid="full",
+        epochs=20,
+        warmup_epochs=2,
+        max_train_rows=30_000,
+        max_eval_rows=None,
+        grid_overrides={**PAPER_CPU_OVERRIDES, **_single_grouping(MIXED_DATASETS)},
+        tune_training=True,
+        binned_groups=tuple(GROUP_SCHEMES),
+        audit=True,
     ),
     "paper": Preset(
         name="paper",
@@ -272,6 +362,8 @@ def preset_config(
         "max_eval_rows": chosen.max_eval_rows,
         "grid_overrides": chosen.grid_overrides,
         "regression_notions": chosen.regression_notions,
+        "binned_groups": chosen.binned_groups,
+        "audit": chosen.audit,
         "data_dir": data_dir,
     }
     given = {k: v for k, v in overrides.items() if v is not None}

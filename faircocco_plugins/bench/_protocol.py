@@ -35,7 +35,7 @@ from ..plugins import MethodSpec
 from ._metrics import degenerate_runs
 from ._progress import format_duration
 from ._runner import Loader, RegistryLoader, dataset_profile
-from ._study import Cell, StudyConfig, plan_study, select_methods
+from ._study import Cell, StudyConfig, plan_study, study_methods
 
 #: The network's parameters chosen in the tuning stage.
 TRAINING_PARAMS: tuple[str, ...] = ("learning_rate", "batch_size")
@@ -53,7 +53,8 @@ def tuning_config(config: StudyConfig) -> StudyConfig:
     -------
     StudyConfig
         Named ``<study>-tuning``; one notion (the network has no fairness term, so every
-        notion would train the same model), the study's datasets, epochs and row caps.
+        notion would train the same model), the study's datasets, epochs and row caps, and no
+        audit (its choice reads the validation AUC or MSE alone).
 
     Examples
     --------
@@ -73,6 +74,8 @@ def tuning_config(config: StudyConfig) -> StudyConfig:
         grid_overrides={},
         fixed_params={},
         regression_notions=None,
+        binned_groups=(),
+        audit=False,
     )
 
 
@@ -327,7 +330,8 @@ def plan_cells(
     ----------
     config : StudyConfig
     methods : mapping of str to MethodSpec
-        The installed methods; restricted to ``config.methods``.
+        The installed methods; restricted to ``config.methods``, with binned variants where
+        the study asks for them (:func:`~._study.study_methods`).
     loader : callable, optional
         As for :func:`run_study`.
 
@@ -335,7 +339,7 @@ def plan_cells(
     -------
     list of Cell
     """
-    chosen = select_methods(methods, config.methods)
+    chosen = study_methods(config, methods)
     if loader is None:
         loader = RegistryLoader.for_datasets(config.datasets, config.data_dir)
     profiles = {name: dataset_profile(loader, name, config.seeds[0]) for name in config.datasets}

@@ -31,6 +31,7 @@ import pandas as pd
 from .._linalg.threads import single_blas_thread
 from ..plugins import DegenerateModelWarning, MethodSpec, available_methods
 from ._backends import Backend, make_backend
+from ._extras import missing_extra
 from ._metrics import evaluate_predictions
 from ._progress import Progress
 from ._store import DONE, STATUSES, TAKEN, Claimant, ResultsStore, RunRecord
@@ -39,8 +40,8 @@ from ._study import (
     DatasetProfile,
     StudyConfig,
     plan_study,
-    select_methods,
     study_differences,
+    study_methods,
 )
 
 #: Datasets kept loaded per process (consecutive cells usually share one).
@@ -187,6 +188,7 @@ def execute_cell(
                     proba=proba,
                     notions=(cell.notion,),
                     random_state=cell.seed,
+                    train_sensitive=train[2] if cell.settings.get("audit") else None,
                 )
                 metrics.update({f"{part_name}.{k}": v for k, v in values.items()})
             measured["evaluate_seconds"] = time.perf_counter() - started
@@ -504,9 +506,13 @@ def run_study(
     results = ResultsStore(store) if not isinstance(store, ResultsStore) else store
     try:
         _check_one_configuration(results, config)
+        missing = missing_extra(("dcor",)) if config.audit else None
+        if missing is not None:
+            # before any cell runs, rather than in every cell's evaluation
+            raise ValueError(f"an audited study (audit=True) {missing}")
         if methods is None:
             methods = available_methods(on_error="warn")
-        chosen = select_methods(methods, config.methods)
+        chosen = study_methods(config, methods)
         if loader is None:
             loader = RegistryLoader.for_datasets(config.datasets, config.data_dir)
         profiles = {

@@ -13,6 +13,8 @@ from .._inputs.column_kinds import attribute_kind, outcome_kind
 from .._records.notions import NOTIONS, TASKS
 from .._records.params import Interval, check_params
 from ..plugins import MethodSpec
+from ._binned_methods import binned_method, needs_binned_groups
+from ._binning import GROUP_SCHEMES
 from ._store import RunIdentity, RunRecord
 
 #: The paper averages over 10 runs.
@@ -79,6 +81,17 @@ class StudyConfig:
     regression_notions : tuple of str, optional
         The notions run on regression datasets (default: all of ``notions``); the paper
         reports calibration on classification tasks only.
+    binned_groups : tuple of {"median", "quartiles"}, optional
+        Give every method that cannot take a continuous attribute (fairlearn's and AIF360's
+        group methods) the groups a careful user would build, swept over these constructions
+        as its parameter ``groups``: continuous attributes cut at the training rows' median or
+        quartiles, crossed with the others into one group column (see
+        :func:`~._binned_methods.binned_method`). Default: none, the methods as they are.
+    audit : bool, default False
+        Also measure every run as an auditor would (:mod:`._audit`): DI and DEO on the binned
+        groups, on deciles, on intersections and the worst of them, and the dependence between
+        predictions and attributes by HSIC and distance correlation, with p-values. Runs of an
+        audited study record ``audit`` in their settings.
 
     Examples
     --------
@@ -102,11 +115,13 @@ class StudyConfig:
     grid_overrides: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     fixed_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     regression_notions: tuple[str, ...] | None = None
+    binned_groups: tuple[str, ...] = ()
+    audit: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"name={self.name!r} is not valid; expected a non-empty string.")
-        for name in ("datasets", "methods", "notions", "seeds"):
+        for name in ("datasets", "methods", "notions", "seeds", "binned_groups"):
             value = getattr(self, name)
             if isinstance(value, str) or not isinstance(value, tuple):
                 raise TypeError(f"{name} must be a tuple; got {type(value).__name__}.")
@@ -124,6 +139,14 @@ class StudyConfig:
             isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in self.seeds
         ):
             raise ValueError(f"seeds={self.seeds!r} is not valid; expected non-negative integers.")
+        unknown = [s for s in self.binned_groups if s not in GROUP_SCHEMES]
+        if unknown:
+            raise ValueError(
+                f"binned_groups={self.binned_groups!r} is not valid; expected a subset of "
+                f"{list(GROUP_SCHEMES)}."
+            )
+        if not isinstance(self.audit, bool):
+            raise TypeError(f"audit must be a bool; got {type(self.audit).__name__}.")
         if self.grid not in ("full", "quick"):
             raise ValueError(f"grid={self.grid!r} is not valid; expected 'full' or 'quick'.")
         if self.regression_notions is not None and not set(self.regression_notions) <= set(
@@ -592,6 +615,8 @@ def _settings(config: StudyConfig, spec: MethodSpec) -> dict[str, Any]:
     for cap in ("max_train_rows", "max_eval_rows"):
         if getattr(config, cap) is not None:
             chosen[cap] = getattr(config, cap)
+    if config.audit:  # only then: the runs of other studies keep their ids
+        chosen["audit"] = True
     return chosen
 
 
@@ -601,6 +626,44 @@ def _reason(method: str, profile: DatasetProfile, problems: Iterable[str]) -> st
         f"{method} does not support {'; '.join(problems)} "
         f"({profile.name}: {profile.task}, {profile.outcome} outcome, attributes {kinds})"
     )
+
+
+def study_methods(
+    config: StudyConfig, available: Mapping[str, MethodSpec]
+) -> dict[str, MethodSpec]:
+    """The methods a study runs: those it names (:func:`select_methods`), each that cannot take
+    a continuous attribute replaced by its variant on binned groups where the study asks for
+    them (:attr:`StudyConfig.binned_groups`).
+
+    Parameters
+    ----------
+    config : StudyConfig
+    available : mapping of str to MethodSpec
+
+    Returns
+    -------
+    dict of str to MethodSpec
+
+    Examples
+    --------
+    >>> from faircocco_plugins.bench import StudyConfig
+    >>> from faircocco_plugins.bench._study import study_methods
+    >>> from faircocco_plugins.plugins import Capabilities, MethodSpec
+    >>> caps = Capabilities(tasks=("classification",), notions=("dp",), attributes=("binary",),
+    ...                     outcomes=("binary",), multiple_attributes="single",
+    ...                     needs_gradients=False)
+    >>> config = StudyConfig(datasets=("adult",), binned_groups=("median", "quartiles"))
+    >>> methods = study_methods(config, {"m": MethodSpec("m", "", caps, factory=print)})
+    >>> methods["m"].param_grid, methods["m"].capabilities.attributes
+    ({'groups': ('median', 'quartiles')}, ('binary', 'categorical', 'continuous'))
+    """
+    chosen = select_methods(available, config.methods)
+    if not config.binned_groups:
+        return chosen
+    return {
+        name: binned_method(spec, config.binned_groups) if needs_binned_groups(spec) else spec
+        for name, spec in chosen.items()
+    }
 
 
 def select_methods(

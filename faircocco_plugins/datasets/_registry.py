@@ -16,7 +16,7 @@ import pandas as pd
 from ._build import assemble
 from ._dataset import Dataset, Task
 from ._files import DatasetLoadError, DatasetUnavailableError, locate, resolve
-from ._paper import PAPER_SOURCES
+from ._paper import PAPER_SOURCES, VARIANT_SOURCES
 from ._prepare import positive_outcome, prepare
 from ._source import AttributeKind, DatasetSource, LoadedTable, check_name
 from ._split import check_random_state
@@ -103,7 +103,7 @@ def _sources_of(obj: object) -> list[DatasetSource]:
     )
 
 
-_REGISTRY = Registry([*PAPER_SOURCES, *SYNTHETIC_SOURCES])
+_REGISTRY = Registry([*PAPER_SOURCES, *VARIANT_SOURCES, *SYNTHETIC_SOURCES])
 
 
 def load_dataset(

@@ -364,6 +364,6 @@ def test_tune_learning_rate_needs_a_preset_with_a_tuning_stage(
 ) -> None:
     status = main(["bench", "--preset", "quick", "--datasets", "synthetic", "--tune-learning-rate"])
     assert status == 2
-    assert "--tune-learning-rate needs a preset with a tuning stage (paper-cpu)" in (
+    assert "--tune-learning-rate needs a preset with a tuning stage (paper-cpu, mixed)" in (
         capsys.readouterr().err
     )

@@ -394,7 +394,9 @@ def test_torch_cells_are_deterministic(tmp_path: Path) -> None:
 @pytest.fixture
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registrations of a test stay in it."""
-    fresh = _registry.Registry([*_registry.PAPER_SOURCES, *_registry.SYNTHETIC_SOURCES])
+    fresh = _registry.Registry(
+        [*_registry.PAPER_SOURCES, *_registry.VARIANT_SOURCES, *_registry.SYNTHETIC_SOURCES]
+    )
     monkeypatch.setattr(_registry, "_REGISTRY", fresh)
 
 

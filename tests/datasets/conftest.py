@@ -27,7 +27,9 @@ def dataset_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture
 def dataset_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[_registry.Registry]:
     """A fresh registry (built-ins only), so registrations do not leak between tests."""
-    fresh = _registry.Registry([*_registry.PAPER_SOURCES, *_registry.SYNTHETIC_SOURCES])
+    fresh = _registry.Registry(
+        [*_registry.PAPER_SOURCES, *_registry.VARIANT_SOURCES, *_registry.SYNTHETIC_SOURCES]
+    )
     monkeypatch.setattr(_registry, "_REGISTRY", fresh)
     monkeypatch.setattr(_registry.metadata, "entry_points", lambda group: [])
     yield fresh

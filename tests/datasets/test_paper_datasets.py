@@ -114,3 +114,22 @@ def test_returned_frames_do_not_change_the_cache() -> None:
     again = load_dataset("synthetic")
     assert again.X.iloc[0, 0] != 1e6 and "extra" not in again.X.columns
     assert again.sensitive.iloc[0, 1] != -1.0
+
+
+def test_adult_mixed_protects_race_and_age_beside_sex() -> None:
+    require("adult_mixed")
+    mixed, adult = load_dataset("adult_mixed"), load_dataset("adult")
+    assert {c: str(t) for c, t in mixed.sensitive.dtypes.items()} == {
+        "sex": "category",
+        "race": "category",
+        "age": "float64",
+    }
+    # the same rows, outcome and split as adult; age stays continuous
+    assert mixed.y.equals(adult.y) and mixed.sensitive["sex"].equals(adult.sensitive["sex"])
+    assert np.array_equal(mixed.split.test, adult.split.test)
+    np.testing.assert_array_equal(mixed.sensitive["age"], adult.X["age"])
+    assert mixed.sensitive["race"].nunique() == 5
+    # race and age leave the features, which are adult's others
+    race_columns = [c for c in adult.X.columns if c.startswith("race=")]
+    assert len(race_columns) == 5
+    assert list(mixed.X.columns) == [c for c in adult.X.columns if c not in ("age", *race_columns)]

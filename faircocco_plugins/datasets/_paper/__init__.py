@@ -27,3 +27,5 @@ PAPER_SOURCES: tuple[DatasetSource, ...] = (
     credit_card.SOURCE,
     law_school.SOURCE,
 )
+#: The paper's datasets with other attributes protected: Adult with sex, race and age.
+VARIANT_SOURCES: tuple[DatasetSource, ...] = (adult.MIXED_SOURCE,)
