@@ -55,7 +55,7 @@ from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._kernels.device_bandwidth import scaled
 from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
 from .._kernels.device_order import canonical_order
-from .._kernels.kernel import GAUSSIAN, KernelInput
+from .._kernels.kernel import GAUSSIAN, KernelInput, refuse_unscalable
 from .._kernels.levels import MAX_LEVELS, LevelEncoder
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
@@ -94,7 +94,7 @@ def device_terms(problem: Problem) -> Terms | None:
     roles = roles_of(options.notion, **inputs)
     if problem.method() == "exact":
         constant = problem.sensitive.numeric_is_constant()
-        if _checked_copy(problem, [constant.to(torch.int64)[None]])[0][0]:
+        if _checked_copy(problem, inputs, [constant.to(torch.int64)[None]])[0][0]:
             return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
         return ExactFit(
             roles[Role.MEASURED],
@@ -103,11 +103,14 @@ def device_terms(problem: Problem) -> Terms | None:
             options.ridge,
             problem.like,
         ).terms
-    return _lowrank_terms(problem, roles, int(problem.sensitive.numeric.shape[1]))
+    return _lowrank_terms(problem, inputs, roles, int(problem.sensitive.numeric.shape[1]))
 
 
 def _lowrank_terms(
-    problem: Problem, roles: dict[str, KernelInput], sensitive_width: int
+    problem: Problem,
+    inputs: dict[str, KernelInput],
+    roles: dict[str, KernelInput],
+    sensitive_width: int,
 ) -> Terms | None:
     options = problem.options
     n, like = problem.n, problem.like
@@ -125,7 +128,7 @@ def _lowrank_terms(
     # the one copy: every small result the host needs, bit for bit in one int64 array
     parts = [p for m in maps.values() for p in m.small_results()]
     parts += [group[-1:] + 1, group_keys, group_sizes]
-    host = iter(_checked_copy(problem, parts))
+    host = iter(_checked_copy(problem, inputs, parts))
     for m in maps.values():
         m.read_small_results(host)
     groups, present, sizes = int(next(host)[0]), next(host), next(host)
@@ -179,14 +182,25 @@ def bits(values: torch.Tensor) -> torch.Tensor:
     return values.reshape(-1).view(torch.int64)
 
 
-def _checked_copy(problem: Problem, parts: list[torch.Tensor]) -> list[np.ndarray]:
-    """``parts`` on the host (:func:`_one_copy`), with the inputs' deferred check for NaN
-    (:meth:`._routes.problem.Problem.check_finite`) riding on the same copy and made first."""
+def _checked_copy(
+    problem: Problem, inputs: dict[str, KernelInput], parts: list[torch.Tensor]
+) -> list[np.ndarray]:
+    """``parts`` on the host (:func:`_one_copy`), with two checks riding on the same copy and
+    made first: the inputs' deferred check for NaN (:meth:`._routes.problem.Problem.check_finite`),
+    then whether the variables ``inputs``, scaled by their bandwidths, are finite, as
+    :meth:`._kernels.kernel.Scaling.apply` checks on the host."""
+    variables = problem.variables()
+    scaled = [torch.isfinite(inputs[name].z).all(dim=0).to(torch.int64) for name in variables]
     finite = problem.finite
-    host = _one_copy(parts if finite is None else [*parts, finite.flags.to(torch.int64)])
+    checks = [*scaled, *([] if finite is None else [finite.flags.to(torch.int64)])]
+    host = _one_copy([*parts, *checks])
     if finite is not None:
         problem.check_finite(host.pop())
-    return host
+    flags = host[len(parts) :]
+    for variable, flag in zip(variables.values(), flags, strict=True):
+        if not flag.all():
+            refuse_unscalable(variable, False, flag == 0)
+    return host[: len(parts)]
 
 
 def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:

@@ -193,6 +193,36 @@ def test_median_distance_is_the_host_value_to_the_bit(sample):
     assert device_median(torch.tensor(sample)).item() == median_distance(sample)
 
 
+@pytest.mark.parametrize("scale", [2.0**-1060, 1e-200, 1e160, 2.0**1000])
+def test_median_distance_at_extreme_scales_is_the_host_value(scale):
+    sample = np.random.default_rng(5).normal(size=(300, 2)) * scale
+    assert device_median(torch.tensor(sample)).item() == median_distance(sample)
+    assert median_distance(sample) == pytest.approx(median_distance(sample / scale) * scale)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("kernel", ["product", "joint"])
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e160])
+def test_rescaled_variables_give_the_same_score_on_the_device_route(
+    method, kernel, scale, device_calls
+):
+    pred, a, y = data("mixed", 300 if method == "exact" else 1500, 8)
+    options = {"notion": "eo", "method": method, "attribute_kernel": kernel}
+    expected = faircocco_score(pred, a, y_true=y, **options)
+    _, got = both_routes(faircocco_score, pred * scale, a * scale, y * scale, **options)
+    # measured within 4e-13 (the rescaled values are rounded; denormals keep fewer digits)
+    assert got.item() == pytest.approx(expected, rel=2e-12)
+    assert device_calls == [True]
+
+
+def test_values_beyond_float64_once_scaled_are_refused_on_the_device_route(device_calls):
+    pred, a, y = data("mixed", 600, 9)
+    huge = np.where(pred > 0, -1.7e308, 1.7e308)  # the gap between them overflows
+    with pytest.raises(ValueError, match=r"y_pred column 'y_pred' holds values from .* float64"):
+        faircocco_score(torch.tensor(huge), torch.tensor(a), y_true=torch.tensor(y), notion="eo")
+    assert device_calls == []  # refused inside the device route, before it answered
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("columns", [1, 2])
 def test_incomplete_cholesky_chooses_the_host_pivots(seed, columns):
