@@ -57,7 +57,7 @@ PINNED = {
             "random_state: 'int | None' = None, adjusted: 'bool' = False, "
             "data: 'Any' = None) -> 'Any'"
         ),
-        "939084acf8733464",
+        "c19fd11be736b252",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
