@@ -43,7 +43,7 @@ from .._inputs.variables import (
     to_variable,
 )
 from .._kernels.kernel import KernelInput, Scaling, bandwidth_rows, concat_inputs
-from .._linalg.backend import namespace, refuse_meta_tensors
+from .._linalg.backend import namespace, refuse_unreadable_tensors
 from .._options import Options
 from .._records.notions import notion_named
 
@@ -90,7 +90,7 @@ class Problem:
                 "true outcome); pass the true outcomes."
             )
         named = {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
-        refuse_meta_tensors(named)
+        refuse_unreadable_tensors(named)
         rows = align_by_index(named)
         reference = computation_reference(y_pred)
         # a reference is a tensor (numpy arrays have none): a read may wait for its device
