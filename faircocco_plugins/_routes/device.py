@@ -44,6 +44,7 @@ from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
     MAX_COMBINATIONS,
+    MAX_FEATURES,
     MAX_RANK,
     LowRankFit,
     _psd_square_root,
@@ -135,9 +136,18 @@ def _lowrank_terms(
     if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
         return ConstantAttributesFit(problem.pred, like, "lowrank").terms
     grid = [m.host_grid for m in maps.values()]
-    if groups > slots or not all(m.fits for m in maps.values()) or math.prod(grid) >= _KEYS_FIT:
+    width = max(m.width for m in maps.values())
+    if (
+        groups > slots
+        or not all(m.fits for m in maps.values())
+        or math.prod(grid) >= _KEYS_FIT
+        or width > MAX_FEATURES
+        or problem.exact_is_cheaper(width)
+    ):
         # more groups than slots, more level combinations than the low-rank estimator factors
-        # exactly (the host drops levels column by column), or keys past int64: the host route
+        # exactly (the host drops levels column by column), keys past int64, or features too
+        # wide for the low-rank estimator (the host route refuses them, or takes the exact
+        # estimator): the host route
         return None
     present, sizes = present[:groups], sizes[:groups]
     # each group's combination code of each variable, among the variable's present ones
@@ -270,6 +280,8 @@ class _RoleMap:
         #: whether the present level combinations are few enough to factor exactly (else the
         #: host route drops levels column by column)
         self.fits = present <= MAX_COMBINATIONS and self.host_grid < _KEYS_FIT
+        #: columns of the features, as :attr:`._estimators.lowrank.FeatureMap.width`
+        self.width = present * max(self.rank, 1)
         self.continuous = [j for j in range(len(self.counts)) if j not in self.discrete]
 
     def level_factor(self, combinations: np.ndarray) -> np.ndarray:

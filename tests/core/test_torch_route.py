@@ -425,3 +425,23 @@ def test_constant_predictions_score_zero_on_the_device_route():
     _, a, y = data("mixed", 500, 18)
     got = faircocco_score(torch.full((500,), 0.3), torch.tensor(a), y_true=torch.tensor(y))
     assert got.item() == 0.0
+
+
+def test_features_wider_than_the_rows_leave_auto_to_the_host_routes_exact_estimator(device_calls):
+    rng = np.random.default_rng(19)
+    # 216 level combinations of three numeric columns, times the pivots of a continuous one
+    a = np.column_stack([rng.integers(0, 6, (600, 3)), rng.normal(size=600)]).astype(np.float64)
+    pred = a.sum(axis=1) + rng.normal(size=600)
+    got = faircocco_score(torch.tensor(pred), torch.tensor(a))
+    # as the host route of tensors: torch's N × N solves round otherwise
+    assert got.item() == pytest.approx(faircocco_score(pred, a, method="exact"), rel=5e-12)
+    assert device_calls == [False]
+
+
+def test_features_wider_than_the_limit_are_refused_by_the_host_route(device_calls):
+    rng = np.random.default_rng(20)
+    a = np.column_stack([rng.integers(0, 6, (2000, 3)), rng.normal(size=(2000, 2))])
+    pred = a.sum(axis=1) + rng.normal(size=2000)
+    with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
+        faircocco_score(torch.tensor(pred), torch.tensor(a), method="lowrank")
+    assert device_calls == [False]
