@@ -186,15 +186,18 @@ Test = Callable[[Sample, int], float]
 
 
 def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
+    # the gamma null permutes nothing, and refuses a number of permutations
+    counted = {"n_permutations": permutations} if null == "permutation" else {}
+
     def pvalue(s: Sample, seed: int) -> float:
         result = independence_test(
             s.y_pred,
             s.attribute,
             y_true=s.y_true,
             notion=s.notion,
-            n_permutations=permutations,
             random_state=seed,
             null=null,
+            **counted,
             **options,
         )
         return result.pvalue
