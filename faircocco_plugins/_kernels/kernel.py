@@ -154,7 +154,7 @@ def in_binary_units(statistic: Callable[[Any], Any], sample: Any, axis: int | No
     the whole sample, or one per column with ``axis=0``) and scaled back.
 
     Powers of two scale floats exactly, so the result is the same, to the bit, wherever the
-    statistic of ``sample`` itself neither overflows nor underflows, and right where it does:
+    statistic of ``sample`` itself neither overflows nor underflows, and right where it would:
     squared distances of values of 1e160 overflowed, those of values of 1e-200 underflowed to
     0, and either made the bandwidth, and so the score, wrong.
     """
