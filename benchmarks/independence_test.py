@@ -187,7 +187,7 @@ Test = Callable[[Sample, int], float]
 
 def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
     # the gamma null permutes nothing, and refuses a number of permutations
-    counted = {"n_permutations": permutations} if null == "permutation" else {}
+    count = permutations if null == "permutation" else None
 
     def pvalue(s: Sample, seed: int) -> float:
         result = independence_test(
@@ -195,9 +195,9 @@ def faircocco_test(permutations: int, options: dict[str, Any], null: str = "perm
             s.attribute,
             y_true=s.y_true,
             notion=s.notion,
+            n_permutations=count,
             random_state=seed,
             null=null,
-            **counted,
             **options,
         )
         return result.pvalue
