@@ -186,13 +186,16 @@ Test = Callable[[Sample, int], float]
 
 
 def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
+    # the gamma null permutes nothing, and refuses a number of permutations
+    count = permutations if null == "permutation" else None
+
     def pvalue(s: Sample, seed: int) -> float:
         result = independence_test(
             s.y_pred,
             s.attribute,
             y_true=s.y_true,
             notion=s.notion,
-            n_permutations=permutations,
+            n_permutations=count,
             random_state=seed,
             null=null,
             **options,

@@ -260,7 +260,7 @@ def independence_test(
     sensitive_features: Any,
     *,
     y_true: Any = None,
-    n_permutations: int = 1000,
+    n_permutations: int | None = None,
     widths: Sequence[float] = TEST_WIDTHS,
     null: str = "auto",
     progress: bool = False,
@@ -290,8 +290,10 @@ def independence_test(
 
     Parameters
     ----------
-    n_permutations : int
-        Number ``B`` of permutations of the permutation null (the gamma null permutes nothing).
+    n_permutations : int, optional
+        Number ``B`` of permutations of the permutation null; by default 1000. Giving it asks
+        for that null: ``null="auto"`` then permutes, and ``null="gamma"``, which permutes
+        nothing, raises a ValueError.
     eps : float
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
         for power (:ref:`statistic-options`; ``benchmarks/independence_test.py`` and the
@@ -303,8 +305,9 @@ def independence_test(
         ``(1.0,)`` tests at the score's kernel alone. Each width costs one more statistic per
         permutation, or one more set of cumulants.
     null : {"auto", "permutation", "gamma"}
-        The null distribution. ``"auto"`` takes the gamma null where its level was measured
-        within [0.03, 0.07] at the 5% level (the performance page): at the default ``eps`` and
+        The null distribution. ``"auto"`` takes the permutation null when ``n_permutations``
+        is given; otherwise the gamma null where its level was measured within [0.03, 0.07]
+        at the 5% level (the performance page): at the default ``eps`` and
         ``conditioning_eps``, from 100 rows, under DP and with a discrete conditioning
         variable; elsewhere the permutation null, a continuous conditioning variable included
         (a continuous outcome under EO, continuous predictions under CAL), where the gamma
@@ -334,15 +337,23 @@ def independence_test(
     >>> permuted.null_distribution.shape
     (1000, 3)
     """
-    check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
+    if n_permutations is not None:
+        check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
     Choice(NULLS).check(null, "null")
+    if null == "gamma" and n_permutations is not None:
+        raise ValueError(
+            f"n_permutations={n_permutations} asks for permutations, but null='gamma' takes "
+            "its p-value from moments and permutes nothing: pass null='permutation' (or "
+            "'auto') to permute, or leave out n_permutations for the gamma null."
+        )
     progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
     options = Options.check(**keywords)
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fits = [problem.fit(width) for width in widths]
     if null == "auto":
-        null = "gamma" if _gamma_is_calibrated(fits[0], options) else "permutation"
+        calibrated = n_permutations is None and _gamma_is_calibrated(fits[0], options)
+        null = "gamma" if calibrated else "permutation"
     observed = np.asarray([as_numpy_scalar(fit.terms.statistic) for fit in fits])
     if null == "gamma":
         permuted = np.empty((0, len(fits)))
@@ -351,7 +362,8 @@ def independence_test(
         pvalue = null_of_widths.pvalue(observed.tolist())
     else:
         rng = np.random.default_rng(options.random_state)
-        permuted = _permuted_statistics(fits, rng, n_permutations, progress)
+        count = PERMUTATIONS if n_permutations is None else n_permutations
+        permuted = _permuted_statistics(fits, rng, count, progress)
         pvalue = _minimum_p_value(observed, permuted)
     at_bandwidth = fits[widths.index(1.0)] if 1.0 in widths else problem.fit()
     return IndependenceTestResult(
@@ -366,6 +378,8 @@ def independence_test(
 
 #: The nulls of :func:`independence_test`.
 NULLS = ("auto", "permutation", "gamma")
+#: Permutations of the permutation null when :func:`independence_test` is given no number.
+PERMUTATIONS = 1000
 #: Fewest rows at which ``null="auto"`` takes the gamma null (its level was measured from here).
 GAMMA_FROM_ROWS = 100
 

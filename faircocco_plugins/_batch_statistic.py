@@ -52,7 +52,7 @@ from ._linalg.backend import (
     host_function,
     namespace,
     ones,
-    refuse_meta_tensors,
+    refuse_unreadable_tensors,
     take_rows,
 )
 from ._linalg.threads import single_blas_thread
@@ -230,7 +230,7 @@ class BatchStatistic:
             raise ValueError(
                 f"y_true is required for notion={notion.name!r}; pass the training outcomes."
             )
-        refuse_meta_tensors({"sensitive_features": sensitive_features, "y_true": y_true})
+        refuse_unreadable_tensors({"sensitive_features": sensitive_features, "y_true": y_true})
         sensitive = to_variable(host_array(sensitive_features), "sensitive_features", None)
         truth = to_variable(host_array(y_true), "y_true", None) if notion.needs_outcome else None
         check_lengths([v for v in (sensitive, truth) if v is not None])
@@ -286,7 +286,7 @@ class BatchStatistic:
         sensitive_features, y_true
             The batch's attributes and outcomes, as for :func:`faircocco_statistic`.
         """
-        refuse_meta_tensors(
+        refuse_unreadable_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
         batch = self._plain_batch(y_pred, sensitive_features, y_true)

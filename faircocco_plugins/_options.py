@@ -70,23 +70,30 @@ class Choice:
 
 @dataclass(frozen=True)
 class PositiveNumber:
-    """A finite number above 0 (booleans are not numbers here), or one of ``also``.
+    """A finite number above 0 (booleans are not numbers here), within ``span`` when given, or
+    one of ``also``.
 
     Any other value, text and ``None`` included, is a ``ValueError`` naming the option.
     """
 
     also: tuple[str | None, ...] = ()
+    span: tuple[float, float] | None = None
 
     def check(self, value: Any, name: str) -> None:
         if value is None or isinstance(value, str):
             if value in self.also:
                 return
-        elif _is_positive_number(value):
+        elif _is_positive_number(value) and (
+            self.span is None or self.span[0] <= value <= self.span[1]
+        ):
             return
         raise ValueError(f"{name}={value!r} is not valid; expected {self.describe()}.")
 
     def describe(self) -> str:
-        return " or ".join([*(repr(v) for v in self.also), "a positive finite number"])
+        number = "a positive finite number"
+        if self.span is not None:
+            number = f"a number in [{self.span[0]:g}, {self.span[1]:g}]"
+        return " or ".join([*(repr(v) for v in self.also), number])
 
 
 def _is_positive_number(value: Any) -> bool:
@@ -95,6 +102,14 @@ def _is_positive_number(value: Any) -> bool:
         and isinstance(value, int | float | np.floating)
         and bool(0 < value < np.inf)
     )
+
+
+#: The ridges ``ε`` the statistic takes. Below, ``εN`` is lost in the rounding of the Gram
+#: matrix: the exact estimator's Cholesky factorisation failed from 1e-14 at 2,000 rows, and
+#: the low-rank one's conditioning operator from 1e-30. Above, the score has reached its
+#: limit, the kernel alignment, to 1e-13, while the statistic shrinks as ``1 / ε²`` until it
+#: underflows: the score was 0 from 1e160 (exact) and 1e200 (low-rank).
+EPS_SPAN = (1e-10, 1e12)
 
 
 def _optional_float(value: Any) -> float | None:
@@ -166,7 +181,7 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
             ),
             StatisticOption(
                 "eps",
-                PositiveNumber(),
+                PositiveNumber(span=EPS_SPAN),
                 {"score": 1e-4, "test": 1.0, "batch": 1e-4, "penalty": 0.3},
                 "The ridge ε of R = G (G + εN I)⁻¹. 1e-4 is the paper's, for the score; the "
                 "test's 1.0 is for power (at 1e-4 it finds y_pred = y + 0.15 a + noise in 10% "
@@ -177,7 +192,7 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
             ),
             StatisticOption(
                 "conditioning_eps",
-                PositiveNumber(also=(None,)),
+                PositiveNumber(also=(None,), span=EPS_SPAN),
                 {"score": None, "test": None, "batch": None, "penalty": 1e-4},
                 "ε of the conditioning variable's operator under EO and CAL; None means eps. "
                 "The penalty keeps it at 1e-4 while its eps is 0.3, so that conditioning on "
@@ -247,13 +262,15 @@ rank : int, optional
     Cap on the number of pivots of each continuous factor (default 100; pivoting stops
     earlier once the residual is below 1e-6).
 eps : float
-    Regularisation ε of ``R = G (G + εN I)⁻¹``. Its default differs between the score,
-    the permutation test and a training penalty; :ref:`statistic-options` says why.
+    Regularisation ε of ``R = G (G + εN I)⁻¹``, in [1e-10, 1e12] (below, ``εN`` is lost in
+    the rounding of ``G``; above, the score has reached its limit). Its default differs
+    between the score, the permutation test and a training penalty; :ref:`statistic-options`
+    says why.
 conditioning_eps : float, optional
     ε of the conditioning variable's operator under EO and CAL (the outcome, or the
-    predictions); default ``eps``. A small one conditions almost exactly, so that a
-    dependence running through the outcome is not counted, whatever ``eps`` the other
-    operators use (see the training guide).
+    predictions), in the range of ``eps``; default ``eps``. A small one conditions almost
+    exactly, so that a dependence running through the outcome is not counted, whatever
+    ``eps`` the other operators use (see the training guide).
 attribute_kernel : {"product", "joint"}
     ``product`` multiplies per-attribute kernels, each with its own bandwidth; ``joint`` is
     the paper's single Gaussian on the whole attribute vector (nominal columns one-hot), with

@@ -26,9 +26,10 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
   whose functions take row-wise arguments of their own.
 * **The input checks** :func:`as_array` (a list or array, refusing masked entries and rows of
-  different lengths), :func:`check_labels` (a nominal column's values) and
-  :func:`positive_labels` (binary labels, and which are the positive class), for adapters that
-  read inputs themselves, with the core's error messages.
+  different lengths), :func:`as_frame` (any input the score takes, pandas Categoricals
+  included, as a DataFrame of its columns), :func:`check_labels` (a nominal column's values)
+  and :func:`positive_labels` (binary labels, and which are the positive class), for adapters
+  that read inputs themselves, with the core's error messages.
 * **The warning** :class:`DegenerateModelWarning` that a method gives when its trained model
   predicts one class or one value; the harness judges such models itself and silences it.
 
@@ -53,7 +54,7 @@ import numpy as np
 
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind, kind_from_levels, outcome_kind
-from ._inputs.variables import align_by_index, as_array, check_labels
+from ._inputs.variables import align_by_index, as_array, as_frame, check_labels
 from ._kernels.kernel import median_distance
 from ._options import (
     STATISTIC_OPTIONS,
@@ -99,6 +100,7 @@ __all__ = [
     "PenaltyKeywords",
     "align_by_index",
     "as_array",
+    "as_frame",
     "attribute_kind",
     "available_methods",
     "check_bool",

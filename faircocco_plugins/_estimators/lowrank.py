@@ -63,6 +63,11 @@ MAX_TOLERANCE = 1e-2
 MAX_RANK = 100
 #: Most level combinations of one variable's discrete columns factored exactly.
 MAX_COMBINATIONS = 256
+#: Most columns of one variable's features: its level combinations times the pivots of its
+#: continuous columns. Every solve of the estimator is this wide: at 4,096 columns its matrices
+#: take 128 MiB each, while 256 combinations times 100 pivots (25,600 columns) took over 16 GB
+#: and more than 3 minutes at 1,000 rows.
+MAX_FEATURES = 4096
 
 
 def pivot_tolerance(ridge: Ridge, role: str) -> float:
@@ -425,6 +430,11 @@ class FeatureMap:
         return 1 if self._landmarks is None else int(self._landmarks.shape[0])
 
     @property
+    def width(self) -> int:
+        """Columns of the features: level combinations times continuous pivots."""
+        return self.levels.n_combinations * self.continuous_rank
+
+    @property
     def is_constant(self) -> bool:
         """Whether every row seen has the same features: one level combination (a constant
         numeric column is one level) and no continuous factor."""
@@ -554,6 +564,14 @@ def _in_memory(roles: dict[str, KernelInput] | None) -> dict[str, KernelInput]:
     return roles
 
 
+#: The arguments of each role, for messages.
+_ROLE_ARGUMENTS: dict[str, str] = {
+    U: "y_pred (y_true under notion='cal')",
+    E: "sensitive_features (with y_true under notion='eo', y_pred under 'cal')",
+    C: "y_true (y_pred under notion='cal')",
+}
+
+
 @dataclass
 class _Group:
     count: int
@@ -580,6 +598,28 @@ class GroupedMoments:
         self._in_memory: dict[str, KernelInput] | None = None
         self._fitted = False
         self.n = 0
+
+    @property
+    def width(self) -> int:
+        """Columns of the widest variable's features (:attr:`FeatureMap.width`), fitted on the
+        first chunk: the size of the estimator's solves."""
+        return max(m.width for m in self.maps.values())
+
+    def check_width(self) -> None:
+        """Refuse features wider than :data:`MAX_FEATURES`, naming the variable and what to do."""
+        if self.width <= MAX_FEATURES:
+            return
+        role, widest = max(self.maps.items(), key=lambda item: item[1].width)
+        raise ValueError(
+            f"the low-rank features of {_ROLE_ARGUMENTS[role]} would be {widest.width:,} "
+            f"columns wide ({widest.levels.n_combinations} level combinations of its discrete "
+            f"columns times {widest.continuous_rank} pivots of its continuous ones), more than "
+            f"the {MAX_FEATURES:,} the low-rank estimator takes: its solves grow as the cube "
+            f"of the width, and each of its matrices would take "
+            f"{widest.width**2 * 8 / 2**30:.1f} GiB. Use method='exact' (at most "
+            f"{MAX_EXACT_ROWS:,} rows), cap the pivots with rank= (the width is the "
+            "combinations times the rank), or merge rare levels."
+        )
 
     def empty(self) -> GroupedMoments:
         """A copy with the fitted feature maps and strata but no rows, for other partitions."""

@@ -104,7 +104,7 @@ def to_variable(
     if (isinstance(value, np.ndarray) and value.dtype.kind in "fiu") or is_array_api_obj(value):
         # arrays of numbers need no per-column dtype dispatch: skip the DataFrame
         return _array_variable(value, argument, reference, check_finite)
-    frame = _as_frame(value, argument)
+    frame = as_frame(value, argument)
     if frame.shape[0] == 0:
         raise ValueError(f"{argument} is empty; at least 2 rows are needed.")
     if frame.shape[1] == 0:
@@ -556,7 +556,43 @@ def _check_no_booleans_among_numbers(column: pd.Series, argument: str, label: st
     )
 
 
-def _as_frame(value: object, argument: str) -> pd.DataFrame:
+def as_frame(value: object, argument: str) -> pd.DataFrame:
+    """``value`` as a DataFrame with one column per column of the variable, each of the dtype
+    the score reads it by (:func:`is_nominal`).
+
+    A DataFrame is itself; a Series is its one column, under its name (``argument`` without
+    one); a pandas array (a Categorical, a nullable or pyarrow array) is one column named
+    ``argument``; a numpy array or a list (of values, or of rows) is one column named
+    ``argument``, or ``argument[j]`` for each of several.
+
+    Parameters
+    ----------
+    value : DataFrame, Series, pandas array, numpy array, list or tuple
+        The variable (tensors are the caller's to copy to numpy first).
+    argument : str
+        The argument's name, for column names and messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TypeError
+        Another type, an array of another dtype (dates, complex numbers), or a masked array
+        with masked entries.
+    ValueError
+        An array of more than two dimensions, or rows of different lengths.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.plugins import as_frame
+    >>> list(as_frame(pd.Categorical(["f", "m"]), "sensitive_features").columns)
+    ['sensitive_features']
+    >>> list(as_frame([[1.0, "f"], [2.0, "m"]], "sensitive_features").columns)
+    ['sensitive_features[0]', 'sensitive_features[1]']
+    """
     if isinstance(value, pd.DataFrame):
         return value
     if isinstance(value, pd.Series):
@@ -564,7 +600,7 @@ def _as_frame(value: object, argument: str) -> pd.DataFrame:
     if isinstance(value, pd.api.extensions.ExtensionArray):  # e.g. a pandas Categorical
         return pd.DataFrame({argument: value})
     if isinstance(value, np.ndarray | list | tuple):
-        array = np.asarray(value)
+        array = as_array(value, argument)
         if array.ndim == 1:
             array = array[:, None]
         if array.ndim != 2:

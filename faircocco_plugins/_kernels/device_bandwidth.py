@@ -14,19 +14,25 @@ from functools import cache
 import numpy as np
 import torch
 
-from .kernel import bandwidth_rows, column_spreads
+from .kernel import bandwidth_rows, column_centres, column_spreads, in_binary_units
 
 
 def median_distance(sample: torch.Tensor) -> torch.Tensor:
-    """Median pairwise Euclidean distance of the rows of ``sample``, a 0-d device tensor."""
-    distances = torch.sort(torch.nn.functional.pdist(sample.detach())).values
+    """Median pairwise Euclidean distance of the rows of ``sample``, a 0-d device tensor (in
+    binary units, as on the host)."""
+    median = in_binary_units(_median_distance, sample.detach())
+    return torch.where(median > 0, median, torch.ones_like(median))
+
+
+def _median_distance(sample: torch.Tensor) -> torch.Tensor:
+    """:func:`median_distance`, but 0 for a constant sample."""
+    distances = torch.sort(torch.nn.functional.pdist(sample)).values
     total = distances.shape[0]
     median = _middle(distances, torch.zeros((), dtype=torch.int64, device=sample.device), total)
     zeros = torch.count_nonzero(distances == 0)
     # the non-zero distances are the sorted tail, after the zeros
     nonzero = _middle(distances, zeros, total)
-    one = torch.ones((), dtype=sample.dtype, device=sample.device)
-    return torch.where(median > 0, median, torch.where(zeros < total, nonzero, one))
+    return torch.where(median > 0, median, torch.where(zeros < total, nonzero, 0.0))
 
 
 def _middle(ordered: torch.Tensor, start: torch.Tensor, total: int) -> torch.Tensor:
@@ -52,7 +58,7 @@ def scaled(
     column's spread when ``standardised``."""
     p = values.shape[1]
     sample = sample_rows(values, random_state)
-    centres = torch.sum(sample, dim=0) / sample.shape[0]
+    centres = column_centres(sample)
     if bandwidth != "median":
         widths = torch.full((p,), float(bandwidth), dtype=values.dtype, device=values.device)
     elif standardised:
@@ -62,6 +68,8 @@ def scaled(
         widths = median_distance(sample).expand(p)
     else:
         widths = torch.stack([median_distance(sample[:, j : j + 1]) for j in range(p)])
+    # a width beyond float64 makes its column NaN, which the route refuses as the host does
+    widths = torch.where(torch.isfinite(widths), widths, torch.nan)
     return (values - centres) / widths
 
 

@@ -13,7 +13,7 @@ extended variable ``(A, Y)`` of the conditional measure is then the concatenatio
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -79,7 +79,25 @@ def median_distance(sample: np.ndarray) -> float:
     Samples with few distinct rows (binary and categorical codes, labels) are summarised by
     their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
     column with many distinct values takes the median from a band of its sorted differences.
+    Values of any magnitude are taken in binary units (:func:`in_binary_units`), where squared
+    distances neither overflow nor underflow.
     """
+    exponent = float(binary_exponent(sample))
+    if abs(exponent) <= _SAFE_EXPONENT:
+        median = _median_distance(sample)
+    else:
+        median = float(in_binary_units(_median_distance, sample))
+    return median if median > 0 else 1.0
+
+
+#: Up to this binary exponent of the largest magnitude, squared distances above rounding
+#: neither overflow nor underflow: :func:`median_distance` takes the values as they are,
+#: without the copies of binary units.
+_SAFE_EXPONENT = 256
+
+
+def _median_distance(sample: np.ndarray) -> float:
+    """:func:`median_distance`, but 0 for a constant sample."""
     # imported here, so that the plugin contract, which exports this function, loads no scipy
     from scipy.spatial.distance import pdist
 
@@ -94,7 +112,7 @@ def median_distance(sample: np.ndarray) -> float:
         if median > 0:
             return median
         nonzero = values > 0
-        return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 1.0
+        return _weighted_median(values[nonzero], pairs[nonzero]) if nonzero.any() else 0.0
     banded = None if column is None else _median_of_differences(column)
     if banded is not None and banded > 0:
         return banded
@@ -103,7 +121,45 @@ def median_distance(sample: np.ndarray) -> float:
     if median > 0:
         return median
     nonzero = distances[distances > 0]
-    return _median(nonzero) if nonzero.size else 1.0
+    return _median(nonzero) if nonzero.size else 0.0
+
+
+def binary_exponent(values: Any, axis: int | None = None) -> Any:
+    """The exponent ``e`` of the power of two at or above the largest magnitude of ``values``
+    (along ``axis``), 0 where every value is 0; in the namespace and on the device of ``values``.
+
+    ``values · 2⁻ᵉ`` lies within [-1, 1], and is exact wherever it is a normal number.
+    """
+    xp = namespace(values)
+    largest = xp.max(xp.abs(values), axis=axis)
+    positive = largest > 0
+    return xp.where(positive, xp.ceil(xp.log2(xp.where(positive, largest, 1.0))), 0.0)
+
+
+def times_power_of_two(values: Any, exponent: Any) -> Any:
+    """``values · 2^exponent``, exact wherever the result is a normal number, and infinite
+    beyond the largest float (which the callers refuse).
+
+    Taken as two factors, each a float: ``2^exponent`` itself is not one for the exponents of
+    the largest and smallest magnitudes (``2^1024``, and ``2^-1075`` and below).
+    """
+    half = exponent // 2
+    with np.errstate(over="ignore"):
+        return values * 2.0**half * 2.0 ** (exponent - half)
+
+
+def in_binary_units(statistic: Callable[[Any], Any], sample: Any, axis: int | None = None) -> Any:
+    """``statistic(sample)`` for a statistic that scales with its sample (a distance, a mean, a
+    standard deviation), computed on ``sample`` scaled by powers of two into [-1, 1] (one for
+    the whole sample, or one per column with ``axis=0``) and scaled back.
+
+    Powers of two scale floats exactly, so the result is the same, to the bit, wherever the
+    statistic of ``sample`` itself neither overflows nor underflows, and right where it would:
+    squared distances of values of 1e160 overflowed, those of values of 1e-200 underflowed to
+    0, and either made the bandwidth, and so the score, wrong.
+    """
+    exponent = binary_exponent(sample, axis)
+    return times_power_of_two(statistic(times_power_of_two(sample, -exponent)), exponent)
 
 
 #: Up to this many distinct rows, :func:`median_distance` works from the distinct rows.
@@ -273,7 +329,7 @@ class Scaling:
             return cls((), (), onehot_nominal)
         # all rows (the common case of a training batch) need no copy
         sample = to_host(numeric if rows.size == numeric.shape[0] else take_rows(numeric, rows))
-        centres = tuple((np.sum(sample, axis=0) / sample.shape[0]).tolist())
+        centres = tuple(column_centres(sample).tolist())
         p = sample.shape[1]
         if bandwidth != "median":
             widths = (float(bandwidth),) * p
@@ -285,6 +341,8 @@ class Scaling:
             widths = (GAUSSIAN.bandwidth(sample),) * p
         else:
             widths = tuple(GAUSSIAN.bandwidth(sample[:, j : j + 1]) for j in range(p))
+        if not np.all(np.isfinite(widths)):
+            refuse_unscalable(variable, onehot_nominal, ~np.isfinite(widths))
         return cls(widths, centres, onehot_nominal)
 
     def widened(self, factor: float) -> Scaling:
@@ -300,7 +358,13 @@ class Scaling:
         if numeric is None:
             return KernelInput(None, codes, levels)
         widths, centres = as_like(self.widths, numeric), as_like(self.centres, numeric)
-        return KernelInput((numeric - centres) / widths, codes, levels)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by its column
+            z = (numeric - centres) / widths
+        xp = namespace(z)
+        finite = xp.all(xp.isfinite(z), axis=0)
+        if not bool(xp.all(finite)):
+            refuse_unscalable(variable, self.onehot_nominal, to_host(finite) == 0)
+        return KernelInput(z, codes, levels)
 
 
 def column_spreads(sample: Any, columns: int) -> Any:
@@ -314,11 +378,41 @@ def column_spreads(sample: Any, columns: int) -> Any:
     """
     xp = namespace(sample)
     n, p = sample.shape
-    centred = sample - xp.sum(sample, axis=0) / n
-    spreads = xp.sqrt(xp.sum(centred * centred, axis=0) / n)
+
+    def spreads_of(values: Any) -> Any:
+        centred = values - xp.sum(values, axis=0) / n
+        return xp.sqrt(xp.sum(centred * centred, axis=0) / n)
+
+    spreads = in_binary_units(spreads_of, sample, axis=0)
     index = xp.arange(p, device=array_api_compat.device(sample))
     varies = xp.max(sample, axis=0) > xp.min(sample, axis=0)
     return xp.where((index < columns) & varies, spreads, xp.ones_like(spreads))
+
+
+def column_centres(sample: Any) -> Any:
+    """The mean of each column of ``sample``, in its namespace and on its device (in binary
+    units: a sum of values near the largest float overflows)."""
+    xp = namespace(sample)
+    return in_binary_units(lambda values: xp.sum(values, axis=0) / sample.shape[0], sample, 0)
+
+
+def refuse_unscalable(variable: Variable, onehot_nominal: bool, columns: np.ndarray) -> None:
+    """Raise the ValueError of a variable whose numeric ``columns`` (a mask of the columns of
+    :func:`_numeric_block`) have a bandwidth, or values scaled by it, beyond float64: naming
+    the one of its own numeric columns with the largest magnitude among them (a one-hot column
+    of the joint kernel shares the width of those), and its range."""
+    numeric = to_host(variable.numeric)
+    own = np.flatnonzero(columns[: numeric.shape[1]])
+    candidates = own if own.size else np.arange(numeric.shape[1])
+    column = int(candidates[np.argmax(np.max(np.abs(numeric[:, candidates]), axis=0))])
+    values = numeric[:, column]
+    raise ValueError(
+        f"{variable.argument} column {variable.numeric_names[column]!r} holds values from "
+        f"{values.min():.3g} to {values.max():.3g}, which divided by their kernel bandwidth "
+        f"leave the float64 range (magnitudes up to {np.finfo(np.float64).max:.3g}): its values "
+        "span too many orders of magnitude, or lie too near that limit. Rescale the column, "
+        "which does not change the score, or transform it (e.g. take a logarithm)."
+    )
 
 
 def _numeric_block(variable: Variable, onehot_nominal: bool) -> Any:

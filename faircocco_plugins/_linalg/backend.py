@@ -225,14 +225,22 @@ def on_accelerator(value: Any) -> bool:
     return array_api_compat.is_torch_array(value) and value.device.type != "cpu"
 
 
-def refuse_meta_tensors(named: Mapping[str, Any]) -> None:
-    """Tensors on torch's 'meta' device carry a shape but no values: refuse the first by name,
-    before a read of its values fails deep inside the computation."""
+def refuse_unreadable_tensors(named: Mapping[str, Any]) -> None:
+    """Refuse the first tensor the computation cannot read, by name, before an operation fails
+    deep inside it: one on torch's 'meta' device, which carries a shape but no values, or a
+    sparse one, which lacks operations the computation takes (reshapes, comparisons). A sparse
+    tensor is not densified here, as a scipy sparse matrix is not: a dense copy of its full
+    size is the caller's to make."""
     for name, value in named.items():
         if getattr(getattr(value, "device", None), "type", None) == "meta":
             raise TypeError(
                 f"{name} is a tensor on the 'meta' device, which holds no values; materialise "
                 f"it on a device with data first (e.g. {name}.to('cpu'))."
+            )
+        if array_api_compat.is_torch_array(value) and _torch_ops().is_sparse(value):
+            raise TypeError(
+                f"{name} is a sparse tensor (layout {value.layout}), which the computation "
+                f"cannot read; pass a dense one, {name}.to_dense()."
             )
 
 

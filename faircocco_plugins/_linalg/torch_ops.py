@@ -34,6 +34,11 @@ def add_rows(zeros: torch.Tensor, index: torch.Tensor, values: torch.Tensor) -> 
     return zeros.index_add(0, index, values)
 
 
+def is_sparse(value: torch.Tensor) -> bool:
+    """Whether ``value`` has a sparse layout (COO, CSR, CSC, BSR or BSC), not the dense one."""
+    return value.layout != torch.strided
+
+
 def to_numpy(value: torch.Tensor) -> np.ndarray:
     """A detached numpy copy, floating as float64 (numpy converts faster than torch, but has
     no bfloat16)."""

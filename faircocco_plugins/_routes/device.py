@@ -44,6 +44,7 @@ from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
     MAX_COMBINATIONS,
+    MAX_FEATURES,
     MAX_RANK,
     LowRankFit,
     _psd_square_root,
@@ -55,7 +56,7 @@ from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._kernels.device_bandwidth import scaled
 from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
 from .._kernels.device_order import canonical_order
-from .._kernels.kernel import GAUSSIAN, KernelInput
+from .._kernels.kernel import GAUSSIAN, KernelInput, refuse_unscalable
 from .._kernels.levels import MAX_LEVELS, LevelEncoder
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
@@ -94,7 +95,7 @@ def device_terms(problem: Problem) -> Terms | None:
     roles = roles_of(options.notion, **inputs)
     if problem.method() == "exact":
         constant = problem.sensitive.numeric_is_constant()
-        if _checked_copy(problem, [constant.to(torch.int64)[None]])[0][0]:
+        if _checked_copy(problem, inputs, [constant.to(torch.int64)[None]])[0][0]:
             return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
         return ExactFit(
             roles[Role.MEASURED],
@@ -103,11 +104,14 @@ def device_terms(problem: Problem) -> Terms | None:
             options.ridge,
             problem.like,
         ).terms
-    return _lowrank_terms(problem, roles, int(problem.sensitive.numeric.shape[1]))
+    return _lowrank_terms(problem, inputs, roles, int(problem.sensitive.numeric.shape[1]))
 
 
 def _lowrank_terms(
-    problem: Problem, roles: dict[str, KernelInput], sensitive_width: int
+    problem: Problem,
+    inputs: dict[str, KernelInput],
+    roles: dict[str, KernelInput],
+    sensitive_width: int,
 ) -> Terms | None:
     options = problem.options
     n, like = problem.n, problem.like
@@ -125,16 +129,25 @@ def _lowrank_terms(
     # the one copy: every small result the host needs, bit for bit in one int64 array
     parts = [p for m in maps.values() for p in m.small_results()]
     parts += [group[-1:] + 1, group_keys, group_sizes]
-    host = iter(_checked_copy(problem, parts))
+    host = iter(_checked_copy(problem, inputs, parts))
     for m in maps.values():
         m.read_small_results(host)
     groups, present, sizes = int(next(host)[0]), next(host), next(host)
     if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
         return ConstantAttributesFit(problem.pred, like, "lowrank").terms
     grid = [m.host_grid for m in maps.values()]
-    if groups > slots or not all(m.fits for m in maps.values()) or math.prod(grid) >= _KEYS_FIT:
+    width = max(m.width for m in maps.values())
+    if (
+        groups > slots
+        or not all(m.fits for m in maps.values())
+        or math.prod(grid) >= _KEYS_FIT
+        or width > MAX_FEATURES
+        or problem.exact_is_cheaper(width)
+    ):
         # more groups than slots, more level combinations than the low-rank estimator factors
-        # exactly (the host drops levels column by column), or keys past int64: the host route
+        # exactly (the host drops levels column by column), keys past int64, or features too
+        # wide for the low-rank estimator (the host route refuses them, or takes the exact
+        # estimator): the host route
         return None
     present, sizes = present[:groups], sizes[:groups]
     # each group's combination code of each variable, among the variable's present ones
@@ -179,14 +192,25 @@ def bits(values: torch.Tensor) -> torch.Tensor:
     return values.reshape(-1).view(torch.int64)
 
 
-def _checked_copy(problem: Problem, parts: list[torch.Tensor]) -> list[np.ndarray]:
-    """``parts`` on the host (:func:`_one_copy`), with the inputs' deferred check for NaN
-    (:meth:`._routes.problem.Problem.check_finite`) riding on the same copy and made first."""
+def _checked_copy(
+    problem: Problem, inputs: dict[str, KernelInput], parts: list[torch.Tensor]
+) -> list[np.ndarray]:
+    """``parts`` on the host (:func:`_one_copy`), with two checks riding on the same copy and
+    made first: the inputs' deferred check for NaN (:meth:`._routes.problem.Problem.check_finite`),
+    then whether the variables ``inputs``, scaled by their bandwidths, are finite, as
+    :meth:`._kernels.kernel.Scaling.apply` checks on the host."""
+    variables = problem.variables()
+    scaled = [torch.isfinite(inputs[name].z).all(dim=0).to(torch.int64) for name in variables]
     finite = problem.finite
-    host = _one_copy(parts if finite is None else [*parts, finite.flags.to(torch.int64)])
+    checks = [*scaled, *([] if finite is None else [finite.flags.to(torch.int64)])]
+    host = _one_copy([*parts, *checks])
     if finite is not None:
         problem.check_finite(host.pop())
-    return host
+    flags = host[len(parts) :]
+    for variable, flag in zip(variables.values(), flags, strict=True):
+        if not flag.all():
+            refuse_unscalable(variable, False, flag == 0)
+    return host[: len(parts)]
 
 
 def _one_copy(parts: list[torch.Tensor]) -> list[np.ndarray]:
@@ -256,6 +280,8 @@ class _RoleMap:
         #: whether the present level combinations are few enough to factor exactly (else the
         #: host route drops levels column by column)
         self.fits = present <= MAX_COMBINATIONS and self.host_grid < _KEYS_FIT
+        #: columns of the features, as :attr:`._estimators.lowrank.FeatureMap.width`
+        self.width = present * max(self.rank, 1)
         self.continuous = [j for j in range(len(self.counts)) if j not in self.discrete]
 
     def level_factor(self, combinations: np.ndarray) -> np.ndarray:

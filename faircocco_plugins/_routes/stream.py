@@ -205,6 +205,7 @@ class StreamMoments:
         roles = problem_roles(options.notion, problem, scalings)
         moments = GroupedMoments(roles, Role.GIVEN in roles, options.rank, options.ridge)
         moments.add(roles, problem.like)
+        moments.check_width()
         ranges = RangeWatch.of(
             ((variable, scalings[name]) for name, variable in problem.variables().items()),
             problem.n,

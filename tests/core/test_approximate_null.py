@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import skew
 
 from benchmarks.independence_test import sample
-from faircocco_plugins import independence_test
+from faircocco_plugins import _api, independence_test
 from faircocco_plugins._estimators.approximate_null import (
     NullFactors,
     WidthsNull,
@@ -210,15 +210,17 @@ def test_level_under_a_continuous_conditioning_variable_is_about_alpha(setting, 
 def test_the_result_says_which_null_it_used():
     s = sample("eo-binary-a2", 300, False, np.random.default_rng(0))
     data = (s.y_pred, s.attribute)
-    options = {"y_true": s.y_true, "notion": "eo", "n_permutations": 19}
+    options = {"y_true": s.y_true, "notion": "eo"}
     default = independence_test(*data, **options)
     assert default.null == "gamma"
     assert default.null_distribution.shape == (0, 3)
-    permuted = independence_test(*data, null="permutation", **options)
+    permuted = independence_test(*data, null="permutation", n_permutations=19, **options)
     assert permuted.null == "permutation"
     assert permuted.null_distribution.shape == (19, 3)
     np.testing.assert_array_equal(default.statistic, permuted.statistic)
     assert default.score == permuted.score
+    # a number of permutations asks for them
+    assert independence_test(*data, n_permutations=19, **options).null == "permutation"
     # where the gamma null was not measured, "auto" permutes
     assert independence_test(*data, eps=1e-4, **options).null == "permutation"
     assert independence_test(s.y_pred[:60], s.attribute[:60], notion="dp").null == "permutation"
@@ -235,12 +237,14 @@ def test_the_result_says_which_null_it_used():
         ("cal-binary-a1", 300, "auto"),
     ],
 )
-def test_auto_permutes_with_a_continuous_conditioning_variable(setting, n, method):
+def test_auto_permutes_with_a_continuous_conditioning_variable(setting, n, method, monkeypatch):
     """A continuous outcome under EO, or continuous predictions under CAL: the gamma null's
     moments are approximate there and its level was measured above 7%, so ``"auto"``
-    permutes (a discrete conditioning variable keeps the gamma null, see above)."""
+    permutes (a discrete conditioning variable keeps the gamma null, see above). No number of
+    permutations is given, which would ask for them; the default is cut to 9 here."""
+    monkeypatch.setattr(_api, "PERMUTATIONS", 9)
     s = sample(setting, n, False, np.random.default_rng(0))
-    options = {"y_true": s.y_true, "notion": s.notion, "method": method, "n_permutations": 9}
+    options = {"y_true": s.y_true, "notion": s.notion, "method": method}
     result = independence_test(s.y_pred, s.attribute, **options)
     assert result.null == "permutation"
     assert result.null_distribution.shape == (9, 3)

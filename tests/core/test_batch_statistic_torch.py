@@ -219,3 +219,38 @@ def test_meta_tensors_are_refused_by_name(argument):
     if argument != "y_pred":
         with pytest.raises(TypeError, match=rf"^{argument} is a tensor on the 'meta' device"):
             statistic.fit(data["sensitive_features"], data["y_true"])
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state")
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+@pytest.mark.parametrize("argument", ["y_pred", "sensitive_features", "y_true"])
+def test_sparse_tensors_are_refused_by_name(argument, layout):
+    """A sparse tensor crashed inside torch (reshape is not implemented for sparse tensors)."""
+    from faircocco_plugins import faircocco_score, independence_test
+
+    data = {
+        "y_pred": torch.rand(64, 1),
+        "sensitive_features": torch.randint(0, 2, (64, 2)).double(),
+        "y_true": torch.randint(0, 2, (64, 1)).double(),
+    }
+    dense = data[argument]
+    data[argument] = dense.to_sparse() if layout == "coo" else dense.to_sparse_csr()
+    expected = rf"^{argument} is a sparse tensor \(layout torch.sparse_{layout}\), .*\.to_dense\(\)"
+    statistic = BatchStatistic(notion="eo")
+    for call in (
+        lambda: statistic(data["y_pred"], data["sensitive_features"], data["y_true"]),
+        lambda: faircocco_score(
+            data["y_pred"], data["sensitive_features"], y_true=data["y_true"], notion="eo"
+        ),
+        lambda: independence_test(
+            data["y_pred"], data["sensitive_features"], y_true=data["y_true"], notion="eo"
+        ),
+    ):
+        with pytest.raises(TypeError, match=expected):
+            call()
+    if argument != "y_pred":
+        with pytest.raises(TypeError, match=expected):
+            statistic.fit(data["sensitive_features"], data["y_true"])
+    # the advice works
+    data[argument] = dense
+    assert 0.0 <= faircocco_score(data["y_pred"], data["sensitive_features"]).item() <= 1.0

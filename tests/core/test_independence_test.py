@@ -309,8 +309,9 @@ def test_a_constant_variable_gives_an_exact_zero_and_pvalue_one(notion, constant
     }
     data[constant] = np.full_like(data[constant], 0.7)
     options = {"y_true": data["y_true"], "notion": notion, "method": method}
+    permutations = {"n_permutations": 199} if null == "permutation" else {}
     result = independence_test(
-        data["y_pred"], data["attributes"], n_permutations=199, random_state=0, null=null, **options
+        data["y_pred"], data["attributes"], random_state=0, null=null, **permutations, **options
     )
     if (constant == "y_pred" and notion == "cal") or (constant == "y_true" and notion == "eo"):
         assert result.pvalue > ALPHA
@@ -337,3 +338,26 @@ def test_a_log_gets_the_progress_bar_once_finished(monkeypatch, capsys):
     )
     err = capsys.readouterr().err
     assert err.count("50/50") == 1
+
+
+def test_asking_for_permutations_gets_the_permutation_null():
+    """Where ``null="auto"`` would take the gamma null (DP, 300 rows, the default eps), a
+    number of permutations asks for permutations: they were silently not drawn."""
+    rng = np.random.default_rng(5)
+    y_pred, attributes = independent(300, rng)
+    assert independence_test(y_pred, attributes, random_state=0).null == "gamma"
+    result = independence_test(y_pred, attributes, n_permutations=199, random_state=0)
+    assert result.null == "permutation"
+    assert result.null_distribution.shape == (199, 3)
+    # a permutation p-value: a multiple of 1 / 200, from 1 / 200
+    assert result.pvalue * 200 == pytest.approx(round(result.pvalue * 200), abs=1e-9)
+    assert result.pvalue >= 1 / 200
+
+
+def test_permutations_with_the_gamma_null_are_refused():
+    rng = np.random.default_rng(6)
+    y_pred, attributes = independent(300, rng)
+    with pytest.raises(
+        ValueError, match="n_permutations=199 asks for permutations, but null='gamma'"
+    ):
+        independence_test(y_pred, attributes, n_permutations=199, null="gamma")

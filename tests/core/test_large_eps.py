@@ -1,13 +1,19 @@
-"""The score as the ridge ``ε`` grows: it tends to a limit, not to 0.
+"""The score as the ridge ``ε`` grows: it tends to a limit, not to 0; and the range of ``ε``.
 
 ``R = G (G + εN I)⁻¹`` tends to ``G / (εN)``, so the statistic shrinks as ``1 / ε²`` while the
 score, a ratio of terms that all shrink alike, tends to the normalised HSIC (centred kernel
 alignment) ``Tr[G_u G_e] / (||G_u||_F ||G_e||_F)``; under EO with a fixed conditioning ε, to the
 same with ``G_u`` and ``G_e`` projected by ``P = I − R_c``. A fixed cut-off of 1e-12 on the
 score's denominator once zeroed the score from ``ε = 3e5`` at 300 rows.
+
+Beyond 1e12 the score has reached that limit and the statistic underflows (the score was 0 from
+1e160); below 1e-10, ``εN`` is lost in the rounding of the Gram matrix (the exact estimator's
+factorisation failed). Both are refused, with the range.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -89,3 +95,28 @@ def test_independence_test_at_a_large_eps_reports_the_limit_score():
     assert result.score == pytest.approx(faircocco_score(y_pred, attribute, eps=1e6), rel=1e-4)
     assert result.score > 0.3
     assert result.pvalue == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("option", ["eps", "conditioning_eps"])
+@pytest.mark.parametrize("eps", [1e-300, 1e-11, 2e12, 1e200])
+def test_an_eps_outside_its_range_is_refused_with_the_range(method, option, eps):
+    y_pred, attribute = dependent_sample(5)
+    y_true = (y_pred > 0).astype(np.float64)
+    expected = re.escape(f"{option}={eps!r} is not valid; expected ") + r".*\[1e-10, 1e\+12\]"
+    with pytest.raises(ValueError, match=expected):
+        faircocco_score(
+            y_pred, attribute, y_true=y_true, notion="eo", method=method, **{option: eps}
+        )
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("eps", [1e-10, 1e12])
+def test_the_ends_of_the_eps_range_give_a_score(method, eps):
+    y_pred, attribute = dependent_sample(6)
+    y_true = (y_pred > 0).astype(np.float64)
+    for notion in ("dp", "eo"):
+        score = faircocco_score(
+            y_pred, attribute, y_true=y_true, notion=notion, method=method, eps=eps
+        )
+        assert 0.05 < score < 1.0

@@ -186,3 +186,61 @@ def test_pivot_tolerance_follows_eps_with_one_relative_accuracy(table, notion, e
         for e in (1e-4, eps)
     }
     assert ranks[eps] < ranks[1e-4]
+
+
+# --- features wider than the data ---------------------------------------------------------------
+# A variable's low-rank features have its level combinations times its continuous pivots
+# columns: 200 levels of a category beside a continuous column made 3,168 columns at 1,000 rows
+# (35 s, where the exact estimator takes 2 s), and the joint kernel's one-hot columns of 300
+# levels, 25,600 columns (over 16 GB, unfinished after minutes).
+
+
+def many_levels(n, levels, seed=0, continuous=("age",)):
+    """Predictions depending on a category of ``levels`` levels and continuous attributes."""
+    rng = np.random.default_rng(seed)
+    group = pd.Categorical(rng.integers(0, levels, n))
+    numbers = {name: rng.uniform(18, 80, n) for name in continuous}
+    y_pred = (group.codes % 5) * 0.2 + sum(numbers.values()) / 40 + rng.normal(size=n)
+    return y_pred, pd.DataFrame({"group": group, **numbers})
+
+
+@pytest.mark.parametrize("kernel", ["product", "joint"])
+def test_auto_takes_the_exact_estimator_for_features_wider_than_the_rows(kernel):
+    y_pred, attributes = many_levels(400, 60)
+    report = faircocco_report(y_pred, attributes, attribute_kernel=kernel)
+    assert report.loc["joint", "method"] == "exact"
+    exact = faircocco_score(y_pred, attributes, attribute_kernel=kernel, method="exact")
+    assert report.loc["joint", "score"] == exact
+    # the attributes alone are narrow: low-rank
+    assert report.loc["age", "method"] == "lowrank"
+
+
+def test_features_wider_than_the_limit_are_refused_with_what_to_do():
+    # two continuous columns need several times the pivots of one
+    y_pred, attributes = many_levels(2000, 250, continuous=("age", "income"))
+    with pytest.raises(
+        ValueError,
+        match=r"features of sensitive_features .* would be [\d,]+ columns wide \(250 level "
+        r"combinations .* times \d+ pivots .* more than the 4,096 .* rank=",
+    ):
+        faircocco_score(y_pred, attributes, method="lowrank")
+    # the advice works: fewer pivots make narrower features
+    assert 0.0 < faircocco_score(y_pred, attributes, method="lowrank", rank=4) < 1.0
+
+
+def test_a_stream_with_features_wider_than_the_limit_is_refused():
+    y_pred, attributes = many_levels(12_000, 250, seed=1, continuous=("age", "income"))
+    frame = attributes.assign(y_pred=y_pred)
+    chunks = (frame.iloc[start : start + 4000] for start in range(0, len(frame), 4000))
+    with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
+        faircocco_score("y_pred", ["group", "age", "income"], data=chunks)
+
+
+@pytest.mark.parametrize("method", ["auto", "lowrank"])
+def test_the_joint_kernel_refuses_more_level_combinations_than_it_factors(method):
+    y_pred, attributes = many_levels(1000, 300)
+    with pytest.raises(
+        ValueError, match=r"too many level combinations .* sensitive_features column 'group'"
+    ):
+        faircocco_score(y_pred, attributes, attribute_kernel="joint", method=method)
+    assert faircocco_score(y_pred, attributes, attribute_kernel="joint", method="exact") > 0.05

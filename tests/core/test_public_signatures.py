@@ -57,7 +57,7 @@ PINNED = {
             "random_state: 'int | None' = None, adjusted: 'bool' = False, "
             "data: 'Any' = None) -> 'Any'"
         ),
-        "939084acf8733464",
+        "c19fd11be736b252",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
@@ -76,14 +76,14 @@ PINNED = {
     "faircocco_plugins:independence_test": (
         (
             "(y_pred: 'Any', sensitive_features: 'Any', *, y_true: 'Any' = None, "
-            "notion: 'str' = 'dp', n_permutations: 'int' = 1000, "
+            "notion: 'str' = 'dp', n_permutations: 'int | None' = None, "
             "random_state: 'int | None' = None, method: 'str' = 'auto', "
             "rank: 'int | None' = None, eps: 'float' = 1.0, "
             "conditioning_eps: 'float | None' = None, attribute_kernel: 'str' = 'product', "
             "bandwidth: 'str | float' = 'median', widths: 'Sequence[float]' = (0.5, 1.0, 2.0), "
             "null: 'str' = 'auto', progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "4b2806c6d0ef2884",
+        "5ef3fe1039589766",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),

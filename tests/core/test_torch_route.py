@@ -193,6 +193,36 @@ def test_median_distance_is_the_host_value_to_the_bit(sample):
     assert device_median(torch.tensor(sample)).item() == median_distance(sample)
 
 
+@pytest.mark.parametrize("scale", [2.0**-1060, 1e-200, 1e160, 2.0**1000])
+def test_median_distance_at_extreme_scales_is_the_host_value(scale):
+    sample = np.random.default_rng(5).normal(size=(300, 2)) * scale
+    assert device_median(torch.tensor(sample)).item() == median_distance(sample)
+    assert median_distance(sample) == pytest.approx(median_distance(sample / scale) * scale)
+
+
+@pytest.mark.parametrize("method", ["exact", "lowrank"])
+@pytest.mark.parametrize("kernel", ["product", "joint"])
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e160])
+def test_rescaled_variables_give_the_same_score_on_the_device_route(
+    method, kernel, scale, device_calls
+):
+    pred, a, y = data("mixed", 300 if method == "exact" else 1500, 8)
+    options = {"notion": "eo", "method": method, "attribute_kernel": kernel}
+    expected = faircocco_score(pred, a, y_true=y, **options)
+    _, got = both_routes(faircocco_score, pred * scale, a * scale, y * scale, **options)
+    # measured within 4e-13 (the rescaled values are rounded; denormals keep fewer digits)
+    assert got.item() == pytest.approx(expected, rel=2e-12)
+    assert device_calls == [True]
+
+
+def test_values_beyond_float64_once_scaled_are_refused_on_the_device_route(device_calls):
+    pred, a, y = data("mixed", 600, 9)
+    huge = np.where(pred > 0, -1.7e308, 1.7e308)  # the gap between them overflows
+    with pytest.raises(ValueError, match=r"y_pred column 'y_pred' holds values from .* float64"):
+        faircocco_score(torch.tensor(huge), torch.tensor(a), y_true=torch.tensor(y), notion="eo")
+    assert device_calls == []  # refused inside the device route, before it answered
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("columns", [1, 2])
 def test_incomplete_cholesky_chooses_the_host_pivots(seed, columns):
@@ -395,3 +425,23 @@ def test_constant_predictions_score_zero_on_the_device_route():
     _, a, y = data("mixed", 500, 18)
     got = faircocco_score(torch.full((500,), 0.3), torch.tensor(a), y_true=torch.tensor(y))
     assert got.item() == 0.0
+
+
+def test_features_wider_than_the_rows_leave_auto_to_the_host_routes_exact_estimator(device_calls):
+    rng = np.random.default_rng(19)
+    # 216 level combinations of three numeric columns, times the pivots of a continuous one
+    a = np.column_stack([rng.integers(0, 6, (600, 3)), rng.normal(size=600)]).astype(np.float64)
+    pred = a.sum(axis=1) + rng.normal(size=600)
+    got = faircocco_score(torch.tensor(pred), torch.tensor(a))
+    # as the host route of tensors: torch's N × N solves round otherwise
+    assert got.item() == pytest.approx(faircocco_score(pred, a, method="exact"), rel=5e-12)
+    assert device_calls == [False]
+
+
+def test_features_wider_than_the_limit_are_refused_by_the_host_route(device_calls):
+    rng = np.random.default_rng(20)
+    a = np.column_stack([rng.integers(0, 6, (2000, 3)), rng.normal(size=(2000, 2))])
+    pred = a.sum(axis=1) + rng.normal(size=2000)
+    with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
+        faircocco_score(torch.tensor(pred), torch.tensor(a), method="lowrank")
+    assert device_calls == [False]

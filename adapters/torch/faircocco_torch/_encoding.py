@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 
 from faircocco_plugins import is_nominal
-from faircocco_plugins.plugins import as_array, check_labels, kind_from_levels
+from faircocco_plugins.plugins import as_frame, check_labels, kind_from_levels
 
 
 @dataclass(frozen=True)
@@ -320,31 +320,10 @@ def _generated(names: list[str]) -> bool:
 
 
 def _as_frame(value: Any) -> pd.DataFrame:
-    if isinstance(value, pd.DataFrame):
-        return value
-    if isinstance(value, pd.Series):
-        name = value.name if value.name is not None else "sensitive_features"
-        return value.to_frame(name=name)
+    """The columns of ``sensitive_features`` as the score reads them (a tensor's on the host)."""
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu().numpy()
-    if isinstance(value, np.ndarray | list | tuple):
-        array = as_array(value, "sensitive_features")
-        if array.ndim == 1:
-            array = array[:, None]
-        if array.ndim != 2:
-            raise ValueError(
-                f"sensitive_features must be 1-D or 2-D; got an array of shape {array.shape}."
-            )
-        names = (
-            ["sensitive_features"]
-            if array.shape[1] == 1
-            else [f"sensitive_features[{j}]" for j in range(array.shape[1])]
-        )
-        return pd.DataFrame({name: array[:, j] for j, name in enumerate(names)})
-    raise TypeError(
-        "sensitive_features must be a pandas DataFrame or Series, a numpy array, a list or a "
-        f"torch tensor; got {type(value).__name__}."
-    )
+    return as_frame(value, "sensitive_features")
 
 
 def _numeric_values(column: pd.Series, label: str) -> np.ndarray:
