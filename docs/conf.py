@@ -12,6 +12,8 @@ sys.path.insert(0, str(ROOT))
 # The AIF360 adapter is tested in an environment of its own (AIF360's dataset loaders need
 # pandas<3); the docs read it from its folder.
 sys.path.insert(0, str(ROOT / "adapters" / "aif360"))
+# The project's own Sphinx extensions.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 with (ROOT / "pyproject.toml").open("rb") as handle:
     _project = tomllib.load(handle)["project"]
@@ -25,9 +27,11 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "mathml",
     "numpydoc",
 ]
+# Formulas are MathML written into the pages, so they read the same offline.
+html_math_renderer = "mathml"
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build"]
