@@ -47,6 +47,9 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
 html_theme = "alabaster"
+# A text column that holds the 100 characters of a line of code (the project's line length):
+# the theme's default column shows about 70, and cut the examples off.
+html_theme_options = {"page_width": "1160px", "body_max_width": "none", "code_font_size": "0.8em"}
 html_title = f"FairCOCCO plugins {release}"
 html_static_path = ["_static"]
 
