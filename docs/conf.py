@@ -28,6 +28,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "mathml",
+    "anchors",
     "numpydoc",
 ]
 # Formulas are MathML written into the pages, so they read the same offline.
