@@ -52,8 +52,14 @@ lint: venv
 	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 
+# The pages read the same offline: formulas are MathML written into them (docs/_ext/mathml.py),
+# and a page that loads a script from the network fails the build.
 docs: venv
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	@if grep -rlE --include='*.html' '<script[^>]* src="(https?:)?//' docs/_build/html; then \
+		echo "the pages above load a script from the network: they must read offline" >&2; \
+		exit 1; \
+	fi
 
 # A run that collects no test (pytest's exit status 5) is a broken run, and fails like any other.
 # The docstrings' examples run in a second pass: collecting the package's modules beside the

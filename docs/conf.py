@@ -12,6 +12,8 @@ sys.path.insert(0, str(ROOT))
 # The AIF360 adapter is tested in an environment of its own (AIF360's dataset loaders need
 # pandas<3); the docs read it from its folder.
 sys.path.insert(0, str(ROOT / "adapters" / "aif360"))
+# The project's own Sphinx extensions.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 with (ROOT / "pyproject.toml").open("rb") as handle:
     _project = tomllib.load(handle)["project"]
@@ -25,9 +27,12 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "mathml",
+    "anchors",
     "numpydoc",
 ]
+# Formulas are MathML written into the pages, so they read the same offline.
+html_math_renderer = "mathml"
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build"]
@@ -43,6 +48,9 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
 html_theme = "alabaster"
+# A text column that holds the 100 characters of a line of code (the project's line length):
+# the theme's default column shows about 70, and cut the examples off.
+html_theme_options = {"page_width": "1160px", "body_max_width": "none", "code_font_size": "0.8em"}
 html_title = f"FairCOCCO plugins {release}"
 html_static_path = ["_static"]
 

@@ -255,7 +255,9 @@ def pieces(frame: pd.DataFrame, size: int) -> list[pd.DataFrame]:
     return [frame.iloc[start : start + size] for start in range(0, len(frame), size)]
 
 
-@pytest.mark.parametrize("size", [1, 2, 5, 100, 1000])
+# chunks of one row, of 100 rows and of the fit sample itself; chunks of 2 and of 5 rows, once
+# tested too, cost 20 to 40 s each on a loaded machine and tested nothing chunks of one row do not
+@pytest.mark.parametrize("size", [1, 100, 1000])
 def test_a_stream_within_the_fit_sample_gives_the_in_memory_report(monkeypatch, size):
     fit_on_first(monkeypatch, DEFAULT_FIT_ROWS)
     people = forty_levels(3000)
@@ -265,7 +267,7 @@ def test_a_stream_within_the_fit_sample_gives_the_in_memory_report(monkeypatch, 
     assert (streamed[["method", "rank", "n"]] == expected[["method", "rank", "n"]]).all(axis=None)
 
 
-@pytest.mark.parametrize("size", [1, 2, 5, 100])
+@pytest.mark.parametrize("size", [1, 100])
 def test_a_longer_stream_gives_one_report_whatever_the_chunk_size(monkeypatch, size):
     """Beyond the fit sample every chunk size gives the report of one block per fit sample, and
     a chunk of one row after the fit sample (1001 rows in chunks of 1000) is no error."""

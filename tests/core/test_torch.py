@@ -159,7 +159,9 @@ def check_float32_batches(count, method):
 
 @pytest.mark.slow
 def test_float32_batches_have_finite_values_and_gradients():
-    check_float32_batches(10_000, "auto")
+    # the first 2,000 of the 10,000 seeded batches once drawn (470 s on a loaded machine): each
+    # of the eight kinds 250 times, 50 of them through the score
+    check_float32_batches(2_000, "auto")
 
 
 def test_float32_lowrank_batches_have_finite_values_and_gradients():
