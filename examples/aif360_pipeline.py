@@ -25,13 +25,17 @@ then ``python examples/aif360_pipeline.py``.
 
 from __future__ import annotations
 
+# isort: off
+# The adapter first: importing it keeps quiet AIF360's notices about optional packages that
+# this example does not use (inFairness).
+from faircocco_aif360 import FairCOCCOInprocessing, FairCOCCOMetric
+
 import numpy as np
 import pandas as pd
 from aif360.algorithms.preprocessing import Reweighing
 from aif360.datasets import BinaryLabelDataset
 from aif360.metrics import ClassificationMetric
-
-from faircocco_aif360 import FairCOCCOInprocessing, FairCOCCOMetric
+# isort: on
 
 rng = np.random.default_rng(0)
 n = 4000
