@@ -213,9 +213,9 @@ PINNED = {
             "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
-            "lam_factor=2.0, epochs_per_step=3)"
+            "lam_factor=2.0, epochs_per_step=3, refine_steps=3)"
         ),
-        "aee2aac3cd45d4e7",
+        "69c985183610deae",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -227,9 +227,9 @@ PINNED = {
             "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
-            "lam_factor=2.0, epochs_per_step=3)"
+            "lam_factor=2.0, epochs_per_step=3, refine_steps=3)"
         ),
-        "6528fd31566f3961",
+        "3c6b590dd5790f2f",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_bool, check_params
 from faircocco_plugins.targets import (
@@ -50,6 +51,7 @@ _PATH_DEFAULTS: dict[str, Any] = {
     "epochs_per_step": 3,
     "early_stopping": True,
     "patience": 3,
+    "refine_steps": 3,
 }
 #: The networks' parameters a path does not take: it sets λ itself, step by step, and trains
 #: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
@@ -61,6 +63,7 @@ _PATH_LIMITS = {
     "lam_factor": Interval("real", 1, closed="neither"),
     "warmup_epochs": Interval("integer", 1),
     "epochs_per_step": Interval("integer", 1),
+    "refine_steps": Interval("integer", 0),
 }
 #: A step improves the adjusted score when it lowers the best so far by more than this.
 MIN_IMPROVEMENT = 1e-3
@@ -100,6 +103,8 @@ class _FairPath(_FairNetwork):
     lam_max: float
     lam_factor: float
     epochs_per_step: int
+    refine_steps: int
+    step_states_: list[dict[str, torch.Tensor]]
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
@@ -249,9 +254,11 @@ class _FairPath(_FairNetwork):
         )
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
-        path = pd.DataFrame(rows)
+        order = sorted(range(len(rows)), key=lambda step: rows[step]["lam"])
+        path = pd.DataFrame([rows[step] for step in order])
         path.index.name = "step"
         self.path_ = path
+        self.step_states_ = [self.step_states_[step] for step in order]
         self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
@@ -262,54 +269,121 @@ class _FairPath(_FairNetwork):
     def _steps(
         self, training: Training, penalty: FairnessPenalty, measures: ValidationMeasures
     ) -> tuple[FitHistory, list[dict[str, Any]]]:
-        """Train step after step, keeping each step's weights; the training record and the
-        rows of ``path_``."""
-        model = training.model
+        """Train step after step, keeping each step's weights, then refine where the target is
+        crossed; the training record and the rows of ``path_``, in the order trained."""
         history = FitHistory()
         rows: list[dict[str, Any]] = []
-        self.step_states_: list[dict[str, torch.Tensor]] = []
+        self.step_states_ = []
+        lambdas = self.lambdas()
         best, waited = math.inf, 0
-        for step, lam in enumerate(self.lambdas()):
-            penalty.lam = float(lam)
-            part = fit_fair(
-                model,
-                training.rows,
-                loss=self._loss(),
-                penalty=penalty if step else None,
-                # the same optimiser throughout: each step goes on from the last one
-                optimizer=training.optimizer,
-                batch_size=int(self.batch_size),
-                epochs=int(self.epochs_per_step if step else self.warmup_epochs),
-                penalty_input=self._penalty_input(),
-                random_state=training.seed + step,
-                progress=self.verbose,
-            )
-            for name, values in vars(part).items():
-                if isinstance(values, list):
-                    getattr(history, name).extend(values)
-            self.step_states_.append(
-                {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            )
-            rows.append({"lam": float(lam), **measures(model)})
-            if not self.early_stopping:
-                continue
-            if step and rows[-1]["degenerate"]:
-                break
-            score = rows[-1]["adjusted_score"]
-            if score < best - MIN_IMPROVEMENT:
-                best, waited = score, 0
-            elif step:
-                waited += 1
-                if waited >= self.patience and self._target_met(rows):
+        with tqdm(total=len(lambdas), desc="λ path", unit="step", disable=not self.verbose) as bar:
+            for step, lam in enumerate(lambdas):
+                epochs = self.epochs_per_step if step else self.warmup_epochs
+                rows.append(self._step(training, penalty, measures, history, lam, epochs, bar))
+                if not self.early_stopping:
+                    continue
+                if step and rows[-1]["degenerate"]:
                     break
+                score = rows[-1]["adjusted_score"]
+                if score < best - MIN_IMPROVEMENT:
+                    best, waited = score, 0
+                elif step:
+                    waited += 1
+                    if waited >= self.patience and self._choice(rows)[1] is None:
+                        break
+            self._refine(training, penalty, measures, history, rows, bar)
         return history, rows
 
-    def _target_met(self, rows: list[dict[str, Any]]) -> bool:
-        """Whether a usable step so far meets the target: the path does not end before one
-        does, since DI and DEO can go on improving where the adjusted score has levelled off."""
+    def _step(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        lam: float,
+        epochs: int,
+        bar: Any,
+    ) -> dict[str, Any]:
+        """Train the network on from its weights at ``lam`` (the loss alone at 0), keep its
+        weights in ``step_states_`` and its record in ``history``; its row of ``path_``."""
+        model = training.model
+        penalty.lam = float(lam)
+        part = fit_fair(
+            model,
+            training.rows,
+            loss=self._loss(),
+            penalty=penalty if lam else None,
+            # the same optimiser throughout: each step goes on from the last one
+            optimizer=training.optimizer,
+            batch_size=int(self.batch_size),
+            epochs=int(epochs),
+            penalty_input=self._penalty_input(),
+            random_state=training.seed + len(self.step_states_),
+            progress=bool(self.verbose),
+        )
+        for name, values in vars(part).items():
+            if isinstance(values, list):
+                getattr(history, name).extend(values)
+        self.step_states_.append(
+            {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        )
+        bar.set_postfix(lam=f"{lam:g}")
+        bar.update()
+        return {"lam": float(lam), **measures(model), "refined": False}
+
+    def _refine(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        rows: list[dict[str, Any]],
+        bar: Any,
+    ) -> None:
+        """Where the step the target chooses is the first to meet it (the penalised step
+        before it does not), bisect λ between the two in log space for ``refine_steps``
+        steps, each warm-started from the weights of the highest λ found not to meet it, so
+        that the choice spends the least accuracy; the new rows are appended to ``rows``,
+        marked ``refined``."""
+        chosen, reason = self._choice(rows)
+        # log-space bisection needs a penalised step below: not from the warm-up at λ = 0
+        if reason is not None or chosen < 2 or self._meets(rows)[chosen - 1]:
+            return
+        low, high = rows[chosen - 1]["lam"], rows[chosen]["lam"]
+        start = self.step_states_[chosen - 1]
+        bar.total += self.refine_steps
+        for _ in range(self.refine_steps):
+            lam = math.sqrt(low * high)
+            training.model.load_state_dict(start)
+            epochs = self.epochs_per_step
+            rows.append(
+                {
+                    **self._step(training, penalty, measures, history, lam, epochs, bar),
+                    "refined": True,
+                }
+            )
+            # a degenerate step has gone too far, like one that meets the target
+            if self._meets(rows)[-1] or rows[-1]["degenerate"]:
+                high = lam
+            else:
+                low, start = lam, self.step_states_[-1]
+
+    def _choice(self, rows: list[dict[str, Any]]) -> tuple[int, str | None]:
+        """The step the target chooses among ``rows`` and why none meets it (None when one
+        does): the path does not end before one does, since DI and DEO can go on improving
+        where the adjusted score has levelled off."""
+        path, target = self._measured(rows)
+        return choose_step(path, target, self._task)
+
+    def _meets(self, rows: list[dict[str, Any]]) -> np.ndarray:
+        """Whether each of ``rows`` is usable and meets the target (:func:`choose_step`'s rule)."""
+        path, target = self._measured(rows)
+        return (~path["degenerate"].astype(bool) & target.met(path[target.column])).to_numpy()
+
+    def _measured(self, rows: list[dict[str, Any]]) -> tuple[pd.DataFrame, Target]:
+        """``rows`` as a table, and the target they resolve (the first is the warm-up's)."""
         path = pd.DataFrame(rows)
-        target = resolve_target(self.target, path["adjusted_score"].iloc[0])
-        return choose_step(path, target, self._task)[1] is None
+        return path, resolve_target(self.target, path["adjusted_score"].iloc[0])
 
     def _warn_if_degenerate(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         """Nothing: the path judges its steps on the validation rows, and ``fit`` warns
@@ -393,6 +467,14 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     on validation has not fallen by more than 0.001 below its best for ``patience`` steps and
     some step meets the target; otherwise it goes on to ``lam_max``.
 
+    **Refinement.** Where the step the target chooses is the first to meet it (the penalised
+    step before it does not), a doubling of λ has crossed the target, and the step chosen may
+    have spent accuracy on fairness nobody asked for. The path then bisects λ between the two
+    in log space for ``refine_steps`` steps: each trains ``epochs_per_step`` epochs from the
+    weights of the highest λ found not to meet the target (at first the earlier step's), and
+    is kept in ``path_`` and ``step_states_`` like any other step. The choice is then made
+    among all of them. With ``verbose``, a progress bar counts the steps.
+
     **Selection.** The kept step is the most accurate non-degenerate step that meets
     ``target`` on the validation rows; ``predict`` uses its weights. A DI or DEO target is met
     only where it holds at ``confidence`` on those rows: where the worst bound over every
@@ -436,6 +518,9 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         falling and the target is met, rather than always going on to ``lam_max``.
     patience : int
         Steps without improvement of the adjusted score before the path may end.
+    refine_steps : int
+        Bisection steps between the chosen step and the one before it where a doubling of λ
+        crosses the target (see Refinement); 0 turns refinement off.
     validation_fraction : float
         Share of rows held out to measure each step.
     penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
@@ -456,8 +541,9 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with
         the lowest positive rate at step 0 of the attribute with the smallest DI there, and
         ``A=0`` the highest; above 1 once the gap is reversed), ``positive_rate``,
-        ``balanced_accuracy`` and ``degenerate``. DI and DEO
-        are NaN for more than two classes.
+        ``balanced_accuracy``, ``degenerate`` and ``refined`` (whether the step is one of
+        the refinement's). Rows are sorted by λ. DI and DEO are NaN for more than two
+        classes.
     target_ : Target
         The bound the target set (``"halve"`` resolved to a number).
     certification_limit_ : str or None
@@ -470,11 +556,12 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     lam_ : float
         Its λ.
     step_states_ : list of dict
-        Each step's weights (``state_dict``, on the host).
+        Each step's weights (``state_dict``, on the host), in the order of ``path_``.
     model_ : torch.nn.Sequential
         The network with the chosen step's weights.
     history_ : FitHistory
-        Per-epoch training record of the whole path.
+        Per-epoch training record of the whole path, refinement included, in the order
+        trained.
     classes_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_, n_features_in_,
     feature_names_in_, n_iter_
         As for :class:`FairCOCCOClassifier`.
@@ -507,7 +594,7 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
         As for :class:`FairCOCCOPathClassifier`; ``bins`` also sets the groups the validation
         split is stratified by, and the others go unused (they bound DI and DEO).
     lam_min, lam_max, lam_factor, warmup_epochs, epochs_per_step, early_stopping, patience,
-    validation_fraction
+    refine_steps, validation_fraction
         As for :class:`FairCOCCOPathClassifier`.
     penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
     n_threads, verbose, random_state
@@ -516,8 +603,8 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     Attributes
     ----------
     path_ : pandas.DataFrame
-        One row per step: ``lam``, and on the validation rows ``mse`` (in the target's
-        units), ``r2``, ``adjusted_score`` and ``degenerate``.
+        One row per step, sorted by λ: ``lam``, on the validation rows ``mse`` (in the
+        target's units), ``r2``, ``adjusted_score`` and ``degenerate``, and ``refined``.
     target_, certification_limit_, step_, lam_, step_states_, model_, history_
         As for :class:`FairCOCCOPathClassifier` (``certification_limit_`` is None).
     y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,
