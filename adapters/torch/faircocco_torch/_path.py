@@ -5,13 +5,14 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
+from torch import nn
 from tqdm.auto import tqdm
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_bool, check_params
@@ -34,6 +35,7 @@ from ._estimators import (
     _FairNetwork,
     _init_with,
 )
+from ._network import paper_mlp
 from ._path_measures import ValidationMeasures, attribute_frame
 from ._training import FitHistory, fit_fair, torch_threads
 
@@ -52,6 +54,7 @@ _PATH_DEFAULTS: dict[str, Any] = {
     "early_stopping": True,
     "patience": 3,
     "refine_steps": 3,
+    "model": "network",
 }
 #: The networks' parameters a path does not take: it sets λ itself, step by step, and trains
 #: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
@@ -65,6 +68,9 @@ _PATH_LIMITS = {
     "epochs_per_step": Interval("integer", 1),
     "refine_steps": Interval("integer", 0),
 }
+#: The model classes a path trains: the network of ``hidden_layer_sizes``, a linear model, or
+#: whichever of the two is the more accurate on validation after the warm-up.
+MODEL_CLASSES = ("network", "linear", "auto")
 #: A step improves the adjusted score when it lowers the best so far by more than this.
 MIN_IMPROVEMENT = 1e-3
 #: The most penalised steps a path plans (the default plans 10): each trains and is measured
@@ -104,6 +110,7 @@ class _FairPath(_FairNetwork):
     lam_factor: float
     epochs_per_step: int
     refine_steps: int
+    model: str
     step_states_: list[dict[str, torch.Tensor]]
 
     def fit(
@@ -189,6 +196,16 @@ class _FairPath(_FairNetwork):
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
         check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
         check_bool(self.intersections, "intersections")
+        if self.model not in MODEL_CLASSES:
+            raise ValueError(
+                f"model={self.model!r} is not valid; expected one of {', '.join(MODEL_CLASSES)}."
+            )
+        if self.model != "network" and self.hidden_layer_sizes not in (None, ()):
+            raise ValueError(
+                f"model={self.model!r} sets the linear model's hidden layers itself (none); "
+                f"got hidden_layer_sizes={self.hidden_layer_sizes!r} too. Use "
+                "model='network' with hidden_layer_sizes, or leave hidden_layer_sizes out."
+            )
         lam_max = Interval("real", self.lam_min)
         check_params({"lam_max": self.lam_max}, {"lam_max": lam_max})
         steps = _penalised_steps(self.lam_min, self.lam_max, self.lam_factor)
@@ -202,6 +219,9 @@ class _FairPath(_FairNetwork):
 
     def _holds_out(self) -> bool:
         return True
+
+    def _hidden_layers(self) -> Sequence[int] | None:
+        return () if self.model == "linear" else self.hidden_layer_sizes
 
     def lambdas(self) -> np.ndarray:
         """The λ of each step: 0 (the warm-up), then ``lam_min`` times powers of
@@ -262,6 +282,8 @@ class _FairPath(_FairNetwork):
         self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
+        hidden = [m for m in training.model if isinstance(m, nn.Linear)][:-1]
+        self.model_class_ = "network" if hidden else "linear"
         training.model.load_state_dict(self.step_states_[self.step_])
         self.certification_limit_ = measures.certification_limit(training.model, self.target_)
         return history
@@ -278,6 +300,9 @@ class _FairPath(_FairNetwork):
         best, waited = math.inf, 0
         with tqdm(total=len(lambdas), desc="λ path", unit="step", disable=not self.verbose) as bar:
             for step, lam in enumerate(lambdas):
+                if step == 0 and self.model == "auto":
+                    rows.append(self._warm_up_both(training, penalty, measures, history, bar))
+                    continue
                 epochs = self.epochs_per_step if step else self.warmup_epochs
                 rows.append(self._step(training, penalty, measures, history, lam, epochs, bar))
                 if not self.early_stopping:
@@ -321,15 +346,59 @@ class _FairPath(_FairNetwork):
             random_state=training.seed + len(self.step_states_),
             progress=bool(self.verbose),
         )
-        for name, values in vars(part).items():
-            if isinstance(values, list):
-                getattr(history, name).extend(values)
+        _extend(history, part)
         self.step_states_.append(
             {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         )
         bar.set_postfix(lam=f"{lam:g}")
         bar.update()
         return {"lam": float(lam), **measures(model), "refined": False}
+
+    def _warm_up_both(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        bar: Any,
+    ) -> dict[str, Any]:
+        """``model="auto"``'s step 0: warm up the network and a linear model alike and go on
+        with the one whose validation accuracy is higher (MSE lower; a tie keeps the
+        network), in ``training``; its row of ``path_``."""
+        bar.total += 1
+        warmed = []
+        for model, optimizer in (
+            (training.model, training.optimizer),
+            self._linear_twin(training),
+        ):
+            training.model, training.optimizer = model, optimizer
+            part = FitHistory()
+            row = self._step(training, penalty, measures, part, 0.0, self.warmup_epochs, bar)
+            # each from the same seed: the seed of a step is its position
+            warmed.append((model, optimizer, part, self.step_states_.pop(), row))
+        network, linear = (entry[-1] for entry in warmed)
+        if self._task == "classification":
+            better = linear["accuracy"] > network["accuracy"]
+        else:
+            better = linear["mse"] < network["mse"]
+        model, optimizer, part, state, row = warmed[int(better)]
+        training.model, training.optimizer = model, optimizer
+        _extend(history, part)
+        self.step_states_.append(state)
+        return row
+
+    def _linear_twin(self, training: Training) -> tuple[nn.Sequential, torch.optim.Optimizer]:
+        """A linear model of the network's inputs and outputs, on its device, seeded as it
+        was, with an optimiser of the same settings."""
+        layers = [m for m in training.model if isinstance(m, nn.Linear)]
+        device = layers[0].weight.device
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(training.seed)
+            model = paper_mlp(layers[0].in_features, layers[-1].out_features, ()).to(device)
+        optimizer = torch.optim.Adam(
+            model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+        )
+        return model, optimizer
 
     def _refine(
         self,
@@ -436,6 +505,13 @@ class _FairPath(_FairNetwork):
         return ax
 
 
+def _extend(history: FitHistory, part: FitHistory) -> None:
+    """Append ``part``'s per-epoch record to ``history``."""
+    for name, values in vars(part).items():
+        if isinstance(values, list):
+            getattr(history, name).extend(values)
+
+
 def _penalised_steps(lam_min: float, lam_max: float, lam_factor: float) -> int:
     """How many powers ``lam_min · lam_factor^k`` reach up to ``lam_max``, the last one kept
     when it overshoots ``lam_max`` by rounding only (counted in logarithms, so that no ratio of
@@ -521,6 +597,12 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     refine_steps : int
         Bisection steps between the chosen step and the one before it where a doubling of λ
         crosses the target (see Refinement); 0 turns refinement off.
+    model : {"network", "linear", "auto"}
+        The model class: the network of ``hidden_layer_sizes``; a linear model (logistic
+        regression, ``hidden_layer_sizes=()``); or ``"auto"``, which warms up both at λ = 0
+        from the same seed and runs the path with the one of higher validation accuracy (a
+        tie keeps the network), so that the penalty is not blamed for a weaker model class.
+        ``"linear"`` and ``"auto"`` refuse ``hidden_layer_sizes`` with hidden layers.
     validation_fraction : float
         Share of rows held out to measure each step.
     penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
@@ -555,6 +637,8 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         The chosen step (row of ``path_``).
     lam_ : float
         Its λ.
+    model_class_ : {"network", "linear"}
+        The model class the path trained.
     step_states_ : list of dict
         Each step's weights (``state_dict``, on the host), in the order of ``path_``.
     model_ : torch.nn.Sequential
@@ -594,8 +678,9 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
         As for :class:`FairCOCCOPathClassifier`; ``bins`` also sets the groups the validation
         split is stratified by, and the others go unused (they bound DI and DEO).
     lam_min, lam_max, lam_factor, warmup_epochs, epochs_per_step, early_stopping, patience,
-    refine_steps, validation_fraction
-        As for :class:`FairCOCCOPathClassifier`.
+    refine_steps, model, validation_fraction
+        As for :class:`FairCOCCOPathClassifier` (``model``: linear regression for
+        ``"linear"``, the lower validation MSE for ``"auto"``).
     penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
     n_threads, verbose, random_state
         As for :class:`FairCOCCORegressor`.
@@ -605,7 +690,7 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     path_ : pandas.DataFrame
         One row per step, sorted by λ: ``lam``, on the validation rows ``mse`` (in the
         target's units), ``r2``, ``adjusted_score`` and ``degenerate``, and ``refined``.
-    target_, certification_limit_, step_, lam_, step_states_, model_, history_
+    target_, certification_limit_, step_, lam_, model_class_, step_states_, model_, history_
         As for :class:`FairCOCCOPathClassifier` (``certification_limit_`` is None).
     y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,
     n_features_in_, feature_names_in_, n_iter_

@@ -268,6 +268,50 @@ def test_verbose_shows_a_bar_over_the_path_s_steps_and_quiet_prints_nothing(
     assert capsys.readouterr() == ("", "")
 
 
+def test_model_linear_trains_a_linear_model(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether the target is met is not tested
+        model = _small(lam_max=1.0, model="linear").fit(x, y, sensitive_features=a)
+    assert model.hidden_layer_sizes_ == () and model.model_class_ == "linear"
+    assert [type(m) for m in model.model_] == [nn.Linear, nn.Flatten]
+
+
+@pytest.mark.parametrize(("linear_accuracy", "kept"), [(0.85, "linear"), (0.8, "network")])
+def test_model_auto_goes_on_with_the_class_more_accurate_after_the_warm_up(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    monkeypatch: pytest.MonkeyPatch,
+    linear_accuracy: float,
+    kept: str,
+) -> None:
+    # the network warms up first (0.8), then the linear model; a tie keeps the network
+    accuracy = [0.8, linear_accuracy, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8]
+    model = _scripted_fit(
+        monkeypatch, data, [0.6] * 8, accuracy=accuracy, model="auto", early_stopping=False
+    )
+    assert model.model_class_ == kept
+    assert (model.hidden_layer_sizes_ == ()) == (kept == "linear")
+    assert len(model.path_) == 7 and model.path_["accuracy"].iloc[0] == max(0.8, linear_accuracy)
+    assert model.n_iter_ == 3 + 6 * 1 == len(model.history_.loss)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"model": "forest"}, r"model='forest' is not valid; expected one of network, linear"),
+        ({"model": "linear", "hidden_layer_sizes": (8,)}, r"hidden_layer_sizes=\(8,\) too"),
+    ],
+)
+def test_a_bad_model_class_is_refused(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], params: dict[str, Any], match: str
+) -> None:
+    x, y, a = data
+    with pytest.raises(ValueError, match=match):
+        _small(**params).fit(x, y, sensitive_features=a)
+
+
 def test_the_path_ends_at_its_first_degenerate_step(
     data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -441,7 +485,7 @@ def test_sklearn_conventions(
     params = FairCOCCOPathClassifier().get_params()
     network = set(FairCOCCOClassifier().get_params())
     path_own = {"target", "confidence", "bins", "intersections", "lam_min", "lam_max"}
-    path_own |= {"lam_factor", "epochs_per_step", "refine_steps"}
+    path_own |= {"lam_factor", "epochs_per_step", "refine_steps", "model"}
     # the network's parameters but its single λ and epochs, plus the path's
     assert set(params) == (network - {"lam", "epochs"}) | path_own
     assert params["warmup_epochs"] == 10 and params["early_stopping"] is True
