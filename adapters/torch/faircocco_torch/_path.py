@@ -461,8 +461,11 @@ class _FairPath(_FairNetwork):
     def plot_path(self, ax: Any = None) -> Any:
         """Draw the path's front: validation accuracy (MSE) against the target's measure.
 
-        Each step is a point labelled by its λ; degenerate steps are crosses, the chosen step
-        a star, and the target's bound a dashed line. Needs matplotlib.
+        Each step is a point labelled by its λ, the labels of consecutive steps alternately
+        above and below their points, so that neighbours' labels do not overlap; degenerate
+        steps are crosses, the chosen step a star, and the target's bound a dashed line.
+        Needs matplotlib. In a script, call ``matplotlib.pyplot.show()`` afterwards to see
+        it, or save it with ``ax.figure.savefig(path)``.
 
         Parameters
         ----------
@@ -486,8 +489,15 @@ class _FairPath(_FairNetwork):
         ax.scatter(x[usable], y[usable], color="C0", zorder=2, label="step")
         if not usable.all():
             ax.scatter(x[~usable], y[~usable], marker="x", color="C1", label="degenerate")
-        for lam, xi, yi in zip(path["lam"], x, y, strict=True):
-            ax.annotate(f"λ={lam:g}", (xi, yi), textcoords="offset points", xytext=(4, 4))
+        for step, (lam, xi, yi) in enumerate(zip(path["lam"], x, y, strict=True)):
+            above = step % 2 == 0
+            ax.annotate(
+                f"λ={lam:g}",
+                (xi, yi),
+                textcoords="offset points",
+                xytext=(4, 4 if above else -4),
+                va="bottom" if above else "top",
+            )
         ax.scatter(
             [x.iloc[self.step_]],
             [y.iloc[self.step_]],

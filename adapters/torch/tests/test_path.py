@@ -594,6 +594,10 @@ def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
         assert ax.get_xlabel() == "validation di" and ax.get_ylabel() == "validation accuracy"
         labels = [t.get_text() for t in ax.texts]
         assert labels == [f"λ={lam:g}" for lam in fitted.path_["lam"]]
+        # consecutive steps' labels alternate above and below their points
+        offsets = [t.xyann[1] for t in ax.texts]
+        assert offsets == [4 if step % 2 == 0 else -4 for step in range(len(offsets))]
+        assert [t.get_va() for t in ax.texts[:2]] == ["bottom", "top"]
         assert any(f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts)
     finally:
         plt.close(ax.figure)
