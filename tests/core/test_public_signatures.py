@@ -157,7 +157,7 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "e2e7cd78c3ee1587",
+        "d08dd745a594f8a3",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
@@ -213,9 +213,9 @@ PINNED = {
             "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
-            "lam_factor=2.0, epochs_per_step=3)"
+            "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "aee2aac3cd45d4e7",
+        "9d9f402a84b4a58e",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -227,9 +227,9 @@ PINNED = {
             "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
-            "lam_factor=2.0, epochs_per_step=3)"
+            "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "6528fd31566f3961",
+        "a92edf4e7a47124c",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
@@ -261,7 +261,7 @@ PINNED = {
             "verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "a63b2ce79c4eeee3",
+        "31287f1ad70516a6",
     ),
     "faircocco_torch:FairCOCCORegressor.fit": (
         (

@@ -99,13 +99,14 @@ def _add_parameter(
     return signature.replace(parameters=[*parameters[:at], added, *parameters[at:]])
 
 
-@dataclass(frozen=True)
+@dataclass
 class Training:
     """What one fit trains with: the network and its optimiser, the training rows and the
     held-out rows (None without early stopping), the penalty (None for the loss alone) and
-    the seed."""
+    the seed. ``_train`` may replace the network and its optimiser (a path with
+    ``model="auto"`` keeps the better model class); the fit keeps the network it ends with."""
 
-    model: nn.Module
+    model: nn.Sequential
     optimizer: torch.optim.Optimizer
     rows: TensorTriple
     held_out: TensorTriple | None
@@ -291,10 +292,7 @@ class _FairNetwork(BaseEstimator):
         seed = int(rng.randint(np.iinfo(np.int32).max))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            model = paper_mlp(X.shape[1], n_outputs, self.hidden_layer_sizes).to(device)
-        self.hidden_layer_sizes_ = tuple(m.out_features for m in model if isinstance(m, nn.Linear))[
-            :-1
-        ]
+            model = paper_mlp(X.shape[1], n_outputs, self._hidden_layers()).to(device)
 
         rows, val_rows = self._rows(self._strata(targets, sensitive), weights, seed)
         val_data = None
@@ -309,14 +307,21 @@ class _FairNetwork(BaseEstimator):
         with warnings.catch_warnings():
             # the estimator's own check below names its parameters and what to change
             warnings.simplefilter("ignore", DegenerateModelWarning)
-            self.history_: FitHistory = self._train(
-                Training(model, optimizer, train_data, val_data, penalty, seed)
-            )
+            training = Training(model, optimizer, train_data, val_data, penalty, seed)
+            self.history_: FitHistory = self._train(training)
+        model = training.model
+        self.hidden_layer_sizes_ = tuple(m.out_features for m in model if isinstance(m, nn.Linear))[
+            :-1
+        ]
         model.eval()
         self.model_ = model
         self.n_iter_ = len(self.history_.loss)
         self._warn_if_degenerate(self._outputs(X), targets)
         return self
+
+    def _hidden_layers(self) -> Sequence[int] | None:
+        """The hidden widths the network is built with."""
+        return self.hidden_layer_sizes
 
     def _holds_out(self) -> bool:
         """Whether fit holds out ``validation_fraction`` of the rows for ``_train``."""
@@ -520,8 +525,9 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
     penalty_on : {"proba", "logit"}
         What the penalty sees.
     hidden_layer_sizes : sequence of int, optional
-        Hidden widths, each at least 1 (``()``: none, a linear model); default two layers of
-        :func:`hidden_width` units.
+        Hidden widths, each at least 1; default two layers of :func:`hidden_width` units.
+        ``()``: none, a linear model, that is logistic regression (multinomial for more than
+        two classes) trained with the same loss, penalty and optimiser.
     batch_size : int
         Rows per batch; the paper selects it from {64, 128, 256}.
     learning_rate : float
@@ -662,9 +668,12 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
     penalty : str, penalty module or None
         As for :class:`FairCOCCOClassifier`. Penalties that need binary outcomes for EO
         (covariance, linear loss, HSIC) support only ``notion="dp"`` here.
-    notion, lam, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs,
-    weight_decay, early_stopping, validation_fraction, patience, device, n_threads, verbose,
-    random_state
+    hidden_layer_sizes : sequence of int, optional
+        Hidden widths, each at least 1; default two layers of :func:`hidden_width` units.
+        ``()``: none, a linear model, that is linear regression trained with the same loss,
+        penalty and optimiser.
+    notion, lam, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
+    early_stopping, validation_fraction, patience, device, n_threads, verbose, random_state
         As for :class:`FairCOCCOClassifier`.
 
     Attributes

@@ -5,13 +5,15 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
+from torch import nn
+from tqdm.auto import tqdm
 
 from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_bool, check_params
 from faircocco_plugins.targets import (
@@ -33,6 +35,7 @@ from ._estimators import (
     _FairNetwork,
     _init_with,
 )
+from ._network import paper_mlp
 from ._path_measures import ValidationMeasures, attribute_frame
 from ._training import FitHistory, fit_fair, torch_threads
 
@@ -50,6 +53,8 @@ _PATH_DEFAULTS: dict[str, Any] = {
     "epochs_per_step": 3,
     "early_stopping": True,
     "patience": 3,
+    "refine_steps": 3,
+    "model": "network",
 }
 #: The networks' parameters a path does not take: it sets λ itself, step by step, and trains
 #: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
@@ -61,7 +66,11 @@ _PATH_LIMITS = {
     "lam_factor": Interval("real", 1, closed="neither"),
     "warmup_epochs": Interval("integer", 1),
     "epochs_per_step": Interval("integer", 1),
+    "refine_steps": Interval("integer", 0),
 }
+#: The model classes a path trains: the network of ``hidden_layer_sizes``, a linear model, or
+#: whichever of the two is the more accurate on validation after the warm-up.
+MODEL_CLASSES = ("network", "linear", "auto")
 #: A step improves the adjusted score when it lowers the best so far by more than this.
 MIN_IMPROVEMENT = 1e-3
 #: The most penalised steps a path plans (the default plans 10): each trains and is measured
@@ -100,6 +109,9 @@ class _FairPath(_FairNetwork):
     lam_max: float
     lam_factor: float
     epochs_per_step: int
+    refine_steps: int
+    model: str
+    step_states_: list[dict[str, torch.Tensor]]
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any = None, sample_weight: Any = None
@@ -184,6 +196,16 @@ class _FairPath(_FairNetwork):
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
         check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
         check_bool(self.intersections, "intersections")
+        if self.model not in MODEL_CLASSES:
+            raise ValueError(
+                f"model={self.model!r} is not valid; expected one of {', '.join(MODEL_CLASSES)}."
+            )
+        if self.model != "network" and self.hidden_layer_sizes not in (None, ()):
+            raise ValueError(
+                f"model={self.model!r} sets the linear model's hidden layers itself (none); "
+                f"got hidden_layer_sizes={self.hidden_layer_sizes!r} too. Use "
+                "model='network' with hidden_layer_sizes, or leave hidden_layer_sizes out."
+            )
         lam_max = Interval("real", self.lam_min)
         check_params({"lam_max": self.lam_max}, {"lam_max": lam_max})
         steps = _penalised_steps(self.lam_min, self.lam_max, self.lam_factor)
@@ -197,6 +219,9 @@ class _FairPath(_FairNetwork):
 
     def _holds_out(self) -> bool:
         return True
+
+    def _hidden_layers(self) -> Sequence[int] | None:
+        return () if self.model == "linear" else self.hidden_layer_sizes
 
     def lambdas(self) -> np.ndarray:
         """The λ of each step: 0 (the warm-up), then ``lam_min`` times powers of
@@ -249,12 +274,16 @@ class _FairPath(_FairNetwork):
         )
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
-        path = pd.DataFrame(rows)
+        order = sorted(range(len(rows)), key=lambda step: rows[step]["lam"])
+        path = pd.DataFrame([rows[step] for step in order])
         path.index.name = "step"
         self.path_ = path
+        self.step_states_ = [self.step_states_[step] for step in order]
         self.target_: Target = resolve_target(self.target, path["adjusted_score"].iloc[0])
         self.step_, _ = choose_step(path, self.target_, self._task)
         self.lam_ = float(path["lam"].iloc[self.step_])
+        hidden = [m for m in training.model if isinstance(m, nn.Linear)][:-1]
+        self.model_class_ = "network" if hidden else "linear"
         training.model.load_state_dict(self.step_states_[self.step_])
         self.certification_limit_ = measures.certification_limit(training.model, self.target_)
         return history
@@ -262,54 +291,168 @@ class _FairPath(_FairNetwork):
     def _steps(
         self, training: Training, penalty: FairnessPenalty, measures: ValidationMeasures
     ) -> tuple[FitHistory, list[dict[str, Any]]]:
-        """Train step after step, keeping each step's weights; the training record and the
-        rows of ``path_``."""
-        model = training.model
+        """Train step after step, keeping each step's weights, then refine where the target is
+        crossed; the training record and the rows of ``path_``, in the order trained."""
         history = FitHistory()
         rows: list[dict[str, Any]] = []
-        self.step_states_: list[dict[str, torch.Tensor]] = []
+        self.step_states_ = []
+        lambdas = self.lambdas()
         best, waited = math.inf, 0
-        for step, lam in enumerate(self.lambdas()):
-            penalty.lam = float(lam)
-            part = fit_fair(
-                model,
-                training.rows,
-                loss=self._loss(),
-                penalty=penalty if step else None,
-                # the same optimiser throughout: each step goes on from the last one
-                optimizer=training.optimizer,
-                batch_size=int(self.batch_size),
-                epochs=int(self.epochs_per_step if step else self.warmup_epochs),
-                penalty_input=self._penalty_input(),
-                random_state=training.seed + step,
-                progress=self.verbose,
-            )
-            for name, values in vars(part).items():
-                if isinstance(values, list):
-                    getattr(history, name).extend(values)
-            self.step_states_.append(
-                {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            )
-            rows.append({"lam": float(lam), **measures(model)})
-            if not self.early_stopping:
-                continue
-            if step and rows[-1]["degenerate"]:
-                break
-            score = rows[-1]["adjusted_score"]
-            if score < best - MIN_IMPROVEMENT:
-                best, waited = score, 0
-            elif step:
-                waited += 1
-                if waited >= self.patience and self._target_met(rows):
+        with tqdm(total=len(lambdas), desc="λ path", unit="step", disable=not self.verbose) as bar:
+            for step, lam in enumerate(lambdas):
+                if step == 0 and self.model == "auto":
+                    rows.append(self._warm_up_both(training, penalty, measures, history, bar))
+                    continue
+                epochs = self.epochs_per_step if step else self.warmup_epochs
+                rows.append(self._step(training, penalty, measures, history, lam, epochs, bar))
+                if not self.early_stopping:
+                    continue
+                if step and rows[-1]["degenerate"]:
                     break
+                score = rows[-1]["adjusted_score"]
+                if score < best - MIN_IMPROVEMENT:
+                    best, waited = score, 0
+                elif step:
+                    waited += 1
+                    if waited >= self.patience and self._choice(rows)[1] is None:
+                        break
+            self._refine(training, penalty, measures, history, rows, bar)
         return history, rows
 
-    def _target_met(self, rows: list[dict[str, Any]]) -> bool:
-        """Whether a usable step so far meets the target: the path does not end before one
-        does, since DI and DEO can go on improving where the adjusted score has levelled off."""
+    def _step(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        lam: float,
+        epochs: int,
+        bar: Any,
+    ) -> dict[str, Any]:
+        """Train the network on from its weights at ``lam`` (the loss alone at 0), keep its
+        weights in ``step_states_`` and its record in ``history``; its row of ``path_``."""
+        model = training.model
+        penalty.lam = float(lam)
+        part = fit_fair(
+            model,
+            training.rows,
+            loss=self._loss(),
+            penalty=penalty if lam else None,
+            # the same optimiser throughout: each step goes on from the last one
+            optimizer=training.optimizer,
+            batch_size=int(self.batch_size),
+            epochs=int(epochs),
+            penalty_input=self._penalty_input(),
+            random_state=training.seed + len(self.step_states_),
+            progress=bool(self.verbose),
+        )
+        _extend(history, part)
+        self.step_states_.append(
+            {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        )
+        bar.set_postfix(lam=f"{lam:g}")
+        bar.update()
+        return {"lam": float(lam), **measures(model), "refined": False}
+
+    def _warm_up_both(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        bar: Any,
+    ) -> dict[str, Any]:
+        """``model="auto"``'s step 0: warm up the network and a linear model alike and go on
+        with the one whose validation accuracy is higher (MSE lower; a tie keeps the
+        network), in ``training``; its row of ``path_``."""
+        bar.total += 1
+        warmed = []
+        for model, optimizer in (
+            (training.model, training.optimizer),
+            self._linear_twin(training),
+        ):
+            training.model, training.optimizer = model, optimizer
+            part = FitHistory()
+            row = self._step(training, penalty, measures, part, 0.0, self.warmup_epochs, bar)
+            # each from the same seed: the seed of a step is its position
+            warmed.append((model, optimizer, part, self.step_states_.pop(), row))
+        network, linear = (entry[-1] for entry in warmed)
+        if self._task == "classification":
+            better = linear["accuracy"] > network["accuracy"]
+        else:
+            better = linear["mse"] < network["mse"]
+        model, optimizer, part, state, row = warmed[int(better)]
+        training.model, training.optimizer = model, optimizer
+        _extend(history, part)
+        self.step_states_.append(state)
+        return row
+
+    def _linear_twin(self, training: Training) -> tuple[nn.Sequential, torch.optim.Optimizer]:
+        """A linear model of the network's inputs and outputs, on its device, seeded as it
+        was, with an optimiser of the same settings."""
+        layers = [m for m in training.model if isinstance(m, nn.Linear)]
+        device = layers[0].weight.device
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(training.seed)
+            model = paper_mlp(layers[0].in_features, layers[-1].out_features, ()).to(device)
+        optimizer = torch.optim.Adam(
+            model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+        )
+        return model, optimizer
+
+    def _refine(
+        self,
+        training: Training,
+        penalty: FairnessPenalty,
+        measures: ValidationMeasures,
+        history: FitHistory,
+        rows: list[dict[str, Any]],
+        bar: Any,
+    ) -> None:
+        """Where the step the target chooses is the first to meet it (the penalised step
+        before it does not), bisect λ between the two in log space for ``refine_steps``
+        steps, each warm-started from the weights of the highest λ found not to meet it, so
+        that the choice spends the least accuracy; the new rows are appended to ``rows``,
+        marked ``refined``."""
+        chosen, reason = self._choice(rows)
+        # log-space bisection needs a penalised step below: not from the warm-up at λ = 0
+        if reason is not None or chosen < 2 or self._meets(rows)[chosen - 1]:
+            return
+        low, high = rows[chosen - 1]["lam"], rows[chosen]["lam"]
+        start = self.step_states_[chosen - 1]
+        bar.total += self.refine_steps
+        for _ in range(self.refine_steps):
+            lam = math.sqrt(low * high)
+            training.model.load_state_dict(start)
+            epochs = self.epochs_per_step
+            rows.append(
+                {
+                    **self._step(training, penalty, measures, history, lam, epochs, bar),
+                    "refined": True,
+                }
+            )
+            # a degenerate step has gone too far, like one that meets the target
+            if self._meets(rows)[-1] or rows[-1]["degenerate"]:
+                high = lam
+            else:
+                low, start = lam, self.step_states_[-1]
+
+    def _choice(self, rows: list[dict[str, Any]]) -> tuple[int, str | None]:
+        """The step the target chooses among ``rows`` and why none meets it (None when one
+        does): the path does not end before one does, since DI and DEO can go on improving
+        where the adjusted score has levelled off."""
+        path, target = self._measured(rows)
+        return choose_step(path, target, self._task)
+
+    def _meets(self, rows: list[dict[str, Any]]) -> np.ndarray:
+        """Whether each of ``rows`` is usable and meets the target (:func:`choose_step`'s rule)."""
+        path, target = self._measured(rows)
+        return (~path["degenerate"].astype(bool) & target.met(path[target.column])).to_numpy()
+
+    def _measured(self, rows: list[dict[str, Any]]) -> tuple[pd.DataFrame, Target]:
+        """``rows`` as a table, and the target they resolve (the first is the warm-up's)."""
         path = pd.DataFrame(rows)
-        target = resolve_target(self.target, path["adjusted_score"].iloc[0])
-        return choose_step(path, target, self._task)[1] is None
+        return path, resolve_target(self.target, path["adjusted_score"].iloc[0])
 
     def _warn_if_degenerate(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         """Nothing: the path judges its steps on the validation rows, and ``fit`` warns
@@ -318,8 +461,11 @@ class _FairPath(_FairNetwork):
     def plot_path(self, ax: Any = None) -> Any:
         """Draw the path's front: validation accuracy (MSE) against the target's measure.
 
-        Each step is a point labelled by its λ; degenerate steps are crosses, the chosen step
-        a star, and the target's bound a dashed line. Needs matplotlib.
+        Each step is a point labelled by its λ, the labels of consecutive steps alternately
+        above and below their points, so that neighbours' labels do not overlap; degenerate
+        steps are crosses, the chosen step a star, and the target's bound a dashed line.
+        Needs matplotlib. In a script, call ``matplotlib.pyplot.show()`` afterwards to see
+        it, or save it with ``ax.figure.savefig(path)``.
 
         Parameters
         ----------
@@ -343,8 +489,15 @@ class _FairPath(_FairNetwork):
         ax.scatter(x[usable], y[usable], color="C0", zorder=2, label="step")
         if not usable.all():
             ax.scatter(x[~usable], y[~usable], marker="x", color="C1", label="degenerate")
-        for lam, xi, yi in zip(path["lam"], x, y, strict=True):
-            ax.annotate(f"λ={lam:g}", (xi, yi), textcoords="offset points", xytext=(4, 4))
+        for step, (lam, xi, yi) in enumerate(zip(path["lam"], x, y, strict=True)):
+            above = step % 2 == 0
+            ax.annotate(
+                f"λ={lam:g}",
+                (xi, yi),
+                textcoords="offset points",
+                xytext=(4, 4 if above else -4),
+                va="bottom" if above else "top",
+            )
         ax.scatter(
             [x.iloc[self.step_]],
             [y.iloc[self.step_]],
@@ -360,6 +513,13 @@ class _FairPath(_FairNetwork):
         ax.set_ylabel(f"validation {performance}")
         ax.legend()
         return ax
+
+
+def _extend(history: FitHistory, part: FitHistory) -> None:
+    """Append ``part``'s per-epoch record to ``history``."""
+    for name, values in vars(part).items():
+        if isinstance(values, list):
+            getattr(history, name).extend(values)
 
 
 def _penalised_steps(lam_min: float, lam_max: float, lam_factor: float) -> int:
@@ -392,6 +552,14 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     ends at the first degenerate penalised step, or once the chance-adjusted FairCOCCO score
     on validation has not fallen by more than 0.001 below its best for ``patience`` steps and
     some step meets the target; otherwise it goes on to ``lam_max``.
+
+    **Refinement.** Where the step the target chooses is the first to meet it (the penalised
+    step before it does not), a doubling of λ has crossed the target, and the step chosen may
+    have spent accuracy on fairness nobody asked for. The path then bisects λ between the two
+    in log space for ``refine_steps`` steps: each trains ``epochs_per_step`` epochs from the
+    weights of the highest λ found not to meet the target (at first the earlier step's), and
+    is kept in ``path_`` and ``step_states_`` like any other step. The choice is then made
+    among all of them. With ``verbose``, a progress bar counts the steps.
 
     **Selection.** The kept step is the most accurate non-degenerate step that meets
     ``target`` on the validation rows; ``predict`` uses its weights. A DI or DEO target is met
@@ -436,6 +604,15 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         falling and the target is met, rather than always going on to ``lam_max``.
     patience : int
         Steps without improvement of the adjusted score before the path may end.
+    refine_steps : int
+        Bisection steps between the chosen step and the one before it where a doubling of λ
+        crosses the target (see Refinement); 0 turns refinement off.
+    model : {"network", "linear", "auto"}
+        The model class: the network of ``hidden_layer_sizes``; a linear model (logistic
+        regression, ``hidden_layer_sizes=()``); or ``"auto"``, which warms up both at λ = 0
+        from the same seed and runs the path with the one of higher validation accuracy (a
+        tie keeps the network), so that the penalty is not blamed for a weaker model class.
+        ``"linear"`` and ``"auto"`` refuse ``hidden_layer_sizes`` with hidden layers.
     validation_fraction : float
         Share of rows held out to measure each step.
     penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
@@ -456,8 +633,9 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with
         the lowest positive rate at step 0 of the attribute with the smallest DI there, and
         ``A=0`` the highest; above 1 once the gap is reversed), ``positive_rate``,
-        ``balanced_accuracy`` and ``degenerate``. DI and DEO
-        are NaN for more than two classes.
+        ``balanced_accuracy``, ``degenerate`` and ``refined`` (whether the step is one of
+        the refinement's). Rows are sorted by λ. DI and DEO are NaN for more than two
+        classes.
     target_ : Target
         The bound the target set (``"halve"`` resolved to a number).
     certification_limit_ : str or None
@@ -469,12 +647,15 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         The chosen step (row of ``path_``).
     lam_ : float
         Its λ.
+    model_class_ : {"network", "linear"}
+        The model class the path trained.
     step_states_ : list of dict
-        Each step's weights (``state_dict``, on the host).
+        Each step's weights (``state_dict``, on the host), in the order of ``path_``.
     model_ : torch.nn.Sequential
         The network with the chosen step's weights.
     history_ : FitHistory
-        Per-epoch training record of the whole path.
+        Per-epoch training record of the whole path, refinement included, in the order
+        trained.
     classes_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_, n_features_in_,
     feature_names_in_, n_iter_
         As for :class:`FairCOCCOClassifier`.
@@ -507,8 +688,9 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
         As for :class:`FairCOCCOPathClassifier`; ``bins`` also sets the groups the validation
         split is stratified by, and the others go unused (they bound DI and DEO).
     lam_min, lam_max, lam_factor, warmup_epochs, epochs_per_step, early_stopping, patience,
-    validation_fraction
-        As for :class:`FairCOCCOPathClassifier`.
+    refine_steps, model, validation_fraction
+        As for :class:`FairCOCCOPathClassifier` (``model``: linear regression for
+        ``"linear"``, the lower validation MSE for ``"auto"``).
     penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
     n_threads, verbose, random_state
         As for :class:`FairCOCCORegressor`.
@@ -516,9 +698,9 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     Attributes
     ----------
     path_ : pandas.DataFrame
-        One row per step: ``lam``, and on the validation rows ``mse`` (in the target's
-        units), ``r2``, ``adjusted_score`` and ``degenerate``.
-    target_, certification_limit_, step_, lam_, step_states_, model_, history_
+        One row per step, sorted by λ: ``lam``, on the validation rows ``mse`` (in the
+        target's units), ``r2``, ``adjusted_score`` and ``degenerate``, and ``refined``.
+    target_, certification_limit_, step_, lam_, model_class_, step_states_, model_, history_
         As for :class:`FairCOCCOPathClassifier` (``certification_limit_`` is None).
     y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,
     n_features_in_, feature_names_in_, n_iter_

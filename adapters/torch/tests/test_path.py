@@ -35,9 +35,9 @@ from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  
 CLASSIFICATION_COLUMNS = [
     "lam", "accuracy", "auc", "adjusted_score", "di", "di_bound", "di[sensitive_features]",
     "deo", "deo_bound", "deo[sensitive_features]", "di_ratio", "positive_rate",
-    "balanced_accuracy", "degenerate",
+    "balanced_accuracy", "degenerate", "refined",
 ]  # fmt: skip
-#: Few rows, short steps and a short λ range: a path takes about a second.
+#: Few rows, short steps and a short λ range, without refinement: a path takes about a second.
 SMALL = {
     "batch_size": 64,
     "learning_rate": 1e-2,
@@ -45,6 +45,7 @@ SMALL = {
     "epochs_per_step": 1,
     "lam_min": 0.5,
     "lam_max": 16.0,
+    "refine_steps": 0,
     "random_state": 0,
 }
 
@@ -127,10 +128,25 @@ def _scripted_path(
     **params: Any,
 ) -> pd.DataFrame:
     """The path of a fit whose steps' adjusted scores (and DI, 0.5 unless given) are given."""
+    return _scripted_fit(monkeypatch, data, scores, degenerate, di, **params).path_
+
+
+def _scripted_fit(
+    monkeypatch: pytest.MonkeyPatch,
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    scores: list[float],
+    degenerate: tuple[int, ...] = (),
+    di: list[float] | None = None,
+    accuracy: list[float] | None = None,
+    **params: Any,
+) -> FairCOCCOPathClassifier:
+    """A fit whose steps' measures, in the order trained, are given: adjusted scores, and DI
+    (0.5 unless given) and accuracy (0.9 unless given)."""
+    di, accuracy = di or [0.5] * len(scores), accuracy or [0.9] * len(scores)
     script = [
-        {"accuracy": 0.9, "auc": 0.9, "adjusted_score": score, "di": d, "di_bound": d,
+        {"accuracy": acc, "auc": 0.9, "adjusted_score": score, "di": d, "di_bound": d,
          "di_ratio": 1.0, "deo": 0.1, "deo_bound": 0.1, "degenerate": step in degenerate}
-        for step, (score, d) in enumerate(zip(scores, di or [0.5] * 7, strict=True))
+        for step, (score, d, acc) in enumerate(zip(scores, di, accuracy, strict=True))
     ]  # fmt: skip
     steps = iter(script)
 
@@ -148,7 +164,7 @@ def _scripted_path(
     x, y, a = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return _small(notion="dp", **params).fit(x, y, sensitive_features=a).path_
+        return _small(notion="dp", **params).fit(x, y, sensitive_features=a)
 
 
 def test_the_path_ends_when_the_score_stops_falling_and_the_target_is_met(
@@ -173,6 +189,127 @@ def test_the_path_goes_on_while_the_target_is_not_met(
     assert len(path) == 6
     # never reached: on to lam_max
     assert len(_scripted_path(monkeypatch, data, scores, target={"di": 0.8})) == 7
+
+
+#: A scripted path that crosses DI 0.8 between λ = 2 and λ = 4, then three bisection steps
+#: at λ = 2^1.5 (not met), 2^1.75 (met), 2^1.625 (not met), each less accurate with λ.
+CROSSING = {
+    "scores": [0.6] * 10,
+    "di": [0.4, 0.5, 0.6, 0.7, 0.9, 0.95, 0.97, 0.75, 0.85, 0.79],
+    "accuracy": [0.9, 0.89, 0.88, 0.87, 0.82, 0.8, 0.78, 0.86, 0.85, 0.855],
+    "target": {"di": 0.8},
+    "early_stopping": False,
+}
+
+
+def test_a_crossing_is_refined_by_bisection_from_the_earlier_steps_weights(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starts: list[dict[str, torch.Tensor]] = []
+    original = path_module.fit_fair
+
+    def recording(model: nn.Module, *args: Any, **kwargs: Any) -> Any:
+        starts.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        return original(model, *args, **kwargs)
+
+    monkeypatch.setattr(path_module, "fit_fair", recording)
+    model = _scripted_fit(monkeypatch, data, **CROSSING, refine_steps=3)
+    path = model.path_
+    assert path["lam"].tolist() == pytest.approx(
+        [0.0, 0.5, 1.0, 2.0, 2**1.5, 2**1.625, 2**1.75, 4.0, 8.0, 16.0], rel=1e-12
+    )
+    assert path["refined"].tolist() == [False] * 4 + [True] * 3 + [False] * 3
+    assert list(path.index) == list(range(10)) and len(model.step_states_) == 10
+    # the refined step between the two, less accurate than λ = 2 but more than λ = 4, is kept
+    assert model.step_ == 6 and model.lam_ == pytest.approx(2**1.75)
+    kept = model.step_states_[6]
+    assert all(torch.equal(model.model_.state_dict()[k], kept[k]) for k in kept)
+
+    def same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+        return all(torch.equal(a[k], b[k]) for k in a)
+
+    # each bisection step starts from the highest λ that did not meet the target: λ = 2,
+    # then 2^1.5 (twice: 2^1.75 met it)
+    states = model.step_states_
+    assert same(starts[7], states[3]) and same(starts[8], states[4])
+    assert same(starts[9], states[4])
+
+
+def test_refine_steps_zero_gives_the_doubling_path(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crossing = {**CROSSING, **{k: CROSSING[k][:7] for k in ("scores", "di", "accuracy")}}
+    model = _scripted_fit(monkeypatch, data, **crossing, refine_steps=0)
+    assert model.path_["lam"].tolist() == [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    assert not model.path_["refined"].any()
+    assert model.lam_ == 4.0
+
+
+def test_no_refinement_where_the_step_before_the_choice_meets_the_target_or_is_the_warm_up(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # met from λ = 0.5 on: the step below is the warm-up, which has no λ to bisect from
+    di = [0.4, 0.85, 0.9, 0.9, 0.9, 0.9, 0.9]
+    path = _scripted_path(
+        monkeypatch, data, [0.6] * 7, di=di, target={"di": 0.8}, early_stopping=False,
+        refine_steps=3,
+    )  # fmt: skip
+    assert len(path) == 7 and not path["refined"].any()
+
+
+def test_verbose_shows_a_bar_over_the_path_s_steps_and_quiet_prints_nothing(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], capsys: pytest.CaptureFixture[str]
+) -> None:
+    x, y, a = data
+    easy = {"lam_max": 1.0, "target": {"adjusted_score": 1.0}}
+    _small(**easy, verbose=True).fit(x, y, sensitive_features=a)
+    assert "λ path" in capsys.readouterr().err
+    _small(**easy, verbose=False).fit(x, y, sensitive_features=a)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_model_linear_trains_a_linear_model(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    x, y, a = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether the target is met is not tested
+        model = _small(lam_max=1.0, model="linear").fit(x, y, sensitive_features=a)
+    assert model.hidden_layer_sizes_ == () and model.model_class_ == "linear"
+    assert [type(m) for m in model.model_] == [nn.Linear, nn.Flatten]
+
+
+@pytest.mark.parametrize(("linear_accuracy", "kept"), [(0.85, "linear"), (0.8, "network")])
+def test_model_auto_goes_on_with_the_class_more_accurate_after_the_warm_up(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    monkeypatch: pytest.MonkeyPatch,
+    linear_accuracy: float,
+    kept: str,
+) -> None:
+    # the network warms up first (0.8), then the linear model; a tie keeps the network
+    accuracy = [0.8, linear_accuracy, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8]
+    model = _scripted_fit(
+        monkeypatch, data, [0.6] * 8, accuracy=accuracy, model="auto", early_stopping=False
+    )
+    assert model.model_class_ == kept
+    assert (model.hidden_layer_sizes_ == ()) == (kept == "linear")
+    assert len(model.path_) == 7 and model.path_["accuracy"].iloc[0] == max(0.8, linear_accuracy)
+    assert model.n_iter_ == 3 + 6 * 1 == len(model.history_.loss)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"model": "forest"}, r"model='forest' is not valid; expected one of network, linear"),
+        ({"model": "linear", "hidden_layer_sizes": (8,)}, r"hidden_layer_sizes=\(8,\) too"),
+    ],
+)
+def test_a_bad_model_class_is_refused(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray], params: dict[str, Any], match: str
+) -> None:
+    x, y, a = data
+    with pytest.raises(ValueError, match=match):
+        _small(**params).fit(x, y, sensitive_features=a)
 
 
 def test_the_path_ends_at_its_first_degenerate_step(
@@ -305,7 +442,7 @@ def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None
         warnings.simplefilter("ignore", UserWarning)
         model.fit(x, y, sensitive_features=age)
     path = model.path_
-    assert list(path.columns) == ["lam", "mse", "r2", "adjusted_score", "degenerate"]
+    assert list(path.columns) == ["lam", "mse", "r2", "adjusted_score", "degenerate", "refined"]
     assert ((path["r2"] <= 0) == path["degenerate"]).all()
     within = path[(path["adjusted_score"] <= model.target_.threshold) & ~path["degenerate"]]
     if len(within):
@@ -348,7 +485,7 @@ def test_sklearn_conventions(
     params = FairCOCCOPathClassifier().get_params()
     network = set(FairCOCCOClassifier().get_params())
     path_own = {"target", "confidence", "bins", "intersections", "lam_min", "lam_max"}
-    path_own |= {"lam_factor", "epochs_per_step"}
+    path_own |= {"lam_factor", "epochs_per_step", "refine_steps", "model"}
     # the network's parameters but its single λ and epochs, plus the path's
     assert set(params) == (network - {"lam", "epochs"}) | path_own
     assert params["warmup_epochs"] == 10 and params["early_stopping"] is True
@@ -457,6 +594,10 @@ def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
         assert ax.get_xlabel() == "validation di" and ax.get_ylabel() == "validation accuracy"
         labels = [t.get_text() for t in ax.texts]
         assert labels == [f"λ={lam:g}" for lam in fitted.path_["lam"]]
+        # consecutive steps' labels alternate above and below their points
+        offsets = [t.xyann[1] for t in ax.texts]
+        assert offsets == [4 if step % 2 == 0 else -4 for step in range(len(offsets))]
+        assert [t.get_va() for t in ax.texts[:2]] == ["bottom", "top"]
         assert any(f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts)
     finally:
         plt.close(ax.figure)
