@@ -39,7 +39,7 @@ def test_a_regression_dataset_trains_the_regression_path(regression_dataset):
         algorithm.fit(regression_dataset)
     assert isinstance(algorithm.model_, FairCOCCOPathRegressor)
     assert list(algorithm.model_.path_.columns) == [
-        "lam", "mse", "r2", "adjusted_score", "degenerate",
+        "lam", "mse", "r2", "adjusted_score", "degenerate", "refined",
     ]  # fmt: skip
 
 
