@@ -459,11 +459,14 @@ class _FairPath(_FairNetwork):
         when none of them is usable."""
 
     def plot_path(self, ax: Any = None) -> Any:
-        """Draw the path's front: validation accuracy (MSE) against the target's measure.
+        """Draw the path's front: validation accuracy (MSE) against what the target checks.
 
-        Each step is a point labelled by its λ, the labels of consecutive steps alternately
-        above and below their points, so that neighbours' labels do not overlap; degenerate
-        steps are crosses, the chosen step a star, and the target's bound a dashed line.
+        For a DI or DEO target the horizontal axis is the bound at ``confidence`` that the
+        target is checked against (``di_bound``, ``deo_bound``), each step's point value a
+        small ring joined to it, so that the dashed target line separates the steps that meet
+        it from those that do not; for an adjusted-score target it is the score. Each step is
+        labelled by its λ, on the side away from its nearest neighbour so that labels of
+        close steps do not overlap; degenerate steps are crosses, the chosen step a star.
         Needs matplotlib. In a script, call ``matplotlib.pyplot.show()`` afterwards to see
         it, or save it with ``ax.figure.savefig(path)``.
 
@@ -483,20 +486,26 @@ class _FairPath(_FairNetwork):
             _, ax = plt.subplots()
         path, target = self.path_, self.target_
         performance = "accuracy" if self._task == "classification" else "mse"
-        x, y = path[target.measure].astype(float), path[performance].astype(float)
+        x, y = path[target.column].astype(float), path[performance].astype(float)
+        if target.column != target.measure:
+            point = path[target.measure].astype(float)
+            ax.hlines(y, point, x, color="0.85", zorder=0)
+            ax.scatter(point, y, facecolors="none", edgecolors="0.6", s=14, label="point value")
         usable = ~path["degenerate"].astype(bool)
         ax.plot(x, y, "-", color="0.7", zorder=1)
         ax.scatter(x[usable], y[usable], color="C0", zorder=2, label="step")
         if not usable.all():
             ax.scatter(x[~usable], y[~usable], marker="x", color="C1", label="degenerate")
-        for step, (lam, xi, yi) in enumerate(zip(path["lam"], x, y, strict=True)):
-            above = step % 2 == 0
+        offsets = _label_offsets(x, y)
+        for lam, xi, yi, (dx, dy) in zip(path["lam"], x, y, offsets, strict=True):
             ax.annotate(
-                f"λ={lam:g}",
+                f"λ={lam:.3g}",
                 (xi, yi),
                 textcoords="offset points",
-                xytext=(4, 4 if above else -4),
-                va="bottom" if above else "top",
+                xytext=(dx, dy),
+                ha="left" if dx >= 0 else "right",
+                va="bottom" if dy >= 0 else "top",
+                fontsize="small",
             )
         ax.scatter(
             [x.iloc[self.step_]],
@@ -505,14 +514,40 @@ class _FairPath(_FairNetwork):
             s=200,
             color="C3",
             zorder=3,
-            label=f"chosen (λ={self.lam_:g})",
+            label=f"chosen (λ={self.lam_:.3g})",
         )
         if math.isfinite(target.threshold):
             ax.axvline(target.threshold, linestyle="--", color="0.4", label=f"target: {target}")
-        ax.set_xlabel(f"validation {target.measure}")
+        checked = f"validation {target.measure}"
+        if target.column != target.measure:
+            checked += f" ({_BOUND_SIDE[target.measure]} bound at {self.confidence:g})"
+        ax.set_xlabel(checked)
         ax.set_ylabel(f"validation {performance}")
         ax.legend()
         return ax
+
+
+#: Which side of a measure its target's bound lies on.
+_BOUND_SIDE = {"di": "lower", "deo": "upper"}
+
+
+def _label_offsets(x: pd.Series, y: pd.Series, distance: float = 6.0) -> list[tuple[float, float]]:
+    """Offsets, in points, that put each point's label on the side away from its nearest
+    neighbour, the axes' ranges scaled to one (a lone point's label goes up and right)."""
+    scaled = np.column_stack(
+        [(v - v.min()) / (v.max() - v.min()) if v.max() > v.min() else v * 0.0 for v in (x, y)]
+    )
+    offsets = []
+    for i, here in enumerate(scaled):
+        away = here - np.delete(scaled, i, axis=0)
+        if away.size == 0 or not np.isfinite(away).all():
+            offsets.append((distance, distance))
+            continue
+        nearest = away[np.argmin(np.hypot(away[:, 0], away[:, 1]))]
+        norm = np.hypot(*nearest)
+        direction = nearest / norm if norm > 0 else np.array([1.0, 1.0]) / math.sqrt(2.0)
+        offsets.append((float(distance * direction[0]), float(distance * direction[1])))
+    return offsets
 
 
 def _extend(history: FitHistory, part: FitHistory) -> None:

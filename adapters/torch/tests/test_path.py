@@ -30,6 +30,7 @@ from faircocco_torch import (  # noqa: E402
     FairCOCCOPathRegressor,
     SensitiveEncoder,
 )
+from faircocco_torch._path import _label_offsets  # noqa: E402
 from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  # noqa: E402
 
 CLASSIFICATION_COLUMNS = [
@@ -586,23 +587,36 @@ def test_a_path_on_too_few_rows_to_split_says_how_many_it_needs(n: int) -> None:
         _small().fit(x, y, sensitive_features=a)
 
 
-def test_plot_path_draws_the_front(fitted: FairCOCCOPathClassifier) -> None:
+def test_plot_path_draws_the_front_against_the_bound_the_target_checks(
+    fitted: FairCOCCOPathClassifier,
+) -> None:
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ax = fitted.plot_path()
     try:
-        assert ax.get_xlabel() == "validation di" and ax.get_ylabel() == "validation accuracy"
+        assert ax.get_xlabel() == "validation di (lower bound at 0.9)"
+        assert ax.get_ylabel() == "validation accuracy"
+        drawn = {c.get_label(): c for c in ax.collections}
+        steps, rings = drawn["step"], drawn["point value"]
+        np.testing.assert_array_equal(steps.get_offsets()[:, 0], fitted.path_["di_bound"])
+        np.testing.assert_array_equal(rings.get_offsets()[:, 0], fitted.path_["di"])
         labels = [t.get_text() for t in ax.texts]
-        assert labels == [f"λ={lam:g}" for lam in fitted.path_["lam"]]
-        # consecutive steps' labels alternate above and below their points
-        offsets = [t.xyann[1] for t in ax.texts]
-        assert offsets == [4 if step % 2 == 0 else -4 for step in range(len(offsets))]
-        assert [t.get_va() for t in ax.texts[:2]] == ["bottom", "top"]
-        assert any(f"chosen (λ={fitted.lam_:g})" in t.get_text() for t in ax.get_legend().texts)
+        assert labels == [f"λ={lam:.3g}" for lam in fitted.path_["lam"]]
+        assert any(f"chosen (λ={fitted.lam_:.3g})" in t.get_text() for t in ax.get_legend().texts)
     finally:
         plt.close(ax.figure)
+
+
+def test_path_labels_sit_away_from_the_nearest_step() -> None:
+    # two steps close together and one far off: the close pair's labels point apart
+    x, y = pd.Series([0.30, 0.31, 0.90]), pd.Series([0.83, 0.835, 0.70])
+    offsets = np.array(_label_offsets(x, y))
+    assert offsets[0, 0] < 0 < offsets[1, 0] and offsets[0, 1] < 0 < offsets[1, 1]
+    assert offsets[2, 0] > 0 and offsets[2, 1] < 0
+    np.testing.assert_allclose(np.hypot(offsets[:, 0], offsets[:, 1]), 6.0)
+    assert _label_offsets(pd.Series([0.5]), pd.Series([0.8])) == [(6.0, 6.0)]
 
 
 def test_attribute_frame_gives_back_the_attributes() -> None:
