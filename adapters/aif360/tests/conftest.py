@@ -3,22 +3,10 @@ that skipped for want of the paper's datasets."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from aif360_helpers import frame
 
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Say how many tests skipped for want of the paper's datasets."""
-    skipped = terminalreporter.stats.get("skipped", [])
-    without_data = [r for r in skipped if "FAIRCOCCO_DATA" in str(getattr(r, "longrepr", ""))]
-    if without_data:
-        terminalreporter.write_line(
-            f"{len(without_data)} tests skipped: they read the paper's datasets from "
-            "$FAIRCOCCO_DATA, which is not set or lacks their files (CI sets it)",
-            yellow=True,
-        )
+from faircocco_plugins.datasets._test_skips import pytest_terminal_summary  # noqa: F401
 
 
 @pytest.fixture

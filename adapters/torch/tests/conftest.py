@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+
+from faircocco_plugins.datasets._test_skips import pytest_terminal_summary  # noqa: F401
 
 try:
     import torch
@@ -23,15 +24,3 @@ def _one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Say how many tests skipped for want of the paper's datasets."""
-    skipped = terminalreporter.stats.get("skipped", [])
-    without_data = [r for r in skipped if "FAIRCOCCO_DATA" in str(getattr(r, "longrepr", ""))]
-    if without_data:
-        terminalreporter.write_line(
-            f"{len(without_data)} tests skipped: they read the paper's datasets from "
-            "$FAIRCOCCO_DATA, which is not set or lacks their files (CI sets it)",
-            yellow=True,
-        )
