@@ -32,8 +32,10 @@ import pandas as pd
 
 from ..._inputs.files import check_writable
 from ..._records.notions import NOTIONS
+from .._audit import MIN_ROWS
 from .._binned_methods import GROUPS_PARAM
 from .._binning import GROUP_SCHEMES
+from .._hypervolume_table import UNPENALISED
 from .._presets import MIXED_GROUP_METHODS, PRESETS, Preset
 from .._results_tables import dataset_order
 from ._claims import (
@@ -433,10 +435,10 @@ def _coverage(coverage: pd.DataFrame, preset: Preset) -> list[str]:
     )
     lines = [
         f"**Coverage.** The study runs in sittings; this page is written from its export, which "
-        f"holds {run} of the {planned} planned cells{share} (a cell is one method on one "
+        f"holds {run} of the {planned} planned cells{share}. A cell is one method on one "
         f"dataset, notion and seed with all its settings; the plan is the ``{preset.name}`` "
         f"preset's {len(preset.datasets)} datasets and {len(preset.seeds)} seeds, less the "
-        "methods recorded as not applicable). "
+        "methods recorded as not applicable. "
         + (
             f"Seeds with runs, per dataset started: {seeds}; the other datasets have none yet."
             if len(started)
@@ -470,14 +472,14 @@ def _rule() -> list[str]:
         "others). The measures are taken on the test rows by the audit: DI under DP and DEO "
         "under EO on the groups the baseline trained for (the baseline's runs on those groups "
         "only), on the deciles of each continuous attribute, on every intersection with at "
-        "least 30 rows and on the worst of these groupings (a regression's outcome and "
+        f"least {MIN_ROWS} rows and on the worst of these groupings (a regression's outcome and "
         "predictions cut at the median outcome); and the dependence of the predictions on all "
         "attributes jointly, by HSIC and by distance correlation, under both notions, at "
         "levels that are multiples of the unpenalised network's (``nn``) validation value on "
         "the same seed.",
         "",
-        "**Matched fairness, chosen on validation.** At each level (DI ≥ 0.8 and 0.9, DEO ≤ "
-        "0.05 and 0.02, dependence ≤ 0.5 and 0.25 × nn), each method's model on a seed is the "
+        f"**Matched fairness, chosen on validation.** At each level ({_levels()}), each "
+        "method's model on a seed is the "
         "most accurate of its settings on the validation rows (highest R² for regression) "
         "among those that meet the level on the validation rows, as on "
         ":ref:`results-matched-fairness`; a model no better than a constant predictor is "
@@ -505,6 +507,16 @@ def _rule() -> list[str]:
 
 
 _PERFORMANCE: tuple[tuple[str, str], ...] = (("accuracy", "accuracy"), ("r2", "R²"))
+
+
+def _levels() -> str:
+    """``"DI ≥ 0.8 and 0.9, DEO ≤ 0.05 and 0.02, dependence ≤ 0.5 and 0.25 × nn"``."""
+    return ", ".join(
+        f"{name} {'≥' if m.higher_is_fairer else '≤'} "
+        + " and ".join(f"{level:g}" for level in m.levels)
+        + (f" × {UNPENALISED}" if m.relative_to_network else "")
+        for name, m in (("DI", _DI), ("DEO", _DEO), ("dependence", _SCORE))
+    )
 
 
 def _outcome_counts(outcomes: Sequence[str]) -> tuple[Tally, int]:
