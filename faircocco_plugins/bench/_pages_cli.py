@@ -1,10 +1,12 @@
-"""``faircocco pages``: the results pages of the paper's study, from its export.
+"""``faircocco pages``: the results pages of the paper's study, from its export; and
+``faircocco mixed-page``: the page of the mixed-attribute study, from its export.
 
 .. code-block:: console
 
    $ faircocco pages docs/results/paper/runs.csv.gz \\
          --paper docs/results/paper/paper_numbers.csv --out docs/results \\
          --tuning docs/results/paper/tuning.csv.gz
+   $ faircocco mixed-page docs/results/mixed/runs.csv.gz --out docs/results
 """
 
 from __future__ import annotations
@@ -74,6 +76,24 @@ def register(commands: Any) -> None:
         "--no-plots", action="store_true", help="skip the figures of the fronts page"
     )
     pages.set_defaults(run=_run)
+    mixed = commands.add_parser(
+        "mixed-page",
+        help="write the page of the mixed-attribute study (Sphinx) from its export",
+        description="Write mixed.rst from the export of the 'mixed' study: FairCOCCO's test "
+        "accuracy against each group method on binned groups where the two are equally fair "
+        "(the model of each seed chosen on validation), on DI and DEO on the baseline's own "
+        "groups, deciles, intersections and the worst grouping, and on dependence (HSIC, "
+        "distance correlation), judged by the rule of the claims page (practical margins, "
+        "Holm's correction within DI, DEO and dependence, a symmetric verdict with its "
+        "counts); with how much of the study the export covers. A partial export gives "
+        "undecided comparisons. The page ends with this command, the git revision, the "
+        "machine and the study's time.",
+    )
+    mixed.add_argument("export", metavar="EXPORT", help="the study's export (.csv or .csv.gz)")
+    mixed.add_argument(
+        "--out", required=True, metavar="DIR", help="the page's folder (mixed.rst is written there)"
+    )
+    mixed.set_defaults(run=_run_mixed)
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -138,6 +158,24 @@ def _run(args: argparse.Namespace) -> int:
         },
     )
     print(f"{len(written)} pages written to {args.out}")
+    return 0
+
+
+def mixed_command_line(args: argparse.Namespace) -> str:
+    """The command that writes the mixed-attribute study's page, as a user would type it."""
+    return shlex.join(["faircocco", "mixed-page", args.export, "--out", args.out])
+
+
+def _run_mixed(args: argparse.Namespace) -> int:
+    from .paper._mixed import write_mixed_page
+
+    if not Path(args.export).is_file():
+        return command_error("mixed-page", f"EXPORT {args.export} is not a file")
+    status = out_folder_error("mixed-page", args.out)
+    if status is not None:
+        return status
+    written = write_mixed_page(args.export, args.out, command=mixed_command_line(args))
+    print(f"page written to {written}")
     return 0
 
 

@@ -25,6 +25,7 @@ from faircocco_plugins.bench import (
         (_export_cli, ["import", "runs.csv.gz", "--store", "new.sqlite"], "store", "new.sqlite"),
         (_report_cli, ["report", "results.sqlite", "--out", "report"], "formats", ("md", "html")),
         (_pages_cli, ["pages", "runs.csv.gz", "--paper", "p.csv", "--out", "docs"], "out", "docs"),
+        (_pages_cli, ["mixed-page", "runs.csv.gz", "--out", "docs"], "out", "docs"),
         (_paper_experiments_cli, ["paper-experiment", "pvalues", "--out", "p.csv.gz"], "seeds", 3),
     ],
 )

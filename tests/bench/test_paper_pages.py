@@ -471,6 +471,18 @@ def test_index_says_what_the_export_holds(pages: Path) -> None:
     assert [line.strip() for line in row[1:]] == ["- 12", "- 0", "- 2", "- eo", "- 0, 1, 2"]
 
 
+def test_index_links_the_mixed_study_page_only_where_one_was_written(
+    pages: Path, export: Path, tmp_path: Path
+) -> None:
+    assert "   mixed\n" not in _body(pages / "index.rst")
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "mixed.rst").write_text("Mixed\n=====\n", encoding="utf-8")
+    arguments = ["pages", str(export), "--paper", str(PAPER), "--out", str(out), "--no-plots"]
+    assert main(arguments) == 0
+    assert "   literal-configuration\n   paper/claims\n   mixed\n" in _body(out / "index.rst")
+
+
 def test_claims_page_counts_each_methods_degenerate_runs(pages: Path) -> None:
     text = _body(pages / "paper" / "claims.rst")
     section = text[text.index("Beyond the paper's claims") :]

@@ -15,7 +15,7 @@ page.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,8 +252,10 @@ def choose_at_levels(
     return np.where(meets.any(axis=1), ranked[first], -1)
 
 
-def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each method's model at each fairness level of :data:`MATCHED_MEASURES`, per seed.
+def matched_by_seed(
+    runs: pd.DataFrame, measures: Sequence[FairnessMeasure] = MATCHED_MEASURES
+) -> pd.DataFrame:
+    """Each method's model at each fairness level of ``measures``, per seed.
 
     On each dataset and notion, a method's candidates on a seed are all its successful runs
     (every setting of its parameters) that beat a constant predictor on the validation rows
@@ -269,6 +271,8 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     ----------
     runs : pandas.DataFrame
         Runs as returned by :meth:`ResultsStore.runs` or :func:`runs_of_export`.
+    measures : sequence of FairnessMeasure
+        The measures and their levels; by default :data:`MATCHED_MEASURES`.
 
     Returns
     -------
@@ -299,15 +303,15 @@ def matched_by_seed(runs: pd.DataFrame) -> pd.DataFrame:
     [[0.05, 0.74, 0.06, False], [0.02, 0.73, 0.02, True]]
     """
     check_runs(runs, ("dataset", "notion", "method", "seed", "status", "params"))
-    references = network_values(runs)
+    references = {m.column: network_values(runs, m.column) for m in measures}
     rows: list[dict[str, Any]] = []
     for cell in front_cells(runs):
         performance = "accuracy" if cell.task == "classification" else "r2"
-        for measure in MATCHED_MEASURES:
+        for measure in measures:
             if not measure.applies(cell.notion, cell.task):
                 continue
             for method, seed, points in _seed_points(cell.runs, measure, performance):
-                scale = _scale(measure, references, cell.dataset, cell.notion, seed)
+                scale = _scale(measure, references[measure.column], cell.dataset, cell.notion, seed)
                 if math.isnan(scale):
                     continue
                 thresholds = [level * scale for level in measure.levels]

@@ -23,7 +23,8 @@
   method's own learning rate, more epochs), from their exports when given
   (:mod:`._sensitivity`);
 * ``index.rst``: the table of contents, the tuning stage's choices and links to the paper's
-  numbers and claims.
+  numbers and claims; it links the mixed-attribute study's page too where
+  ``faircocco mixed-page`` has written one into the folder (:mod:`._mixed`).
 
 Each page ends with the command that wrote it, the code's revision, the machine, and the
 study's time.
@@ -61,6 +62,7 @@ from ._fronts import fronts_page
 from ._lambda import lambda_page
 from ._literal import literal_page
 from ._matched import matched_page
+from ._mixed import PAGE_NAME as MIXED_PAGE
 from ._sensitivity import write_sensitivity_page
 from ._tables import (
     BINARY_TABLES,
@@ -181,6 +183,8 @@ def write_pages(
     if tuning is not None:
         index += _tuning(tuning)
     pages = [*PAGE_TITLES, CLAIMS_PAGE.removesuffix(".rst"), *(page.stem for page in extra)]
+    if (folder / f"{MIXED_PAGE}.rst").is_file():  # written by faircocco mixed-page
+        pages.append(MIXED_PAGE)
     index += [".. toctree::", "   :maxdepth: 1", "", *(f"   {name}" for name in pages), ""]
     index += sources
     written.append(write_page(folder / "index.rst", index))
