@@ -39,6 +39,7 @@ from scipy import stats
 from ._api import faircocco_score
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
+from ._inputs.variables import check_unique_names
 from ._records.params import Interval, check_bool, check_params
 
 __all__ = [
@@ -499,12 +500,14 @@ def group_bins(sensitive: pd.DataFrame, bins: int) -> GroupBins:
 
 
 def _checked_attributes(sensitive: pd.DataFrame) -> pd.DataFrame:
-    """``sensitive``, refused unless a DataFrame of at least one column without missing
-    values."""
+    """``sensitive``, refused unless a DataFrame of at least one column, with names distinct as
+    text and no missing values."""
     if not isinstance(sensitive, pd.DataFrame):
         raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
     if sensitive.shape[1] == 0:
         raise ValueError("sensitive has no columns; give at least one attribute.")
+    # groupings are named by the columns as text: 1 and "1" would be one grouping
+    check_unique_names(sensitive.columns, "sensitive")
     for name, column in sensitive.items():
         if column.isna().any():
             raise ValueError(f"sensitive column {name!r} has missing values.")

@@ -227,3 +227,9 @@ def test_labels_are_read_as_the_gap_functions_read_them():
     assert signs.loc["a", "value"] == named.loc["a", "value"] == 0.5
     with pytest.raises(ValueError, match="threshold"):
         group_measures("di", None, np.array([0.2, 0.7, 0.9, 0.4]), sensitive)
+
+
+def test_column_names_equal_as_text_are_refused_not_merged_into_one_grouping():
+    people = pd.DataFrame([[0, "a"], [1, "b"]], columns=[1, "1"])
+    with pytest.raises(ValueError, match="sensitive"):
+        target_groupings(people)
