@@ -639,8 +639,8 @@ def group_measures(
         raise ValueError(f"measure={measure!r} must be one of {sorted(_GROUP_MEASURES)}.")
     settings = _settings(settings)
     needs_outcome = _GROUP_MEASURES[measure]
-    labels = {"y_true": y_true, "y_pred": y_pred} if needs_outcome else {"y_pred": y_pred}
-    positive = positive_labels(labels, pos_label)
+    arguments = {"y_true": y_true, "y_pred": y_pred} if needs_outcome else {"y_pred": y_pred}
+    positive = positive_labels(arguments, pos_label)
     pred = positive["y_pred"]
     rows = positive["y_true"] if needs_outcome else np.ones(pred.shape, dtype=bool)
     if not pred.shape == rows.shape == (len(sensitive),):
