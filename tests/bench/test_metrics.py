@@ -153,7 +153,7 @@ def test_continuous_attributes_are_split_at_the_median() -> None:
     age = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 25.0, 35.0]})
     groups = attribute_groups(age)["age"].tolist()
     # median 32.5
-    assert groups == ["<= median", "<= median", "> median", "> median", "<= median", "> median"]
+    assert groups == ["age<=32.5", "age<=32.5", "age>32.5", "age>32.5", "age<=32.5", "age>32.5"]
     y = np.array([1, 1, 1, 1, 0, 0])
     y_hat = np.array([1, 0, 1, 1, 0, 1])
     # TPR: young {1, 0} → 1/2, old {1, 1} → 1; DEO 1/2
