@@ -68,21 +68,22 @@ def rule(candidates: pd.DataFrame, target: Target) -> int:
 
 
 @pytest.mark.parametrize(
-    ("constraints", "target"),
+    ("constraints", "target", "rows"),
     [
-        (DemographicParity(), "halve"),
-        (DemographicParity(), {"di": 0.65}),
-        (DemographicParity(), {"deo": 0.15}),
-        (DemographicParity(), {"adjusted_score": 0.03}),
-        (EqualizedOdds(), "halve"),
-        (EqualizedOdds(), {"deo": 0.15}),
+        (DemographicParity(), "halve", 2000),
+        (DemographicParity(), {"di": 0.65}, 2000),
+        (DemographicParity(), {"deo": 0.15}, 2000),
+        (DemographicParity(), {"adjusted_score": 0.03}, 2000),
+        (EqualizedOdds(), "halve", 3000),
+        (EqualizedOdds(), {"deo": 0.15}, 2000),
     ],
 )
 def test_the_kept_predictor_meets_a_reachable_target_on_the_held_out_rows(
-    constraints: Any, target: Any
+    constraints: Any, target: Any, rows: int
 ) -> None:
-    # 400 held-out rows: on 200 the adjusted score's bound is too wide for "halve" under DP
-    X, y, sex = biased(2000)
+    # a fifth held out: on 200 rows the adjusted score's upper bound is too wide for "halve"
+    # under DP, on 400 under EO
+    X, y, sex = biased(rows)
     search = FairCOCCOGridSearch(LogisticRegression(), constraints, target=target, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # the target is met: no fallback
