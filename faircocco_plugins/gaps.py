@@ -5,8 +5,9 @@ gap in true-positive rates between groups) and the disparate impact ratio (DI) o
 predictions: here the lowest over the highest positive-prediction rate and, as the paper
 defines it, the discriminated group's rate over the favoured group's. Groups are the levels of
 a binary or categorical attribute and the two halves of a continuous one split at its median on
-the evaluated rows (``<= median`` and ``> median``). The harness and the fairlearn adapter
-compute the paper's columns with these functions.
+the evaluated rows (``age<=35`` and ``age>35``: the fairness targets' groupings at two quantile
+bins, :func:`faircocco_plugins.targets.target_groupings`). The fairlearn adapter computes the
+paper's columns with these functions.
 
 Outcomes and predictions are binary labels, read as scikit-learn reads them: 0/1, -1/1 and
 booleans have the positive class 1 (``True``); any other two labels (``"yes"``/``"no"``, 1/2,
@@ -24,8 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._inputs.binary_labels import positive_labels
-from ._inputs.column_kinds import attribute_kind
-from ._inputs.variables import check_unique_names
+from .targets import target_groupings
 
 __all__ = [
     "attribute_groups",
@@ -42,6 +42,10 @@ __all__ = [
 def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     """The group of each row for DEO and DI: levels, or halves at the median when continuous.
 
+    The groupings of the fairness targets at two quantile bins
+    (:func:`faircocco_plugins.targets.target_groupings` with ``bins=2``): a value at the median
+    is in the lower half.
+
     Parameters
     ----------
     sensitive : pandas.DataFrame
@@ -51,7 +55,8 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Same shape and column names (as str); binary and categorical attributes keep their
-        values, continuous ones become ``"<= median"`` / ``"> median"`` strings.
+        values (as text), continuous ones become their half named by the median, as
+        ``age<=35`` and ``age>35``.
 
     Raises
     ------
@@ -63,23 +68,9 @@ def attribute_groups(sensitive: pd.DataFrame) -> pd.DataFrame:
     >>> import pandas as pd
     >>> from faircocco_plugins.gaps import attribute_groups
     >>> attribute_groups(pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]}))["age"].tolist()
-    ['<= median', '<= median', '> median', '> median']
+    ['age<=35', 'age<=35', 'age>35', 'age>35']
     """
-    if not isinstance(sensitive, pd.DataFrame):
-        raise TypeError(f"sensitive must be a pandas DataFrame; got {type(sensitive).__name__}.")
-    check_unique_names(sensitive.columns, "sensitive")
-    columns = {}
-    for name in sensitive.columns:
-        column = sensitive[name]
-        if column.isna().any():
-            raise ValueError(f"sensitive column {name!r} has missing values.")
-        if attribute_kind(column) == "continuous":
-            values = column.to_numpy(dtype=float)
-            above = values > np.median(values)
-            columns[str(name)] = np.where(above, "> median", "<= median")
-        else:
-            columns[str(name)] = column.to_numpy(dtype=object)
-    return pd.DataFrame(columns, index=sensitive.index)
+    return pd.DataFrame(target_groupings(sensitive, bins=2), index=sensitive.index)
 
 
 def equal_opportunity_gap(y_true: Any, y_pred: Any, groups: Any, *, pos_label: Any = None) -> float:

@@ -7,13 +7,13 @@ regression's outcome and predictions cut at the part's median outcome as there):
 
 * ``m_groups[<scheme>]``: on the groups the binned baselines train on
   (:mod:`._binning`): continuous attributes cut at the training rows' median or quartiles,
-  crossed with the others; as for the intersections below, only the groups with at least
-  :data:`MIN_ROWS` rows on the part (DEO: positive outcomes);
-* ``m_deciles[<attribute>]``: on the deciles of each continuous attribute on the part;
-* ``m_intersections``: on every intersection of the attributes' groups (deciles of the
-  continuous ones, levels of the others) with at least :data:`MIN_ROWS` rows on the part (DEO:
-  positive outcomes); NaN with one attribute, or fewer than two such intersections;
-* ``m_worst``: the worst of every attribute's grouping (deciles, or levels) and the
+  crossed with the others, kept as the intersections below are;
+* ``m_deciles[<attribute>]``, ``m_intersections`` and ``m_worst``: on the groupings of the
+  fairness targets at :data:`FINE_GROUPS`: the deciles of each continuous attribute on the
+  part; every intersection of the attributes' groups (deciles of the continuous ones, levels
+  of the others) kept as :class:`~faircocco_plugins.targets.TargetSettings` keeps them (at
+  least ``min_rows`` rows on the part, DEO: positive outcomes; NaN with one attribute, or
+  fewer than two such intersections); and the worst of every attribute's grouping and the
   intersections: the smallest DI, the largest DEO.
 
 Groups and values come from :func:`faircocco_plugins.targets.group_measures`.
@@ -43,7 +43,7 @@ from scipy import stats
 from scipy.spatial.distance import pdist, squareform
 
 from .._inputs.column_kinds import attribute_kind
-from ..targets import group_measures
+from ..targets import TargetSettings, group_measures
 from ._binning import GROUP_SCHEMES, MIN_GROUP_ROWS, fit_group_bins
 
 #: Quantile bins of a continuous attribute in the finer grouping.
@@ -52,6 +52,8 @@ FINE_BINS = 10
 MIN_ROWS = MIN_GROUP_ROWS
 #: Rows of a part the dependence estimators use at most.
 DEPENDENCE_ROWS = 500
+#: The finer groupings: deciles, and intersections of at least :data:`MIN_ROWS` rows.
+FINE_GROUPS = TargetSettings(bins=FINE_BINS, intersections=True, min_rows=MIN_ROWS)
 #: Permutations of the distance-correlation test.
 DCOR_RESAMPLES = 99
 #: The group measures, and whether a larger value is worse.
@@ -128,7 +130,8 @@ def audit_metrics(
 def _judged(groups: np.ndarray, counted: np.ndarray) -> np.ndarray:
     """The rows of the groups with at least :data:`MIN_ROWS` counted rows (all rows for DI,
     positive outcomes for DEO), as :func:`~faircocco_plugins.targets.group_measures` keeps
-    intersections: a crossed group of a few rows has a rate of 0 or 1 by chance."""
+    intersections (:data:`FINE_GROUPS`): a crossed group of a few rows has a rate of 0 or 1 by
+    chance."""
     counts = pd.Series(groups[counted]).value_counts()
     return np.isin(groups, counts.index[counts >= MIN_ROWS])
 
@@ -141,15 +144,7 @@ def _finer_groupings(
     sensitive: pd.DataFrame,
 ) -> dict[str, float]:
     """``m_deciles[<attribute>]``, ``m_intersections`` and ``m_worst`` of one measure."""
-    table = group_measures(
-        measure,
-        truth,
-        decisions,
-        sensitive,
-        bins=FINE_BINS,
-        intersections=True,
-        min_rows=MIN_ROWS,
-    )
+    table = group_measures(measure, truth, decisions, sensitive, settings=FINE_GROUPS)
     values = table["value"].astype(float)
     metrics = {
         f"{measure}_deciles[{name}]": float(values[str(name)])

@@ -22,9 +22,10 @@ DEO is the paper's difference of equal opportunity,
 ``|P(Ŷ=1 | A=a, Y=1) − P(Ŷ=1 | A=b, Y=1)|``, the gap in true-positive rates. Groups are the
 levels of a binary or categorical attribute (for more than two levels, the largest gap between
 any two groups: highest minus lowest true-positive rate) and the two halves of a continuous
-attribute split at its median on the evaluated part (``<= median`` and ``> median``). Groups
-without a positive outcome are left out; with fewer than two groups left the value is NaN.
-``deo`` is the largest ``deo[<attribute>]``.
+attribute split at its median on the evaluated part: the groupings of the fairness targets at
+two quantile bins (:data:`PART_GROUPS`, :func:`faircocco_plugins.targets.group_measures`).
+Groups without a positive outcome are left out; with fewer than two groups left the value is
+NaN. ``deo`` is the largest ``deo[<attribute>]``.
 
 DI is the disparate impact ratio ``min_g P(Ŷ=1 | A=g) / max_g P(Ŷ=1 | A=g)`` over the same
 groups, in [0, 1], 1 meaning equal positive rates (and 1 when no group gets a positive
@@ -61,13 +62,10 @@ import numpy as np
 import pandas as pd
 
 from .._api import faircocco_report
+from .._inputs.binary_labels import positive_labels
 from .._records.notions import NOTIONS, TASKS, notion_named
-from ..gaps import (
-    disparate_impact_ratios,
-    disparate_impacts,
-    equal_opportunity_differences,
-    farthest_from_parity,
-)
+from ..gaps import disparate_impact_ratios, farthest_from_parity
+from ..targets import TargetSettings, group_measures
 from ._audit import AUDIT_METRIC_RANGES, audit_metrics
 from ._store import EVALUATED_PARTS
 
@@ -80,6 +78,9 @@ CLASSIFICATION_METRICS: tuple[str, ...] = (
     "positive_rate",
     "single_class",
 )
+#: The groups DEO and DI are measured on: each attribute's levels, a continuous attribute's
+#: halves at its median on the part (the paper's protocol).
+PART_GROUPS = TargetSettings(bins=2)
 #: Metrics of regression runs (besides the fairness ones).
 REGRESSION_METRICS: tuple[str, ...] = ("mse", "prediction_spread", "outcome_variance")
 #: A regression run whose predictions' standard deviation is below this share of the outcome's
@@ -175,7 +176,9 @@ def evaluate_predictions(
     ----------
     task : {"classification", "regression"}
     y_true : array-like of shape (n,)
-        True outcomes: two class labels (classification) or numbers (regression).
+        True outcomes: class labels 0/1, -1/1 or booleans, read together with ``y_pred`` as
+        :func:`faircocco_plugins.plugins.positive_labels` reads them (classification), or
+        numbers (regression).
     y_pred : array-like of shape (n,)
         Predicted labels or values.
     sensitive : pandas.DataFrame
@@ -227,8 +230,8 @@ def evaluate_predictions(
     sensitive = sensitive.reset_index(drop=True)
     metrics: dict[str, float] = {}
     if task == "classification":
-        positive = _positive_label(truth, pred)
-        truth_b, pred_b = truth == positive, pred == positive
+        positive = positive_labels({"y_true": truth, "y_pred": pred})
+        truth_b, pred_b = positive["y_true"], positive["y_pred"]
         scores = None if proba is None else _positive_scores(proba, truth.shape[0])
         metrics.update(_classification(truth_b, pred_b, scores))
         # the FairCOCCO scores judge what the AUC ranks, the probabilities, when they are
@@ -247,12 +250,10 @@ def evaluate_predictions(
         truth_b, pred_b = truth_f > median, pred_f > median
         score_pred, score_true = pred_f, truth_f
     metrics.update(_faircocco(score_pred, score_true, sensitive, notions, random_state))
-    deo = equal_opportunity_differences(truth_b, pred_b, sensitive)
-    di = disparate_impacts(pred_b, sensitive)
-    metrics["deo"] = _nan_extreme(deo.tolist(), max)
-    metrics.update({f"deo[{a}]": value for a, value in deo.items()})
-    metrics["di"] = _nan_extreme(di.tolist(), min)
-    metrics.update({f"di[{a}]": value for a, value in di.items()})
+    for gap, worst in (("deo", max), ("di", min)):
+        values = group_measures(gap, truth_b, pred_b, sensitive, settings=PART_GROUPS)["value"]
+        metrics[gap] = _nan_extreme(values.tolist(), worst)
+        metrics.update({f"{gap}[{a}]": float(value) for a, value in values.items()})
     di_ratio = disparate_impact_ratios(truth_b, pred_b, sensitive)
     metrics["di_ratio"] = farthest_from_parity(di_ratio)
     metrics.update({f"di_ratio[{a}]": value for a, value in di_ratio.items()})
@@ -445,17 +446,6 @@ def _faircocco(
             metrics[f"faircocco_{notion}[{name}]"] = float(scores[name])
             metrics[f"faircocco_{notion}_adjusted[{name}]"] = float(adjusted[name])
     return metrics
-
-
-def _positive_label(truth: np.ndarray, pred: np.ndarray) -> Any:
-    labels = pd.unique(np.concatenate([truth, pred]))
-    if len(labels) > 2:
-        raise ValueError(
-            f"classification metrics need two classes; y_true and y_pred hold {len(labels)}: "
-            f"{sorted(labels.tolist(), key=str)[:5]}."
-        )
-    # the larger label is the positive class (1 of 0/1, True of False)
-    return sorted(labels.tolist(), key=lambda v: (str(type(v)), v))[-1]
 
 
 def _vector(values: Any, name: str) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
@@ -144,20 +145,57 @@ def _fairness_column(notion: str, adjusted: bool) -> str:
     return f"validation.faircocco_{notion}" + ("_adjusted" if adjusted else "")
 
 
-def _reference_scores(
-    runs: pd.DataFrame, method: str, adjusted: bool
-) -> dict[tuple[object, ...], float]:
+def _reference_scores(runs: pd.DataFrame, method: str, adjusted: bool) -> pd.Series:
     """The lowest validation score of ``method``'s successful runs, per study, dataset,
     notion and seed."""
-    ok = runs[(runs["method"] == method) & (runs["status"] == "ok")]
-    scores: dict[tuple[object, ...], float] = {}
-    for (study, dataset, notion, seed), group in ok.groupby(
-        ["study", "dataset", "notion", "seed"], sort=False
-    ):
-        column = _fairness_column(str(notion), adjusted)
-        if column in group.columns and group[column].notna().any():
-            scores[(study, dataset, notion, seed)] = float(group[column].min())
-    return scores
+    keys = ("study", "dataset", "notion", "seed")
+    return lowest_values(runs, method, lambda notion: _fairness_column(notion, adjusted), keys)
+
+
+def lowest_values(
+    runs: pd.DataFrame, method: str, column: Callable[[str], str], keys: Sequence[str]
+) -> pd.Series:
+    """The lowest value of a column over ``method``'s successful runs, per group of ``keys``.
+
+    The one reference every relative tolerance and level reads: :func:`select_runs`'s
+    ``relative_to`` and the results pages' multiples of the unpenalised network's score
+    (:func:`faircocco_plugins.bench.paper._common.network_values`).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs with ``method``, ``status``, ``notion`` and the ``keys`` columns.
+    method : str
+    column : callable
+        The column to read for a notion (a notion's own score, or one column for all).
+    keys : sequence of str
+        The columns that group the runs; they include ``notion``.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by ``keys``; a group without a value in its column is left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from faircocco_plugins.bench._selection import lowest_values
+    >>> runs = pd.DataFrame({
+    ...     "dataset": "drugs", "notion": "dp", "method": "nn", "seed": [0, 0, 1],
+    ...     "status": "ok", "validation.faircocco_dp": [0.004, 0.003, None],
+    ... })
+    >>> column = lambda notion: f"validation.faircocco_{notion}"
+    >>> lowest_values(runs, "nn", column, ["dataset", "notion", "seed"]).to_dict()
+    {('drugs', 'dp', 0): 0.003}
+    """
+    chosen = runs[(runs["method"] == method) & (runs["status"] == "ok")]
+    values: dict[tuple[object, ...], float] = {}
+    for key, group in chosen.groupby(list(keys), sort=True):
+        name = column(str(group["notion"].iloc[0]))
+        if name in group.columns and group[name].notna().any():
+            values[key] = float(group[name].min())
+    index = pd.MultiIndex.from_tuples(list(values), names=list(keys))
+    return pd.Series(list(values.values()), index=index, dtype=float)
 
 
 def _select(group: pd.DataFrame, tolerance: float, adjusted: bool) -> pd.Series:

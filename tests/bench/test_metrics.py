@@ -137,11 +137,23 @@ def test_non_finite_probabilities_are_rejected() -> None:
         evaluate_predictions("classification", Y, Y_HAT, SEX, proba=proba)
 
 
+def test_labels_are_read_as_the_rest_of_the_project_reads_them() -> None:
+    # -1/1 has the positive class 1, as in scikit-learn and the core's gap functions
+    signs = evaluate_predictions("classification", 2 * Y - 1, 2 * Y_HAT - 1, SEX)
+    plain = evaluate_predictions("classification", Y, Y_HAT, SEX)
+    assert signs["deo"] == plain["deo"] and signs["positive_rate"] == plain["positive_rate"]
+    # two words name no positive class: "denied" would have been positive, after "approved"
+    words = {"y_true": np.where(Y == 1, "approved", "denied")}
+    words["y_pred"] = np.where(Y_HAT == 1, "approved", "denied")
+    with pytest.raises(ValueError, match="pos_label"):
+        evaluate_predictions("classification", words["y_true"], words["y_pred"], SEX)
+
+
 def test_continuous_attributes_are_split_at_the_median() -> None:
     age = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 25.0, 35.0]})
     groups = attribute_groups(age)["age"].tolist()
     # median 32.5
-    assert groups == ["<= median", "<= median", "> median", "> median", "<= median", "> median"]
+    assert groups == ["age<=32.5", "age<=32.5", "age>32.5", "age>32.5", "age<=32.5", "age>32.5"]
     y = np.array([1, 1, 1, 1, 0, 0])
     y_hat = np.array([1, 0, 1, 1, 0, 1])
     # TPR: young {1, 0} → 1/2, old {1, 1} → 1; DEO 1/2
@@ -303,7 +315,7 @@ def test_bad_inputs_name_the_argument() -> None:
         evaluate_predictions("classification", Y, Y_HAT, SEX["sex"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="y_pred contains NaN"):
         evaluate_predictions("regression", Y, np.full(8, np.nan), SEX)
-    with pytest.raises(ValueError, match="two classes"):
+    with pytest.raises(ValueError, match=r"y_true and y_pred take values in \{0, 1, 2"):
         evaluate_predictions("classification", Y, np.arange(8), SEX)
 
 

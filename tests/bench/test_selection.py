@@ -329,3 +329,23 @@ def test_a_tolerance_relative_to_a_method_without_runs_is_refused(method: str) -
         select_runs(_with_network(0.04), tolerance=0.5, relative_to=method)
     with pytest.raises(TypeError, match="relative_to must be a method's name"):
         select_runs(_with_network(0.04), tolerance=0.5, relative_to=1)  # type: ignore[arg-type]
+
+
+def test_a_relative_tolerance_and_the_pages_read_one_reference() -> None:
+    from faircocco_plugins.bench.paper._common import network_values
+
+    runs = pd.DataFrame(
+        {
+            "run_id": list("abcd"), "study": "s", "dataset": "compas", "notion": "dp",
+            "seed": 0, "method": ["nn", "nn", "faircocco", "faircocco"], "status": "ok",
+            "params": [{}, {}, {"lam": 1.0}, {"lam": 4.0}],
+            "validation.accuracy": [0.9, 0.88, 0.86, 0.8],
+            "validation.faircocco_dp": [0.08, 0.06, 0.04, 0.02],
+            "validation.faircocco_adjusted": [0.08, 0.06, 0.04, 0.02],
+        }
+    )  # fmt: skip
+    reference = network_values(runs)[("compas", "dp", 0)]
+    assert reference == 0.06  # the network's lowest
+    # half the network's 0.06: the λ = 4 run, not the more accurate λ = 1 at 0.04
+    chosen = select_runs(runs, tolerance=0.5, relative_to="nn")
+    assert chosen.set_index("method").loc["faircocco", "run_id"] == "d"

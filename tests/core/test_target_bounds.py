@@ -11,7 +11,13 @@ import pytest
 from scipy import stats
 
 from faircocco_plugins.gaps import disparate_impact, equal_opportunity_gap
-from faircocco_plugins.targets import _grouping_row, group_measures, rate_bounds, target_groupings
+from faircocco_plugins.targets import (
+    TargetSettings,
+    _grouping_row,
+    group_measures,
+    rate_bounds,
+    target_groupings,
+)
 
 
 def _mover_literal(measure, hits, totals, confidence):
@@ -48,7 +54,7 @@ def _rows(hits, totals):
 )
 def test_bound_matches_the_pairwise_transcription(measure, hits, totals):
     pred, sensitive = _rows(hits, totals)
-    table = group_measures(measure, np.ones(pred.size), pred, sensitive, confidence=0.9)
+    table = group_measures(measure, np.ones(pred.size), pred, sensitive)
     expected = _mover_literal(measure, hits, totals, 0.9)
     assert table.loc["a", "bound"] == pytest.approx(expected, rel=1e-12)
 
@@ -122,11 +128,30 @@ def test_continuous_attributes_are_cut_into_quantile_bins():
     assert len(set(groups["intersections"])) == 8
 
 
+def test_a_continuous_attribute_with_many_ties_keeps_a_bin_below_its_median():
+    # more than half the rows at 0 (a capital gain): the median is 0, and the rows at it are
+    # one bin, those above it the other, not one bin of every row
+    gain = pd.DataFrame({"gain": np.r_[np.zeros(60), np.arange(1.0, 41.0)]})
+    groups = target_groupings(gain, bins=2)["gain"]
+    assert pd.Series(groups).value_counts().to_dict() == {"gain<=0": 60, "gain>0": 40}
+
+
+def test_groupings_cross_the_attributes_as_the_harness_names_its_groups():
+    people = pd.DataFrame({"sex": ["f", "m", "f", "m"], "age": [20.0, 30.0, 40.0, 50.0]})
+    groups = target_groupings(people, bins=2, intersections=True)
+    assert groups["age"].tolist() == ["age<=35", "age<=35", "age>35", "age>35"]
+    assert groups["intersections"].tolist() == [
+        "sex=f, age<=35", "sex=m, age<=35", "sex=f, age>35", "sex=m, age>35",
+    ]  # fmt: skip
+
+
 def test_small_intersections_are_left_out():
     people = pd.DataFrame({"a": ["p"] * 90 + ["q"] * 10, "b": ["r", "s"] * 50})
     pred = np.zeros(100, dtype=bool)
     pred[:40] = True
-    table = group_measures("di", None, pred, people, intersections=True, min_rows=30)
+    table = group_measures(
+        "di", None, pred, people, settings=TargetSettings(intersections=True, min_rows=30)
+    )
     assert table.loc["intersections", "smallest_rows"] == 45  # the q cells (5 rows) are out
 
 
@@ -135,24 +160,42 @@ def test_row_order_does_not_change_the_table():
     people = pd.DataFrame({"age": rng.uniform(18, 80, 300), "sex": rng.choice(["f", "m"], 300)})
     pred = rng.random(300) < 0.4
     order = rng.permutation(300)
-    first = group_measures("di", None, pred, people, intersections=True, min_rows=10)
+    settings = TargetSettings(intersections=True, min_rows=10)
+    first = group_measures("di", None, pred, people, settings=settings)
     again = group_measures(
         "di",
         None,
         pred[order],
         people.iloc[order].reset_index(drop=True),
-        intersections=True,
-        min_rows=10,
+        settings=settings,
     )
     pd.testing.assert_frame_equal(first, again)
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
+    ("settings", "error", "match"),
     [
         ({"confidence": 1.0}, ValueError, "confidence"),
         ({"confidence": "high"}, TypeError, "confidence"),
         ({"bins": 1}, ValueError, "bins"),
+        ({"bins": 4.0}, TypeError, "bins"),
+        ({"intersections": "yes"}, TypeError, "intersections"),
+        ({"min_rows": 0}, ValueError, "min_rows"),
+    ],
+)
+def test_bad_settings_are_refused(settings, error, match):
+    with pytest.raises(error, match=match):
+        TargetSettings(**settings)
+
+
+def test_settings_of_another_type_are_refused():
+    with pytest.raises(TypeError, match="settings must be a TargetSettings"):
+        group_measures("di", None, np.ones(2), pd.DataFrame({"a": ["x", "y"]}), settings={})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
         ({"measure": "eo"}, ValueError, "measure"),
         ({"y_pred": np.ones(5)}, ValueError, "same number of rows"),
     ],
@@ -184,3 +227,9 @@ def test_labels_are_read_as_the_gap_functions_read_them():
     assert signs.loc["a", "value"] == named.loc["a", "value"] == 0.5
     with pytest.raises(ValueError, match="threshold"):
         group_measures("di", None, np.array([0.2, 0.7, 0.9, 0.4]), sensitive)
+
+
+def test_column_names_equal_as_text_are_refused_not_merged_into_one_grouping():
+    people = pd.DataFrame([[0, "a"], [1, "b"]], columns=[1, "1"])
+    with pytest.raises(ValueError, match="sensitive"):
+        target_groupings(people)

@@ -11,6 +11,7 @@ import pytest
 from faircocco_plugins.gaps import disparate_impact
 from faircocco_plugins.targets import (
     Target,
+    TargetSettings,
     check_target_groups,
     choose_step,
     group_measures,
@@ -61,8 +62,8 @@ def test_a_continuous_attribute_is_grouped_by_quantile_bins_not_a_median_split()
         check_target_groups({"deo": 0.1}, people, positive, bins=2)
 
 
-def test_a_gap_target_is_met_by_its_bound_not_its_point_value():
-    # step 1 is the more accurate and its point DI meets 0.8, but its bound does not
+def test_every_target_is_met_by_its_bound_not_its_point_value():
+    # step 1 is the more accurate and its point values meet each target, but its bounds do not
     candidates = pd.DataFrame(
         {
             "accuracy": [0.80, 0.85],
@@ -70,14 +71,14 @@ def test_a_gap_target_is_met_by_its_bound_not_its_point_value():
             "di_bound": [0.82, 0.70],
             "deo": [0.02, 0.04],
             "deo_bound": [0.04, 0.09],
-            "adjusted_score": [0.05, 0.05],
+            "adjusted_score": [0.03, 0.04],
+            "adjusted_score_bound": [0.045, 0.07],
             "degenerate": [False, False],
         }
     )
     assert choose_step(candidates, Target("di", 0.8), "classification") == (0, None)
     assert choose_step(candidates, Target("deo", 0.05), "classification") == (0, None)
-    # the adjusted score is still met by its point value
-    assert choose_step(candidates, Target("adjusted_score", 0.05), "classification") == (1, None)
+    assert choose_step(candidates, Target("adjusted_score", 0.05), "classification") == (0, None)
 
 
 def test_target_columns_name_each_grouping_and_take_the_worst():
@@ -85,9 +86,9 @@ def test_target_columns_name_each_grouping_and_take_the_worst():
     people = pd.DataFrame({"sex": rng.choice(["f", "m"], 400), "age": rng.uniform(18, 80, 400)})
     truth = rng.random(400) < 0.5
     pred = rng.random(400) < np.where(people["sex"] == "m", 0.6, 0.4)
-    columns = target_columns(truth, pred, people, intersections=True)
+    columns = target_columns(truth, pred, people, settings=TargetSettings(intersections=True))
     each = [columns[f"di[{name}]"] for name in ("sex", "age", "intersections")]
     assert columns["di"] == min(each)
-    table = group_measures("di", truth, pred, people, intersections=True)
+    table = group_measures("di", truth, pred, people, settings=TargetSettings(intersections=True))
     assert columns["di_bound"] == table["bound"].min()
     assert columns["deo"] == max(columns[f"deo[{n}]"] for n in ("sex", "age", "intersections"))

@@ -49,7 +49,18 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         path of growing λ and the most accurate step that meets the target on held-out rows is
         kept (``faircocco_torch.FairCOCCOPathClassifier``; ``{"di": 0.8}``,
         ``{"deo": 0.05}``, ``{"adjusted_score": x}`` or ``"halve"``). ``lam`` and
-        ``warmup_epochs`` are then unused, and ``epochs`` is the unpenalised warm-up's.
+        ``warmup_epochs`` are then unused, and ``epochs`` is the unpenalised warm-up's. The
+        target is defined as for the path (:mod:`faircocco_plugins.targets`): DI and DEO over
+        each protected attribute's groups (continuous ones in ``bins`` quantile bins), met
+        only where their bound at ``confidence`` meets it, as is the adjusted score.
+    confidence : float
+        In (0, 1): with a ``target``, a step meets it only where its bound at this confidence
+        on the held-out rows does (as ``faircocco_torch.FairCOCCOPathClassifier``'s).
+    bins : int
+        With a ``target``: quantile bins of a continuous protected attribute, at least 2.
+    intersections : bool
+        With a DI or DEO ``target``: whether it applies to the intersections of the protected
+        attributes' groups too.
     hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
         The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
     random_state : int or None
@@ -91,6 +102,9 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         *,
         protected_as_features: bool = False,
         target: Any = None,
+        confidence: float = 0.9,
+        bins: int = 4,
+        intersections: bool = False,
         random_state: int | None = None,
         **network: Unpack[NetworkKeywords],
     ) -> None:
@@ -100,12 +114,18 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
             lam=lam,
             protected_as_features=protected_as_features,
             target=target,
+            confidence=confidence,
+            bins=bins,
+            intersections=intersections,
             random_state=random_state,
             **network,
         )
         self._set_parameters(notion, lam, random_state, network)
         self.protected_as_features = protected_as_features
         self.target = target
+        self.confidence = confidence
+        self.bins = bins
+        self.intersections = intersections
 
     def fit(self, dataset: Any) -> FairCOCCOInprocessing:
         """Train the network on ``dataset``.

@@ -92,13 +92,15 @@ def fit_network(
     lam: float,
     random_state: Any,
     target: Any = None,
+    target_settings: Mapping[str, Any] | None = None,
     **network: Any,
 ) -> Any:
     """A ``FairCOCCOClassifier`` or ``FairCOCCORegressor`` trained on ``(X, y)`` with the
     FairCOCCO penalty on ``sensitive`` (a DataFrame) and the row weights ``weights``.
 
-    With a ``target``, a ``FairCOCCOPathClassifier`` or ``FairCOCCOPathRegressor`` instead:
-    ``lam`` and ``warmup_epochs`` are unused, and its unpenalised warm-up lasts ``epochs``.
+    With a ``target``, a ``FairCOCCOPathClassifier`` or ``FairCOCCOPathRegressor`` instead,
+    with ``target_settings`` (its ``confidence``, ``bins`` and ``intersections``): ``lam`` and
+    ``warmup_epochs`` are unused, and its unpenalised warm-up lasts ``epochs``.
     """
     from faircocco_torch import (
         FairCOCCOClassifier,
@@ -114,7 +116,7 @@ def fit_network(
     else:
         estimator = FairCOCCOPathClassifier if classify else FairCOCCOPathRegressor
         epochs = network.pop("epochs")
-        options = {**network, "target": target, "warmup_epochs": epochs}
+        options = {**network, **(target_settings or {}), "target": target, "warmup_epochs": epochs}
     model = estimator(penalty="faircocco", notion=notion, random_state=random_state, **options)
     return model.fit(X, y, sensitive_features=sensitive, sample_weight=weights)
 
@@ -132,6 +134,10 @@ class PenalisedNetwork:
     random_state: int | None
     #: a fairness target: trains the λ path to it instead of one ``lam`` (the Transformer's)
     target: Any = None
+    #: how the target is certified and grouped (the Transformer's; the path's defaults)
+    confidence: float = 0.9
+    bins: int = 4
+    intersections: bool = False
 
     def _set_parameters(
         self, notion: str, lam: float, random_state: int | None, network: Mapping[str, Any]
@@ -154,5 +160,10 @@ class PenalisedNetwork:
             lam=self.lam,
             random_state=self.random_state,
             target=self.target,
+            target_settings={
+                "confidence": self.confidence,
+                "bins": self.bins,
+                "intersections": self.intersections,
+            },
             **{name: getattr(self, name) for name in NETWORK_DEFAULTS},
         )

@@ -39,8 +39,22 @@ def test_a_regression_dataset_trains_the_regression_path(regression_dataset):
         algorithm.fit(regression_dataset)
     assert isinstance(algorithm.model_, FairCOCCOPathRegressor)
     assert list(algorithm.model_.path_.columns) == [
-        "lam", "mse", "r2", "adjusted_score", "degenerate", "refined",
+        "lam", "mse", "r2", "adjusted_score", "adjusted_score_bound", "degenerate", "refined",
     ]  # fmt: skip
+
+
+def test_the_target_s_confidence_bins_and_intersections_reach_the_path(binary_dataset):
+    algorithm = FairCOCCOInprocessing(
+        notion="dp", target={"di": 0.8}, confidence=0.75, bins=3, intersections=True, **SHORT
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        predicted = algorithm.fit_predict(binary_dataset)
+    model = algorithm.model_
+    assert (model.confidence, model.bins, model.intersections) == (0.75, 3, True)
+    assert predicted.metadata["params"]["confidence"] == 0.75
+    # the path's DI columns: each attribute's and their intersections'
+    assert "di[intersections]" in model.path_.columns
 
 
 def test_without_a_target_the_network_has_one_lam(binary_dataset):

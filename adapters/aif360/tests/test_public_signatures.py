@@ -17,12 +17,13 @@ PINNED = {
         (
             "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
             "protected_as_features: 'bool' = False, target: 'Any' = None, "
+            "confidence: 'float' = 0.9, bins: 'int' = 4, intersections: 'bool' = False, "
             "hidden_layer_sizes: 'Any' = None, batch_size: 'int' = 128, "
             "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
             "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "eeb79fb06e0bf653",
+        "b69309967bb96734",
     ),
     "faircocco_aif360:FairCOCCOInprocessing.fit": (
         ("(self, dataset: 'Any') -> 'FairCOCCOInprocessing'"),

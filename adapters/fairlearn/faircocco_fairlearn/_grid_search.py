@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from typing import Any
@@ -26,26 +25,30 @@ from faircocco_plugins.plugins import (
     DegenerateModelWarning,
     Interval,
     align_by_index,
-    attribute_kind,
     check_params,
+    notion_named,
     toolkit_name,
 )
 from faircocco_plugins.targets import (
     AUC_FLOOR,
+    TargetSettings,
+    adjusted_score_columns,
     check_target,
     check_target_groups,
     choose_step,
+    group_bins,
     resolve_target,
     target_columns,
 )
 
-from ._metrics import _table, faircocco_metric
+from ._metrics import _table
 from ._moment import FairCOCCOMoment
 
 #: The columns of ``candidates_`` besides each grouping's ``di[name]`` and ``deo[name]``: the
 #: torch adapter's ``path_`` columns for two classes.
 CANDIDATE_COLUMNS = (
-    "accuracy", "auc", "adjusted_score", "di", "di_bound", "deo", "deo_bound", "degenerate",
+    "accuracy", "auc", "adjusted_score", "adjusted_score_bound", "di", "di_bound", "deo",
+    "deo_bound", "degenerate",
 )  # fmt: skip
 #: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions.
 _NOTIONS = {
@@ -57,8 +60,6 @@ _NOTIONS = {
 _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
     "random_state": Interval("integer", optional=True),
-    "bins": Interval("integer", 2),
-    "confidence": Interval("real", 0, 1, closed="neither"),
 }
 #: GridSearch's own grid needs two points: with fewer, its spacing divides by zero.
 _GRID_SIZE = {"grid_size": Interval("integer", 2)}
@@ -91,8 +92,10 @@ class FairCOCCOGridSearch(GridSearch):
         (fitted once more on the training rows, without weights); ``{"adjusted_score": x}``:
         at most ``x``; ``{"di": x}``: disparate impact (lowest over highest positive rate of
         any attribute's groups) at least ``x``, e.g. 0.8 for the four-fifths rule;
-        ``{"deo": x}``: largest gap in true-positive rates at most ``x``. Continuous
-        attributes are split at their median for DI and DEO.
+        ``{"deo": x}``: largest gap in true-positive rates at most ``x``. DI and DEO apply to
+        every grouping of :func:`faircocco_plugins.targets.target_groupings` on the held-out
+        rows: each categorical attribute's groups, each continuous attribute's ``bins``
+        quantile bins, and with ``intersections`` the intersections with at least 30 rows.
     notion : {"dp", "eo"}, optional
         The adjusted score's notion; default the constraints': ``"dp"`` for
         ``DemographicParity``, ``"eo"`` for ``EqualizedOdds``, ``TruePositiveRateParity`` and
@@ -103,29 +106,33 @@ class FairCOCCOGridSearch(GridSearch):
         Seed of the held-out split.
     bins : int
         How many groups a continuous attribute makes for fairlearn's own constraints
-        (``DemographicParity`` and the others group rows by value, so a raw age would be one
-        group per age): it is cut at the training rows' quantiles into ``bins`` groups, at the
-        median by default. Numeric attributes with more than two values are continuous; give
-        coded categories (race 0-4) as strings or a categorical to keep their levels. A
-        :class:`FairCOCCOMoment` takes continuous attributes as they are. A DI or DEO target
-        groups a continuous attribute into as many quantile bins of the held-out rows
+        (``DemographicParity`` and the others group rows by value, so a raw age would be one group
+        per age): it is cut at the training rows' quantiles into ``bins`` groups, at the quartiles
+        by default (:func:`faircocco_plugins.targets.group_bins`). Numeric attributes with more than
+        two values are continuous; give coded categories (race 0-4) as strings or a categorical to
+        keep their levels. A :class:`FairCOCCOMoment` takes continuous attributes as they are. A DI
+        or DEO target groups a continuous attribute into as many quantile bins of the held-out rows
         (:func:`faircocco_plugins.targets.target_groupings`).
     confidence : float
-        In (0, 1): a DI or DEO target is met only where its bound at this confidence on the
-        held-out rows meets it (``di_bound``, ``deo_bound``;
-        :func:`faircocco_plugins.targets.group_measures`), the adjusted score by its value.
+        In (0, 1): a target is met only where its bound at this confidence on the held-out
+        rows meets it (``di_bound``, ``deo_bound``,
+        :func:`faircocco_plugins.targets.group_measures`; ``adjusted_score_bound``,
+        :func:`faircocco_plugins.targets.adjusted_score_columns`).
+    intersections : bool
+        Whether a DI or DEO target applies to the intersections of the attributes' groups too.
     grid_size, grid_limit, grid_offset, grid, sample_weight_name
         As for ``GridSearch``; ``grid_size`` is at least 2 unless ``grid`` is given.
 
     Attributes
     ----------
     candidates_ : pandas.DataFrame
-        One row per predictor of ``predictors_`` (index ``predictor``), measured on the
-        held-out rows: ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO
-        score of the scores under ``notion``, :func:`faircocco_metric`), the DI and DEO
-        columns of :func:`faircocco_plugins.targets.target_columns` (``di``, the worst over
-        the attributes, ``di_bound``, its bound at ``confidence``, and ``di[name]`` each
-        attribute's; the same for ``deo``) and ``degenerate``.
+        One row per predictor of ``predictors_`` (index ``predictor``), measured on the held-out
+        rows: ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO score of the
+        scores under ``notion``) and ``adjusted_score_bound`` (its upper bound at ``confidence``;
+        :func:`faircocco_plugins.targets.adjusted_score_columns`), the DI and DEO columns of
+        :func:`faircocco_plugins.targets.target_columns` (``di``, the worst over the attributes,
+        ``di_bound``, its bound at ``confidence``, and ``di[name]`` each attribute's; the same for
+        ``deo``) and ``degenerate``.
     target_ : faircocco_plugins.targets.Target
         The bound the target set (``"halve"`` resolved to a number).
     best_idx_ : int
@@ -166,8 +173,9 @@ class FairCOCCOGridSearch(GridSearch):
         notion: str | None = None,
         validation_fraction: float = 0.2,
         random_state: int | None = None,
-        bins: int = 2,
+        bins: int = 4,
         confidence: float = 0.9,
+        intersections: bool = False,
         grid_size: int = 10,
         grid_limit: float = 2.0,
         grid_offset: Any = None,
@@ -191,6 +199,7 @@ class FairCOCCOGridSearch(GridSearch):
         self.random_state = random_state
         self.bins = bins
         self.confidence = confidence
+        self.intersections = intersections
 
     def fit(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
@@ -234,6 +243,9 @@ class FairCOCCOGridSearch(GridSearch):
         name = type(self).__name__
         check_target(self.target, "classification")
         check_params({key: getattr(self, key) for key in _LIMITS}, _LIMITS)
+        settings = TargetSettings(
+            confidence=self.confidence, bins=self.bins, intersections=self.intersections
+        )
         if self.grid is None:
             check_params({"grid_size": self.grid_size}, _GRID_SIZE)
         if not isinstance(self.constraints, ClassificationMoment):
@@ -257,8 +269,7 @@ class FairCOCCOGridSearch(GridSearch):
         check_target_groups(
             self.target, _table(sensitive_held), y_held == 1, rows="validation rows", bins=self.bins
         )
-        groupings = {"confidence": float(self.confidence), "bins": int(self.bins)}
-        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion, groupings)
+        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion, settings)
         trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
         X_train, y_train = trained.pop("X"), trained.pop("y")
         trained["sensitive_features"] = self._groups(trained["sensitive_features"])
@@ -303,9 +314,10 @@ class FairCOCCOGridSearch(GridSearch):
         table = _table(sensitive)
         self.bin_edges_: dict[str, np.ndarray] = {}
         if not isinstance(self.constraints, FairCOCCOMoment):
-            for name in table.columns:
-                if attribute_kind(table[name]) == "continuous":
-                    table[name], self.bin_edges_[name] = _quantile_bins(table[name], self.bins)
+            bins = group_bins(table, self.bins)
+            groups = bins.groupings(table)
+            for name, cuts in bins.cuts.items():
+                table[name], self.bin_edges_[name] = groups[name], np.asarray(cuts)
         if len(table.drop_duplicates()) < 2:
             raise ValueError(
                 f"sensitive_features has one group ({table.iloc[0].tolist()}) on the training "
@@ -347,10 +359,11 @@ def _measures(
     y: np.ndarray,
     sensitive_features: Any,
     notion: str,
-    groupings: dict[str, Any],
+    settings: TargetSettings,
 ) -> dict[str, Any]:
-    """One row of ``candidates_``: the predictor on the held-out rows (DI and DEO over the
-    ``groupings`` of :func:`faircocco_plugins.targets.target_columns`)."""
+    """One row of ``candidates_``: the predictor on the held-out rows (the adjusted score and
+    DI and DEO with their bounds, :func:`faircocco_plugins.targets.adjusted_score_columns` and
+    :func:`faircocco_plugins.targets.target_columns`)."""
     predicted = np.asarray(predictor.predict(X))
     scores = _positive_scores(predictor, X, predicted)
     auc = math.nan
@@ -359,10 +372,14 @@ def _measures(
     return {
         "accuracy": float(np.mean(predicted == y)),
         "auc": auc,
-        "adjusted_score": faircocco_metric(
-            y, scores, sensitive_features=sensitive_features, notion=notion, adjusted=True
+        **adjusted_score_columns(
+            scores,
+            _table(sensitive_features),
+            y_true=notion_named(notion).outcome(y.astype(float)),
+            notion=notion,
+            settings=settings,
         ),
-        **target_columns(y == 1, predicted == 1, _table(sensitive_features), **groupings),
+        **target_columns(y == 1, predicted == 1, _table(sensitive_features), settings=settings),
         "degenerate": bool(np.unique(predicted).size <= 1 or auc <= AUC_FLOOR),
     }
 
@@ -391,20 +408,6 @@ def _paired_rows(inputs: dict[str, Any]) -> dict[str, Any]:
                 f"{argument} has {_count(values)} rows and y has {expected}; give the same rows."
             )
     return rows
-
-
-def _quantile_bins(column: pd.Series, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each value's bin among ``bins`` cut at the column's quantiles (fewer where quantiles
-    tie), named by its interval, and the cut points; a value on a cut point is in the bin
-    below, as :func:`faircocco_plugins.gaps.attribute_groups` puts the median."""
-    values = column.to_numpy(dtype=float)
-    edges = np.unique(np.quantile(values, np.arange(1, bins) / bins))
-    names = [
-        f"<= {edges[0]:g}",
-        *(f"({low:g}, {high:g}]" for low, high in itertools.pairwise(edges)),
-        f"> {edges[-1]:g}",
-    ]
-    return np.asarray(names, dtype=object)[np.searchsorted(edges, values)], edges
 
 
 def _count(values: Any) -> int:

@@ -15,9 +15,10 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 from tqdm.auto import tqdm
 
-from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_bool, check_params
+from faircocco_plugins.plugins import DegenerateModelWarning, Interval, check_params
 from faircocco_plugins.targets import (
     Target,
+    TargetSettings,
     check_target,
     check_target_groups,
     choose_step,
@@ -60,8 +61,6 @@ _PATH_DEFAULTS: dict[str, Any] = {
 #: for ``warmup_epochs`` plus ``epochs_per_step`` per step.
 _NOT_TAKEN = ("lam", "epochs")
 _PATH_LIMITS = {
-    "confidence": Interval("real", 0, 1, closed="neither"),
-    "bins": Interval("integer", 2),
     "lam_min": Interval("real", 0, closed="neither"),
     "lam_factor": Interval("real", 1, closed="neither"),
     "warmup_epochs": Interval("integer", 1),
@@ -190,12 +189,19 @@ class _FairPath(_FairNetwork):
             )
         return self
 
+    def _settings(self) -> TargetSettings:
+        """``confidence``, ``bins`` and ``intersections`` as the targets take them (each
+        checked there, naming it)."""
+        return TargetSettings(
+            confidence=self.confidence, bins=self.bins, intersections=self.intersections
+        )
+
     def _check_numbers(self) -> None:
         # the networks' limits of the parameters a path takes, then the path's own
         shared = [name for name in _ESTIMATOR_LIMITS if name not in _NOT_TAKEN]
         check_params({name: getattr(self, name) for name in shared}, _ESTIMATOR_LIMITS)
         check_params({name: getattr(self, name) for name in _PATH_LIMITS}, _PATH_LIMITS)
-        check_bool(self.intersections, "intersections")
+        self._settings()
         if self.model not in MODEL_CLASSES:
             raise ValueError(
                 f"model={self.model!r} is not valid; expected one of {', '.join(MODEL_CLASSES)}."
@@ -268,9 +274,7 @@ class _FairPath(_FairNetwork):
             notion=penalty.notion,
             y_scale=getattr(self, "y_scale_", 1.0),
             units=units,
-            confidence=float(self.confidence),
-            bins=int(self.bins),
-            intersections=bool(self.intersections),
+            settings=self._settings(),
         )
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
@@ -596,17 +600,18 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     is kept in ``path_`` and ``step_states_`` like any other step. The choice is then made
     among all of them. With ``verbose``, a progress bar counts the steps.
 
-    **Selection.** The kept step is the most accurate non-degenerate step that meets
-    ``target`` on the validation rows; ``predict`` uses its weights. A DI or DEO target is met
-    only where it holds at ``confidence`` on those rows: where the worst bound over every
-    grouping (``di_bound``, ``deo_bound``; :func:`faircocco_plugins.targets.group_measures`)
-    meets it, so that it holds on unseen rows with about that probability. The adjusted-score
-    targets (``"halve"``, ``{"adjusted_score": x}``) are met by the point value. If none
-    meets it, the fairest non-degenerate step by the target's column is kept, with a
-    ``UserWarning`` naming the target and what was reached. A step is degenerate, and never
-    kept, when it predicts one class for every validation row, its validation AUC is at most
-    0.51, or (two classes) it is near one class: its validation positive rate below a third
-    of the base rate or above 1 − (1 − base rate)/3, or its balanced accuracy below 0.55.
+    **Selection.** The kept step is the most accurate non-degenerate step that meets ``target`` on
+    the validation rows; ``predict`` uses its weights. A DI or DEO target is met only where it holds
+    at ``confidence`` on those rows: where the worst bound over every grouping (``di_bound``,
+    ``deo_bound``; :func:`faircocco_plugins.targets.group_measures`) meets it, so that it holds on
+    unseen rows with about that probability; an adjusted-score target (``"halve"``,
+    ``{"adjusted_score": x}``) likewise where the score's upper bound at ``confidence``
+    (``adjusted_score_bound``; :func:`faircocco_plugins.targets.adjusted_score_columns`) meets it.
+    If none meets it, the fairest non-degenerate step by the target's column is kept, with a
+    ``UserWarning`` naming the target and what was reached. A step is degenerate, and never kept,
+    when it predicts one class for every validation row, its validation AUC is at most 0.51, or (two
+    classes) it is near one class: its validation positive rate below a third of the base rate or
+    above 1 − (1 − base rate)/3, or its balanced accuracy below 0.55.
 
     Parameters
     ----------
@@ -620,8 +625,9 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         groups, each continuous attribute's ``bins`` quantile bins (no longer a median split),
         and with ``intersections`` the intersections with at least 30 rows.
     confidence : float
-        In (0, 1): a DI or DEO target is met only where its bound at this confidence meets
-        it (a lower bound for DI, an upper one for DEO, from the group counts).
+        In (0, 1): a target is met only where its bound at this confidence meets it (a lower
+        bound for DI, an upper one for DEO, from the group counts; an upper one for the
+        adjusted score, from a jackknife over the validation rows).
     bins : int
         Quantile bins of a continuous attribute, at least 2.
     intersections : bool
@@ -659,18 +665,18 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     ----------
     path_ : pandas.DataFrame
         One row per step (index ``step``, 0 the warm-up): ``lam``; on the validation rows
-        ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO score of the
-        predicted probabilities under ``notion``), ``di`` (lowest over highest positive rate,
-        in [0, 1], the smallest over the groupings), ``di_bound`` (the smallest of their lower
-        bounds at ``confidence``, what a DI target is checked against), ``di[name]`` (each
-        grouping's, e.g. ``di[sex]``, ``di[age]``, ``di[intersections]``), the same for
-        ``deo`` (largest gap in true-positive rates; ``deo_bound`` the largest upper bound),
-        ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group with
-        the lowest positive rate at step 0 of the attribute with the smallest DI there, and
+        ``accuracy``, ``auc``, ``adjusted_score`` (chance-adjusted FairCOCCO score of the predicted
+        probabilities under ``notion``), ``adjusted_score_bound`` (its upper bound at
+        ``confidence``, what an adjusted-score target is checked against), ``di`` (lowest over
+        highest positive rate, in [0, 1], the smallest over the groupings), ``di_bound`` (the
+        smallest of their lower bounds at ``confidence``, what a DI target is checked against),
+        ``di[name]`` (each grouping's, e.g. ``di[sex]``, ``di[age]``, ``di[intersections]``), the
+        same for ``deo`` (largest gap in true-positive rates; ``deo_bound`` the largest upper
+        bound), ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)``, with ``A=1`` the group
+        with the lowest positive rate at step 0 of the attribute with the smallest DI there, and
         ``A=0`` the highest; above 1 once the gap is reversed), ``positive_rate``,
-        ``balanced_accuracy``, ``degenerate`` and ``refined`` (whether the step is one of
-        the refinement's). Rows are sorted by λ. DI and DEO are NaN for more than two
-        classes.
+        ``balanced_accuracy``, ``degenerate`` and ``refined`` (whether the step is one of the
+        refinement's). Rows are sorted by λ. DI and DEO are NaN for more than two classes.
     target_ : Target
         The bound the target set (``"halve"`` resolved to a number).
     certification_limit_ : str or None
@@ -734,7 +740,8 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     ----------
     path_ : pandas.DataFrame
         One row per step, sorted by λ: ``lam``, on the validation rows ``mse`` (in the
-        target's units), ``r2``, ``adjusted_score`` and ``degenerate``, and ``refined``.
+        target's units), ``r2``, ``adjusted_score``, ``adjusted_score_bound``, ``degenerate``
+        and ``refined``.
     target_, certification_limit_, step_, lam_, model_class_, step_states_, model_, history_
         As for :class:`FairCOCCOPathClassifier` (``certification_limit_`` is None).
     y_mean_, y_scale_, penalty_, penalty_applied_, encoder_, hidden_layer_sizes_,

@@ -12,10 +12,16 @@ import torch
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from torch import nn
 
-from faircocco_plugins import faircocco_score
 from faircocco_plugins.gaps import disparate_impact_ratios, farthest_from_parity
 from faircocco_plugins.plugins import notion_named
-from faircocco_plugins.targets import AUC_FLOOR, Target, certification_limit, target_columns
+from faircocco_plugins.targets import (
+    AUC_FLOOR,
+    Target,
+    TargetSettings,
+    adjusted_score_columns,
+    certification_limit,
+    target_columns,
+)
 
 from ._batches import TensorTriple
 from ._encoding import SensitiveSchema
@@ -67,15 +73,16 @@ def attribute_frame(
 class ValidationMeasures:
     """The measures of one step on the validation rows, in the columns of ``path_``.
 
-    Classification: ``accuracy``, ``auc`` (one-vs-rest for several classes; NaN when a class
-    is missing from the rows), ``adjusted_score`` (of the predicted probabilities, as the
-    harness scores them), and for two classes the DI and DEO columns of
-    :func:`faircocco_plugins.targets.target_columns` (each grouping's value, the worst, and
-    the worst bound at ``confidence``) and ``di_ratio`` (the paper's
-    ``P(Ŷ=1 | A=1) / P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive outcomes,
-    :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the one
-    farthest from 1). Regression: ``mse`` in the target's units, ``r2`` and
-    ``adjusted_score``. Both: ``degenerate``; for two classes also ``positive_rate`` and
+    Classification: ``accuracy``, ``auc`` (one-vs-rest for several classes; NaN when a class is
+    missing from the rows), ``adjusted_score`` (of the predicted probabilities, as the harness
+    scores them) and ``adjusted_score_bound`` (its upper bound at the settings' confidence,
+    :func:`faircocco_plugins.targets.adjusted_score_columns`), and for two classes the DI and DEO
+    columns of :func:`faircocco_plugins.targets.target_columns` (each grouping's value, the worst,
+    and the worst bound at the settings' confidence) and ``di_ratio`` (the paper's ``P(Ŷ=1 | A=1) /
+    P(Ŷ=1 | A=0)`` with ``A=1`` the group with the fewest positive outcomes,
+    :func:`faircocco_plugins.gaps.disparate_impact_ratio`; of several attributes, the one farthest
+    from 1). Regression: ``mse`` in the target's units, ``r2``, ``adjusted_score`` and
+    ``adjusted_score_bound``. Both: ``degenerate``; for two classes also ``positive_rate`` and
     ``balanced_accuracy``, and a step is degenerate when near one class
     (:data:`BALANCED_ACCURACY_FLOOR`, :func:`_near_degenerate`).
     """
@@ -89,9 +96,7 @@ class ValidationMeasures:
         notion: str,
         y_scale: float = 1.0,
         units: Mapping[str, tuple[float, float]] | None = None,
-        confidence: float = 0.9,
-        bins: int = 4,
-        intersections: bool = False,
+        settings: TargetSettings | None = None,
     ) -> None:
         if not math.isfinite(y_scale * y_scale):
             raise ValueError(
@@ -104,11 +109,7 @@ class ValidationMeasures:
         self.task = task
         self.notion = notion
         self.y_scale = y_scale
-        self.groupings: dict[str, Any] = {
-            "confidence": confidence,
-            "bins": bins,
-            "intersections": intersections,
-        }
+        self.settings = TargetSettings() if settings is None else settings
 
     def __call__(self, model: nn.Module) -> dict[str, Any]:
         outputs = self.outputs(model)
@@ -133,7 +134,7 @@ class ValidationMeasures:
             return None
         predicted = (self.outputs(model) > 0).numpy()
         return certification_limit(
-            target, self.targets.numpy() == 1, predicted, self.frame, **self.groupings
+            target, self.targets.numpy() == 1, predicted, self.frame, settings=self.settings
         )
 
     def _classification(self, logits: torch.Tensor) -> dict[str, Any]:
@@ -153,11 +154,11 @@ class ValidationMeasures:
         row: dict[str, Any] = {
             "accuracy": float(np.mean(predicted == codes)),
             "auc": auc,
-            "adjusted_score": self._adjusted(proba, truth),
+            **self._adjusted(proba, truth),
         }
         if proba.ndim == 1:
             chosen, positives = predicted == 1, codes == 1
-            row.update(target_columns(positives, chosen, self.frame, **self.groupings))
+            row.update(target_columns(positives, chosen, self.frame, settings=self.settings))
             ratios = disparate_impact_ratios(positives, chosen, self.frame)
             row["di_ratio"] = farthest_from_parity(ratios)
         else:
@@ -183,12 +184,15 @@ class ValidationMeasures:
         return {
             "mse": mse * self.y_scale**2,
             "r2": r2,
-            "adjusted_score": self._adjusted(pred, truth),
+            **self._adjusted(pred, truth),
             # an R² of NaN (a constant target on the rows) is no evidence of collapse
             "degenerate": bool(r2 <= 0.0),
         }
 
-    def _adjusted(self, pred: np.ndarray, truth: np.ndarray) -> float:
+    def _adjusted(self, pred: np.ndarray, truth: np.ndarray) -> dict[str, float]:
+        """``adjusted_score`` and ``adjusted_score_bound``
+        (:func:`faircocco_plugins.targets.adjusted_score_columns`)."""
         y_true = notion_named(self.notion).outcome(truth)
-        score = faircocco_score(pred, self.frame, y_true=y_true, notion=self.notion, adjusted=True)
-        return float(score)
+        return adjusted_score_columns(
+            pred, self.frame, y_true=y_true, notion=self.notion, settings=self.settings
+        )

@@ -34,7 +34,8 @@ from faircocco_torch._path import _label_offsets  # noqa: E402
 from faircocco_torch._path_measures import ValidationMeasures, attribute_frame  # noqa: E402
 
 CLASSIFICATION_COLUMNS = [
-    "lam", "accuracy", "auc", "adjusted_score", "di", "di_bound", "di[sensitive_features]",
+    "lam", "accuracy", "auc", "adjusted_score", "adjusted_score_bound", "di", "di_bound",
+    "di[sensitive_features]",
     "deo", "deo_bound", "deo[sensitive_features]", "di_ratio", "positive_rate",
     "balanced_accuracy", "degenerate", "refined",
 ]  # fmt: skip
@@ -141,11 +142,12 @@ def _scripted_fit(
     accuracy: list[float] | None = None,
     **params: Any,
 ) -> FairCOCCOPathClassifier:
-    """A fit whose steps' measures, in the order trained, are given: adjusted scores, and DI
-    (0.5 unless given) and accuracy (0.9 unless given)."""
+    """A fit whose steps' measures, in the order trained, are given: adjusted scores (their
+    bounds too), and DI (0.5 unless given) and accuracy (0.9 unless given)."""
     di, accuracy = di or [0.5] * len(scores), accuracy or [0.9] * len(scores)
     script = [
-        {"accuracy": acc, "auc": 0.9, "adjusted_score": score, "di": d, "di_bound": d,
+        {"accuracy": acc, "auc": 0.9, "adjusted_score": score,
+         "adjusted_score_bound": score, "di": d, "di_bound": d,
          "di_ratio": 1.0, "deo": 0.1, "deo_bound": 0.1, "degenerate": step in degenerate}
         for step, (score, d, acc) in enumerate(zip(scores, di, accuracy, strict=True))
     ]  # fmt: skip
@@ -399,7 +401,8 @@ def test_halve_is_half_the_unpenalised_score(
     model = _small(notion="dp", lam_max=4.0).fit(x, y, sensitive_features=a)
     half = 0.5 * model.path_["adjusted_score"].iloc[0]
     assert model.target_ == Target("adjusted_score", half)
-    assert model.path_["adjusted_score"].iloc[model.step_] <= half
+    # met by the upper bound at the confidence, not by the point value
+    assert model.path_["adjusted_score_bound"].iloc[model.step_] <= half
 
 
 def test_an_unreachable_target_keeps_the_fairest_step_and_warns(
@@ -411,9 +414,10 @@ def test_an_unreachable_target_keeps_the_fairest_step_and_warns(
     with pytest.warns(UserWarning, match=r"target=\{'adjusted_score': 0.0\}.*reached") as got:
         model.fit(x, y, sensitive_features=a)
     path = model.path_
-    assert (path["adjusted_score"] > 0).all()
-    assert model.step_ == path["adjusted_score"].idxmin()
-    assert f"adjusted_score={path['adjusted_score'].min():.4g}" in str(got[0].message)
+    assert (path["adjusted_score_bound"] > 0).all()
+    assert model.step_ == path["adjusted_score_bound"].idxmin()
+    bound = path["adjusted_score_bound"].min()
+    assert f"adjusted_score_bound={bound:.4g}" in str(got[0].message)
 
 
 def test_degenerate_steps_are_never_chosen() -> None:
@@ -421,7 +425,7 @@ def test_degenerate_steps_are_never_chosen() -> None:
         {
             "lam": [0.0, 1.0, 2.0, 4.0],
             "accuracy": [0.90, 0.85, 0.95, 0.60],
-            "adjusted_score": [0.20, 0.08, 0.00, 0.00],
+            "adjusted_score_bound": [0.20, 0.08, 0.00, 0.00],
             "degenerate": [False, False, True, False],
         }
     )
@@ -445,9 +449,12 @@ def test_the_regressor_keeps_the_lowest_mse_step_that_meets_the_target() -> None
         warnings.simplefilter("ignore", UserWarning)
         model.fit(x, y, sensitive_features=age)
     path = model.path_
-    assert list(path.columns) == ["lam", "mse", "r2", "adjusted_score", "degenerate", "refined"]
+    assert list(path.columns) == [
+        "lam", "mse", "r2", "adjusted_score", "adjusted_score_bound", "degenerate", "refined",
+    ]  # fmt: skip
     assert ((path["r2"] <= 0) == path["degenerate"]).all()
-    within = path[(path["adjusted_score"] <= model.target_.threshold) & ~path["degenerate"]]
+    met = path["adjusted_score_bound"] <= model.target_.threshold
+    within = path[met & ~path["degenerate"]]
     if len(within):
         assert model.step_ == within["mse"].idxmin()
     assert model.predict(x[:5]).shape == (5,)

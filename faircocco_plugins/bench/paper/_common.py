@@ -27,6 +27,7 @@ from .._hypervolume_table import UNPENALISED
 from .._progress import format_duration
 from .._results_tables import format_mean_std
 from .._runner import git_revision
+from .._selection import lowest_values
 from .._store import EVALUATED_PARTS, RUN_COLUMNS
 
 #: Columns of the paper's numbers file that identify one printed number.
@@ -485,13 +486,10 @@ def network_values(runs: pd.DataFrame, column: str = "faircocco_adjusted") -> pd
     >>> network_values(runs).to_dict()
     {('drugs', 'dp', 0): 0.004, ('drugs', 'dp', 1): 0.002}
     """
-    name = f"validation.{column}"
-    keys = ["dataset", "notion", "seed"]
     network = runs[(runs["method"] == UNPENALISED) & (runs["status"] == "ok")]
-    if name not in network.columns:
-        return pd.Series(dtype=float, index=pd.MultiIndex.from_tuples([], names=keys))
-    values = network.assign(seed=network["seed"].astype(int))
-    return values.groupby(keys)[name].min().astype(float).dropna()
+    network = network.assign(seed=network["seed"].astype(int))
+    keys = ("dataset", "notion", "seed")
+    return lowest_values(network, UNPENALISED, lambda _: f"validation.{column}", keys)
 
 
 def _run_counts(runs: pd.DataFrame) -> str:
