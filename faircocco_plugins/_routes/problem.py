@@ -43,6 +43,7 @@ from .._inputs.variables import (
     to_variable,
 )
 from .._kernels.kernel import KernelInput, Scaling, bandwidth_rows, concat_inputs
+from .._kernels.registry import kernel_named
 from .._linalg.backend import namespace, refuse_unreadable_tensors
 from .._options import Options
 from .._records.notions import notion_named
@@ -276,9 +277,9 @@ class Problem:
 def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:
     """The bandwidths of variable ``name`` ("pred", "sensitive" or "truth") on ``rows``.
 
-    Predictions and outcomes get one Gaussian on their vector; sensitive attributes one
-    Gaussian per column and delta kernels (product), or the paper's single Gaussian on the
-    vector with numeric columns standardised and nominal columns one-hot (joint).
+    Predictions and outcomes get one kernel (the option ``kernel``'s) on their vector;
+    sensitive attributes one per column and delta kernels (product), or the paper's single
+    kernel on the vector with numeric columns standardised and nominal columns one-hot (joint).
     """
     joint = name == "sensitive" and options.attribute_kernel == "joint"
     return Scaling.fit(
@@ -288,6 +289,7 @@ def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarra
         onehot_nominal=joint,
         bandwidth=options.bandwidth,
         rows=rows,
+        kernel=kernel_named(options.kernel),
     )
 
 

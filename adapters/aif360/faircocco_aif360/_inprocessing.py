@@ -50,7 +50,8 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
         kept (``faircocco_torch.FairCOCCOPathClassifier``; ``{"di": 0.8}``,
         ``{"deo": 0.05}``, ``{"adjusted_score": x}`` or ``"halve"``). ``lam`` and
         ``warmup_epochs`` are then unused, and ``epochs`` is the unpenalised warm-up's.
-    hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
+    kernel, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
+    verbose
         The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
     random_state : int or None
         Seeds the initial weights, the batches and the weighted resampling.
