@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from .kernel import GAUSSIAN, Kernel
+from .laplacian import LAPLACIAN
 
 #: The kernels by name, the default first.
-KERNELS: Mapping[str, Kernel] = MappingProxyType({k.name: k for k in (GAUSSIAN,)})
+KERNELS: Mapping[str, Kernel] = MappingProxyType({k.name: k for k in (GAUSSIAN, LAPLACIAN)})
 #: The ``kernel`` option's default.
 DEFAULT_KERNEL = GAUSSIAN.name
 

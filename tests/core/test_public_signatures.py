@@ -58,7 +58,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "f43b1f289e0d66ed",
+        "0e8a4eef6933e574",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
