@@ -6,6 +6,7 @@ route."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -447,3 +448,20 @@ def test_features_wider_than_the_limit_are_refused_by_the_host_route(device_call
     with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
         faircocco_score(torch.tensor(pred), torch.tensor(a), method="lowrank")
     assert device_calls == [False]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_the_device_route_scores_the_laplacian_kernel_as_the_host(notion, device_calls):
+    """Its bandwidth (the median city-block distance), pivots and factors on the device."""
+    pred, a, y = data("continuous", 300, seed=7)
+    host = faircocco_score(pred, a, y_true=y, notion=notion, kernel="laplacian", rank=60)
+    device = faircocco_score(
+        torch.tensor(pred),
+        torch.tensor(a),
+        y_true=torch.tensor(y),
+        notion=notion,
+        kernel="laplacian",
+        rank=60,
+    )
+    assert device_calls == [True]
+    assert math.isclose(float(device), host, rel_tol=1e-13), (float(device), host)
