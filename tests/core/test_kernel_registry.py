@@ -71,3 +71,20 @@ def test_a_kernel_without_a_gram_gradient_is_differentiated_by_autograd(monkeypa
     closed_form = gradient()
     monkeypatch.setattr(gaussian, "gram_gradient", None)
     np.testing.assert_allclose(gradient(), closed_form, rtol=1e-9, atol=1e-12)
+
+
+def test_the_protocol_s_default_column_is_the_kernel_s_own_in_place_one():
+    """A kernel may leave out the in-place column of incomplete Cholesky: the protocol's
+    default, from its Gram matrix, gives the same column for one input and for a stack."""
+    from faircocco_plugins._kernels.kernel import Kernel
+
+    for kernel in KERNELS.values():
+        z = rng.normal(size=(2, 9, 3))
+        columns = [np.ascontiguousarray(z[0, :, j]) for j in range(3)]
+        stacked = [np.ascontiguousarray(z[:, :, j]) for j in range(3)]
+        point = z[0, 4].tolist()
+        points = [z[:, 4, j : j + 1] for j in range(3)]
+        for cols, at, shape in ((columns, point, (9,)), (stacked, points, (2, 9))):
+            own = kernel.column_into(cols, at, np.empty(shape), np.empty(shape))
+            default = Kernel.column_into(kernel, cols, at, np.empty(shape), np.empty(shape))
+            np.testing.assert_allclose(default, own, rtol=1e-15, atol=0)
