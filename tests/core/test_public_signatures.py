@@ -58,7 +58,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "0e8a4eef6933e574",
+        "7d060be1cfff8e30",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
