@@ -249,6 +249,7 @@ class IndependenceTestResult:
         "eps",
         "conditioning_eps",
         "attribute_kernel",
+        "kernel",
         "bandwidth",
         "widths",
         "null",

@@ -30,7 +30,6 @@ from ._estimators.batch import (
     standardised_gradient,
 )
 from ._estimators.lowrank import (
-    MAX_RANK,
     FeatureMap,
     incomplete_cholesky,
     pivot_tolerance,
@@ -41,9 +40,10 @@ from ._estimators.terms import Role
 from ._inputs.output import as_output
 from ._inputs.row_table import RowTable
 from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
-from ._kernels.kernel import GAUSSIAN, KernelInput, Scaling, bandwidth_rows
+from ._kernels.kernel import KernelInput, Scaling, bandwidth_rows
 from ._kernels.levels import LevelRegistry
 from ._kernels.range_watch import RangeWatch
+from ._kernels.registry import kernel_named
 from ._linalg.backend import (
     as_like,
     column_means,
@@ -159,6 +159,7 @@ class BatchStatistic:
             )
         self.chance_adjusted = chance_adjusted
         self.options = Options.check(notion=notion, **keywords, method="lowrank")
+        self._kernel = kernel_named(self.options.kernel)
         if notion_named(notion).given == "pred":
             raise ValueError(
                 "BatchStatistic supports notion='dp' and 'eo': calibration conditions on the "
@@ -298,8 +299,12 @@ class BatchStatistic:
         pred, rows = (
             batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
-        x = y_pred if is_array_api_obj(y_pred) else pred
         self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
+        if self._kernel.gram_gradient is None and getattr(y_pred, "requires_grad", False):
+            # no closed form without the kernel's Gram gradient: autograd differentiates the
+            # same statistic in the predictions' framework
+            return as_output(self._device_statistic(y_pred, pred, rows), y_pred)
+        x = y_pred if is_array_api_obj(y_pred) else pred
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
@@ -388,10 +393,11 @@ class BatchStatistic:
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
             centred, width, z, pivots = self._scaled_predictions(values)
             side = self._attribute_side(rows, shift)
-            forward = predictions_statistic(z, pivots, side, shift)
+            forward = predictions_statistic(z, self._kernel, pivots, side, shift)
 
             def gradient() -> np.ndarray:
-                d_centred = closed_form_gradient(forward, z, pivots, side, shift) / width
+                d_centred = closed_form_gradient(forward, z, self._kernel, pivots, side, shift)
+                d_centred /= width
                 if median:
                     d_centred = standardised_gradient(d_centred, centred, values)
                 return d_centred - column_means(d_centred)
@@ -407,16 +413,20 @@ class BatchStatistic:
         seeded sample of rows, or the fixed one), the centred predictions divided by it, and
         the pivots incomplete Cholesky chooses for those."""
         n = values.shape[0]
-        # the Gaussian kernel is translation invariant: centring only keeps digits
+        # every registered kernel is translation invariant: centring only keeps digits
         centred = values - column_means(values)
         if self.options.bandwidth == "median":
             sample = bandwidth_rows(n, self.options.random_state)
-            width = GAUSSIAN.bandwidth(centred if sample.size == n else take_rows(centred, sample))
+            sampled = centred if sample.size == n else take_rows(centred, sample)
+            width = self._kernel.bandwidth(sampled)
         else:
             width = float(self.options.bandwidth)
         z = centred / width
         pivots, _ = incomplete_cholesky(
-            z, pivot_tolerance(self.options.ridge, Role.MEASURED), self.options.rank or MAX_RANK
+            z,
+            self._kernel,
+            pivot_tolerance(self.options.ridge, Role.MEASURED),
+            self.options.rank or self._kernel.default_rank,
         )
         return centred, width, z, pivots
 

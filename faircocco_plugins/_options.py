@@ -21,7 +21,7 @@ its test (``tests/core/test_options.py`` checks every entry point's defaults aga
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import wraps
 from types import MappingProxyType
@@ -30,6 +30,7 @@ from typing import Any, ParamSpec, TypedDict, TypeVar, Unpack
 import numpy as np
 
 from ._estimators.terms import Ridge
+from ._kernels.registry import DEFAULT_KERNEL, KERNELS
 from ._records.notions import NOTIONS
 from ._records.params import RANDOM_STATE, Interval
 
@@ -169,15 +170,18 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
                 "method",
                 Choice(("auto", "exact", "lowrank")),
                 {"score": "auto", "test": "auto", "penalty": "auto"},
-                "The estimator: 'auto' is exact below 128 rows and low-rank above. The batch "
-                "statistic is low-rank by construction, so it takes no method.",
+                "The estimator: 'auto' is exact below 128 rows and low-rank above, but exact "
+                "at the default rank wherever the kernel's factor may hold as many pivots as "
+                "rows (up to 10,000). The batch statistic is low-rank by construction, so it "
+                "takes no method.",
             ),
             StatisticOption(
                 "rank",
                 Interval("integer", 1, optional=True),
                 {"score": None, "test": None, "batch": None, "penalty": None},
-                "Cap on the pivots of each continuous low-rank factor; None means 100 (pivoting "
-                "stops earlier once the residual is below 1e-6).",
+                "Cap on the pivots of each continuous low-rank factor; None means the kernel's "
+                "default (100 for the Gaussian; pivoting stops earlier once the residual is "
+                "below 1e-6 of the kernel's diagonal).",
             ),
             StatisticOption(
                 "eps",
@@ -207,6 +211,15 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
                 "'joint' is the paper's single Gaussian on the whole attribute vector, each "
                 "numeric column divided by its standard deviation first so that units do not "
                 "matter.",
+            ),
+            StatisticOption(
+                "kernel",
+                Choice(tuple(KERNELS)),
+                dict.fromkeys(
+                    ("score", "test", "batch", "penalty", "in-processing"), DEFAULT_KERNEL
+                ),
+                "The kernel of numeric columns (nominal columns get delta kernels): "
+                + "; ".join(f"'{k.name}' is {k.description}" for k in KERNELS.values()),
             ),
             StatisticOption(
                 "bandwidth",
@@ -249,18 +262,35 @@ def _entries(parameters: str) -> Mapping[str, str]:
     return MappingProxyType({name: "\n".join(lines) for name, lines in entries.items()})
 
 
-#: Each option's entry in a docstring's Parameters section, written into the score's by
-#: :func:`takes_options`; the other entry points refer to the score's.
-OPTION_DOCS: Mapping[str, str] = _entries(
-    """\
+def _kernel_entry() -> str:
+    """The ``kernel`` option's docstring entry: each registered kernel on a line of its own."""
+    names = ", ".join(f'"{name}"' for name in KERNELS)
+    lines = [f"    ``{k.name}``: {k.description}" for k in KERNELS.values()]
+    return "\n".join(
+        [
+            f"kernel : {{{names}}}",
+            f'    The kernel of numeric columns (default "{DEFAULT_KERNEL}"); nominal columns '
+            "get delta kernels.",
+            *lines,
+        ]
+    )
+
+
+#: The options' docstring entries, written out but for the registered kernels'.
+_OPTION_ENTRIES: Mapping[str, str] = MappingProxyType(
+    {
+        **_entries(
+            """\
 notion : {"dp", "eo", "cal"}
     Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
 method : {"auto", "exact", "lowrank"}
     ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
-    factored exactly; ``auto`` uses ``exact`` below 128 rows.
+    factored exactly; ``auto`` uses ``exact`` below 128 rows, and at the default ``rank``
+    wherever the kernel's factor may hold as many pivots as rows (up to 10,000 rows).
 rank : int, optional
-    Cap on the number of pivots of each continuous factor (default 100; pivoting stops
-    earlier once the residual is below 1e-6).
+    Cap on the number of pivots of each continuous factor (default: the kernel's, 100 for
+    the Gaussian; pivoting stops earlier once the residual is below 1e-6 of the kernel's
+    diagonal).
 eps : float
     Regularisation ε of ``R = G (G + εN I)⁻¹``, in [1e-10, 1e12] (below, ``εN`` is lost in
     the rounding of ``G``; above, the score has reached its limit). Its default differs
@@ -281,6 +311,14 @@ bandwidth : "median" or float
 random_state : int, optional
     Seed of the bandwidth sample, in [0, 2**32 - 1]; ``None`` means seed 0, so scores
     are deterministic."""
+        ),
+        "kernel": _kernel_entry(),
+    }
+)
+#: Each option's entry in a docstring's Parameters section, in the order of the table, written
+#: into the score's by :func:`takes_options`; the other entry points refer to the score's.
+OPTION_DOCS: Mapping[str, str] = MappingProxyType(
+    {name: _OPTION_ENTRIES[name] for name in STATISTIC_OPTIONS}
 )
 
 
@@ -291,6 +329,7 @@ class _KernelKeywords(TypedDict, total=False):
     eps: float
     conditioning_eps: float | None
     attribute_kernel: str
+    kernel: str
     bandwidth: str | float
 
 
@@ -326,6 +365,7 @@ class Options:
     eps: float
     conditioning_eps: float | None
     attribute_kernel: str
+    kernel: str
     bandwidth: str | float
     random_state: int | None
 
@@ -381,7 +421,9 @@ def takes_options(
     after : str, optional
         The keyword-only parameter the options follow; by default they come first.
     order : sequence of str, optional
-        Instead, the order of every keyword-only parameter, options included.
+        Instead, the order of every keyword-only parameter, options included; one left out,
+        or a name that is neither, is a ``TypeError`` when the function is decorated, so that
+        no option silently drops out of the signature.
     positional : sequence of str, optional
         Options that may also be passed by position, in this order after the function's own
         positional parameters (the torch penalties' ``method, rank, eps, attribute_kernel``).
@@ -416,6 +458,7 @@ def takes_options(
         keyword = [p for p in own if p.kind == p.KEYWORD_ONLY]
         if order:
             by_name = {p.name: p for p in [*keyword, *options]}
+            _check_order(function.__qualname__, order, by_name)
             keyword = [by_name[name] for name in order]
         else:
             at = 0 if after is None else [p.name for p in keyword].index(after) + 1
@@ -447,6 +490,19 @@ def takes_options(
         return with_options
 
     return decorate
+
+
+def _check_order(function: str, order: Sequence[str], names: Iterable[str]) -> None:
+    """Refuse an ``order`` of :func:`takes_options` that is not exactly the keyword-only
+    parameters ``names`` of ``function``, options included."""
+    missing = [name for name in names if name not in order]
+    unknown = [name for name in order if name not in names]
+    if missing or unknown or len(set(order)) != len(order):
+        raise TypeError(
+            f"takes_options(order=...) of {function} must list each keyword-only parameter "
+            f"once, options included; it leaves out {missing} and has unknown or repeated "
+            f"names {unknown or [n for n in order if list(order).count(n) > 1]}."
+        )
 
 
 def _with_entries(docstring: str, after: str | None, names: Sequence[str]) -> str:

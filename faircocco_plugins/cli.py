@@ -29,6 +29,7 @@ import pandas as pd
 
 from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._inputs.files import refuse_special_file
+from ._kernels.registry import KERNELS
 from ._options import statistic_default
 from ._records.notions import notion_named
 from ._routes.problem import AUTO_EXACT_BELOW
@@ -151,7 +152,8 @@ def _parser() -> argparse.ArgumentParser:
         help="score the predictions in a CSV or Parquet file",
         description="Score the predictions in a table against one or several sensitive columns "
         "and print the report: the joint score, then one row per attribute. String and boolean "
-        "columns are nominal (delta kernel); numeric columns get a Gaussian kernel. A CSV "
+        "columns are nominal (delta kernel); numeric columns get the --kernel (a Gaussian by "
+        "default). A CSV "
         "column of numbers with a few other values (fewer distinct ones than its numbers, "
         "such as a stray ? or unknown) is refused rather than read as labels.",
     )
@@ -184,6 +186,13 @@ def _parser() -> argparse.ArgumentParser:
             "product of per-attribute kernels, or the paper's one joint Gaussian, here on the "
             "standardised attributes (default: product)"
         ),
+    )
+    score.add_argument(
+        "--kernel",
+        choices=tuple(KERNELS),
+        default=statistic_default("kernel"),
+        help=f"the kernel of numeric columns (default: {statistic_default('kernel')}): "
+        + "; ".join(f"{k.name}, {k.description}" for k in KERNELS.values()),
     )
     score.add_argument(
         "--permutations",
@@ -280,6 +289,7 @@ def _score(args: argparse.Namespace) -> int:
         "notion": args.notion,
         "method": args.method,
         "attribute_kernel": args.attribute_kernel,
+        "kernel": args.kernel,
         "random_state": args.seed,
     }
     chunksize = args.chunksize

@@ -22,7 +22,9 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
 * **The parameter checks** :class:`Interval`, :func:`check_params` and :func:`check_bool`, for
   the parameters of an adapter's own estimators, with the core's error messages.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
-  that build kernels of their own (a baseline penalty, a reductions moment).
+  that build kernels of their own (a baseline penalty, a reductions moment), and **the
+  kernels** :data:`KERNELS` (records of the :class:`Kernel` protocol, by the name the
+  ``kernel`` option takes) with :func:`kernel_named`, for those that build the score's own.
 * **The row pairing** :func:`align_by_index`, the score's rule for pandas inputs, for adapters
   whose functions take row-wise arguments of their own.
 * **The input checks** :func:`as_array` (a list or array, refusing masked entries and rows of
@@ -55,7 +57,8 @@ import numpy as np
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind, kind_from_levels, outcome_kind
 from ._inputs.variables import align_by_index, as_array, as_frame, check_labels
-from ._kernels.kernel import median_distance
+from ._kernels.kernel import Kernel, median_distance
+from ._kernels.registry import KERNELS, kernel_named
 from ._options import (
     STATISTIC_OPTIONS,
     PenaltyKeywords,
@@ -78,6 +81,7 @@ from .datasets import DataFile, DatasetSource, LoadedTable
 
 __all__ = [
     "DATASET_ENTRY_POINT_GROUP",
+    "KERNELS",
     "KINDS",
     "METHOD_ENTRY_POINT_GROUP",
     "MULTIPLE_ATTRIBUTES",
@@ -92,6 +96,7 @@ __all__ = [
     "DatasetSource",
     "DegenerateModelWarning",
     "Interval",
+    "Kernel",
     "LoadedTable",
     "MethodLoadError",
     "MethodSpec",
@@ -107,6 +112,7 @@ __all__ = [
     "check_labels",
     "check_params",
     "check_statistic_options",
+    "kernel_named",
     "kind_from_levels",
     "median_distance",
     "notion_named",

@@ -4,12 +4,14 @@ the array API, so numpy arrays on the host and torch tensors on any device run t
 :class:`._batch_statistic.BatchStatistic` derives it (its Notes): the attributes and outcomes are
 data, so their side (:class:`AttributeSide`) is formed from feature maps fitted once, and only the
 predictions' Nyström rows depend on the model (:func:`predictions_statistic`). On the host, the
-gradient is the closed form of :func:`closed_form_gradient`, one autograd node per batch; on an
-accelerator, autograd differentiates :func:`predictions_statistic` itself. The closed form stays
-on the CPU, where it is faster: 1.5 against 2.9-3.4 ms per penalty step at batch 256 and 45-50
-against 69-73 ms at 16,384, within 10% of autograd at 4,096 (``python benchmarks/device_route.py
---threads 1``, rows "FairCOCCO" and "FairCOCCO, device route"); the tests check it against
-autograd.
+gradient is the closed form of :func:`closed_form_gradient`, one autograd node per batch, which
+reaches the predictions through the kernel's Gram gradient
+(:attr:`._kernels.kernel.Kernel.gram_gradient`); on an accelerator, and for a kernel without
+one, autograd differentiates :func:`predictions_statistic` itself. The closed form stays on the
+CPU, where it is faster: 1.5 against 2.9-3.4 ms per penalty step at batch 256 and 45-50 against
+69-73 ms at 16,384 with the Gaussian kernel, within 10% of autograd at 4,096 (``python
+benchmarks/device_route.py --threads 1``, rows "FairCOCCO" and "FairCOCCO, device route"); the
+tests check it against autograd.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels.kernel import GAUSSIAN
+from .._kernels.kernel import Kernel
 from .._linalg.backend import (
     PsdSolver,
     as_like,
@@ -230,14 +232,17 @@ class Forward(NamedTuple):
     weighted: Any
 
 
-def predictions_statistic(z: Any, pivots: Any, side: AttributeSide, shift: float) -> Forward:
-    """``T`` (minus ``T₀`` with a null) of the scaled predictions ``z`` with landmarks at the
-    rows ``pivots``, as derived in :class:`._batch_statistic.BatchStatistic`'s Notes.
+def predictions_statistic(
+    z: Any, kernel: Kernel, pivots: Any, side: AttributeSide, shift: float
+) -> Forward:
+    """``T`` (minus ``T₀`` with a null) of the scaled predictions ``z`` under ``kernel``, with
+    landmarks at the rows ``pivots``, as derived in :class:`._batch_statistic.BatchStatistic`'s
+    Notes.
 
     Computed in the Nyström basis ``Φ = K L_l⁻ᵀ`` (``L_l L_lᵀ = K_ll``), where
     ``S′ = ΦᵀΦ + εN I`` has eigenvalues of at least ``εN`` (``shift``).
     """
-    raw = GAUSSIAN.gram(z, take_rows(z, pivots))
+    raw = kernel.gram(z, take_rows(z, pivots))
     landmark_kernel = take_rows(raw, pivots)  # K_ll: the landmarks are rows of z
     landmark_lower = PsdSolver(landmark_kernel).lower
     nystrom = divide_by_lower_transposed(raw - column_means(raw), landmark_lower)
@@ -255,9 +260,15 @@ def predictions_statistic(z: Any, pivots: Any, side: AttributeSide, shift: float
 
 
 def closed_form_gradient(
-    forward: Forward, z: np.ndarray, pivots: np.ndarray, side: AttributeSide, shift: float
+    forward: Forward,
+    z: np.ndarray,
+    kernel: Kernel,
+    pivots: np.ndarray,
+    side: AttributeSide,
+    shift: float,
 ) -> np.ndarray:
-    """``∂T/∂z`` of :func:`predictions_statistic` on the host (the Notes' closed form)."""
+    """``∂T/∂z`` of :func:`predictions_statistic` on the host (the Notes' closed form), for a
+    kernel with a Gram gradient."""
     raw, landmark_lower, nystrom, solver = (
         forward.raw,
         forward.landmark_lower,
@@ -276,17 +287,8 @@ def closed_form_gradient(
     d_raw[pivots] -= shift * host_divide_by_lower(
         host_divide_by_lower(outer, landmark_lower).T, landmark_lower
     )
+    assert kernel.gram_gradient is not None
     landmarks = z[pivots]
-    d_z, d_landmarks = _gaussian_gradients(d_raw * raw, z, landmarks)
+    d_z, d_landmarks = kernel.gram_gradient(d_raw * raw, z, landmarks)
     d_z[pivots] += d_landmarks
     return d_z
-
-
-def _gaussian_gradients(
-    weights: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The gradients in ``a`` and ``b`` of a function of ``K = GAUSSIAN.gram(a, b)`` whose
-    gradient in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``)."""
-    d_a = weights @ b - (weights @ ones(weights.shape[1]))[:, None] * a
-    d_b = weights.T @ a - (ones(weights.shape[0]) @ weights)[:, None] * b
-    return d_a, d_b

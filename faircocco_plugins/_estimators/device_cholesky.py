@@ -1,4 +1,4 @@
-"""Pivoted incomplete Cholesky of the unit-bandwidth Gaussian kernel, on the tensors' device.
+"""Pivoted incomplete Cholesky of a registered kernel of unit bandwidth, on the tensors' device.
 
 The same factorisation as :func:`._estimators.lowrank.incomplete_cholesky`, pivot for pivot: the
 largest residual diagonal becomes the next pivot, equal largest residuals go to the row with the
@@ -32,7 +32,7 @@ from typing import NamedTuple
 import torch
 
 from .._kernels.device_order import canonical_order
-from .._kernels.kernel import GAUSSIAN
+from .._kernels.kernel import Kernel
 from .lowrank import PIVOT_BLOCK
 
 
@@ -45,17 +45,21 @@ class PivotedFactor(NamedTuple):
     rank: torch.Tensor
 
 
-def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> PivotedFactor:
-    """Pivoted incomplete Cholesky of ``exp(−‖zᵢ − zⱼ‖² / 2)`` on ``z``'s device (no gradient),
-    up to ``max_rank`` pivots or the end of the first block of :data:`PIVOT_BLOCK` pivots that
-    ends past the tolerance."""
+def incomplete_cholesky(
+    z: torch.Tensor, kernel: Kernel, tolerance: float, max_rank: int
+) -> PivotedFactor:
+    """Pivoted incomplete Cholesky of ``kernel`` on ``z``'s device (no gradient), up to
+    ``max_rank`` pivots or the end of the first block of :data:`PIVOT_BLOCK` pivots that ends
+    past the tolerance (relative to the kernel's diagonal, as on the host)."""
     z = z.detach()
     n = int(z.shape[0])
     rank_cap = min(max_rank, n)
     # rows in lexicographic order: the first of equal largest residuals has the smallest values
     order = canonical_order([z[:, j] for j in range(z.shape[1])])
     ordered = z[order]
-    residual = GAUSSIAN.diagonal(ordered)
+    residual = kernel.diagonal(ordered)
+    # relative to the diagonal, as on the host (where the residual starts), without a copy
+    limit = tolerance * torch.max(residual)
     # room for every pivot, though a factor usually stops well before: only rows written are read
     rows = residual.new_empty((rank_cap, n))
     # a masked pivot divides its column by √∞: the column is zero, and its residual (which may
@@ -66,8 +70,8 @@ def incomplete_cholesky(z: torch.Tensor, tolerance: float, max_rank: int) -> Piv
         # the first of equal largest residuals (see the module docstring)
         pivot_residual, i = torch.max(residual, dim=0)
         # past the tolerance, the residual stays as it is, so every later pivot is masked too
-        active = pivot_residual > tolerance
-        column = GAUSSIAN.gram(ordered, ordered.index_select(0, i.reshape(1)))[:, 0]
+        active = pivot_residual > limit
+        column = kernel.gram(ordered, ordered.index_select(0, i.reshape(1)))[:, 0]
         if k:
             column = torch.addmv(column, rows[:k].T, rows[:k, i], alpha=-1.0)
         torch.div(column, torch.sqrt(torch.where(active, pivot_residual, infinity)), out=rows[k])

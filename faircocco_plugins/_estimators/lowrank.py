@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 import array_api_compat
 import numpy as np
 
-from .._kernels.kernel import GAUSSIAN, KernelInput, to_host
+from .._kernels.kernel import Kernel, KernelInput, to_host
 from .._kernels.levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
 from .._linalg.backend import (
     PsdSolver,
@@ -57,10 +57,9 @@ U, E, C = Role.MEASURED, Role.ATTRIBUTES, Role.GIVEN
 RELATIVE_TOLERANCE = 1e-2
 #: ... never below this, well above rounding level ...
 MIN_TOLERANCE = 1e-6
-#: ... and never above this: the kernel's diagonal is 1, and a large ``ε`` must still factor.
+#: ... and never above this, so that a large ``ε`` must still factor; all three relative to the
+#: kernel's diagonal.
 MAX_TOLERANCE = 1e-2
-#: Default cap on the number of pivots of a continuous factor.
-MAX_RANK = 100
 #: Most level combinations of one variable's discrete columns factored exactly.
 MAX_COMBINATIONS = 256
 #: Most columns of one variable's features: its level combinations times the pivots of its
@@ -71,7 +70,8 @@ MAX_FEATURES = 4096
 
 
 def pivot_tolerance(ridge: Ridge, role: str) -> float:
-    """The residual at which ``role``'s incomplete Cholesky factor stops.
+    """The residual at which ``role``'s incomplete Cholesky factor stops, relative to the
+    kernel's diagonal (:func:`absolute_tolerance`).
 
     A residual ``Δ = K − Φ Φᵀ`` (positive semi-definite, trace at most ``N τ``) moves
     ``R = K (K + εN I)⁻¹`` by at most ``‖Δ‖ / (εN) ≤ τ / ε`` in Hilbert-Schmidt norm, so a
@@ -80,6 +80,13 @@ def pivot_tolerance(ridge: Ridge, role: str) -> float:
     while a large ``ε`` (the test's, the penalty's) needs far fewer pivots.
     """
     return min(MAX_TOLERANCE, max(MIN_TOLERANCE, RELATIVE_TOLERANCE * ridge.of(role)))
+
+
+def absolute_tolerance(tolerance: float, diagonal: np.ndarray) -> float:
+    """A :func:`pivot_tolerance` as a residual of the kernel whose diagonal on the rows is
+    ``diagonal`` (host): the residual starts there, so a tolerance relative to it holds the
+    factor to one relative accuracy whatever the kernel's scale."""
+    return tolerance * float(diagonal.max()) if diagonal.size else tolerance
 
 
 #: Pivots are chosen among all the rows of an input of up to this many rows, and among about
@@ -145,19 +152,24 @@ PIVOT_BLOCK = 16
 
 
 def incomplete_cholesky(
-    z: np.ndarray, tolerance: float, max_rank: int, initial: Sequence[int] | np.ndarray = ()
+    z: np.ndarray,
+    kernel: Kernel,
+    tolerance: float,
+    max_rank: int,
+    initial: Sequence[int] | np.ndarray = (),
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pivoted incomplete Cholesky factorisation of the Gaussian kernel (:data:`GAUSSIAN`).
+    """Pivoted incomplete Cholesky factorisation of ``kernel`` on the rows of ``z``.
 
     Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
-    factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance`` must be above rounding
-    level: a pivot's own residual is left at its rounding error, not set to zero. ``initial``
-    are rows to pivot on, in this order, before the greedy choice (the pivots of a subset of
-    the rows, to extend).
+    factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance``, relative to the kernel's
+    diagonal (:func:`absolute_tolerance`), must be above rounding level: a pivot's own residual
+    is left at its rounding error, not set to zero. ``initial`` are rows to pivot on, in this
+    order, before the greedy choice (the pivots of a subset of the rows, to extend).
     """
     n = z.shape[0]
     # float64 as the factor, whatever the dtype of z
-    residual = np.asarray(GAUSSIAN.diagonal(z), dtype=np.float64)
+    residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
+    tolerance = absolute_tolerance(tolerance, residual)
     rank = min(max_rank, n)
     # factor rows in blocks of PIVOT_BLOCK pivots, added as needed: a buffer grown by copies
     # would hold both copies at its peak, and one for every possible pivot would be allocated
@@ -178,7 +190,7 @@ def incomplete_cholesky(
         full, row = divmod(k, PIVOT_BLOCK)
         if not row:
             blocks.append(np.empty((min(PIVOT_BLOCK, rank - k), n)))
-        column = GAUSSIAN.column_into(columns, z[i].tolist(), blocks[full][row], scratch)
+        column = kernel.column_into(columns, z[i].tolist(), blocks[full][row], scratch)
         for block in blocks[:full]:
             column -= block[:, i] @ block
         if row:
@@ -233,7 +245,9 @@ def _transposed(blocks: list[np.ndarray], rank: int, n: int) -> np.ndarray:
     return out
 
 
-def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) -> np.ndarray:
+def incomplete_cholesky_batch(
+    z: np.ndarray, kernel: Kernel, tolerance: float, max_rank: int
+) -> np.ndarray:
     """:func:`incomplete_cholesky` of every ``z[b]`` of a ``B × n × d`` stack at once.
 
     Returns the factors ``L`` (``B × n × r``) zero-padded to the largest rank: a member that
@@ -243,7 +257,8 @@ def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) ->
     """
     batch, n, d = z.shape
     members = np.arange(batch)
-    residual = np.asarray(GAUSSIAN.diagonal(z), dtype=np.float64)
+    residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
+    tolerance = absolute_tolerance(tolerance, residual)
     rows = np.zeros((batch, min(max_rank, n), n))
     # one contiguous B × n array per column, for the kernel's column against each pivot
     columns = [np.ascontiguousarray(z[:, :, j]) for j in range(d)]
@@ -256,7 +271,7 @@ def incomplete_cholesky_batch(z: np.ndarray, tolerance: float, max_rank: int) ->
         if not active.any():
             break
         point = [values[members, pivots][:, None] for values in columns]
-        column = GAUSSIAN.column_into(columns, point, np.empty((batch, n)), scratch)
+        column = kernel.column_into(columns, point, np.empty((batch, n)), scratch)
         if k:
             column -= np.matmul(rows[members, :k, pivots][:, None, :], rows[:, :k])[:, 0]
         column *= np.where(active, 1.0 / np.sqrt(np.where(active, pivot_residual, 1.0)), 0.0)[
@@ -345,9 +360,11 @@ class FeatureMap:
         z = z_host[:, self.continuous_columns]
         candidates = pivot_candidates(z)
         if candidates is None:
-            chosen, factor = incomplete_cholesky(z, self.tolerance, self.max_rank)
+            chosen, factor = incomplete_cholesky(z, self.kernel, self.tolerance, self.max_rank)
         else:
-            chosen, _ = incomplete_cholesky(z[candidates], self.tolerance, self.max_rank)
+            chosen, _ = incomplete_cholesky(
+                z[candidates], self.kernel, self.tolerance, self.max_rank
+            )
             chosen, factor = candidates[chosen], None
             self._candidates = np.zeros(first.n, dtype=bool)
             self._candidates[candidates] = True
@@ -367,12 +384,12 @@ class FeatureMap:
         xp = namespace(first.z)
         z = self._select(first.z)
         self._landmarks = xp.take(z, xp.asarray(pivots, device=array_api_compat.device(z)), axis=0)
-        self._cholesky = xp.linalg.cholesky(GAUSSIAN.gram(self._landmarks, self._landmarks))
+        self._cholesky = xp.linalg.cholesky(self.kernel.gram(self._landmarks, self._landmarks))
 
     @property
     def max_rank(self) -> int:
-        """The cap on the number of pivots."""
-        return self.rank or MAX_RANK
+        """The cap on the number of pivots: ``rank``, or the kernel's default."""
+        return self.rank or self.kernel.default_rank
 
     def uncovered(self, z: Any, factor: Any, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` (of the input this map was fitted on, whose numeric columns are
@@ -382,8 +399,10 @@ class FeatureMap:
         if self._candidates is None or self.continuous_rank >= self.max_rank:
             return rows[:0]
         host = to_host(factor)
-        residual = to_host(GAUSSIAN.diagonal(self._select(z))) - np.einsum("ij,ij->i", host, host)
-        return rows[(residual > self.tolerance) & ~self._candidates[rows]]
+        diagonal = to_host(self.kernel.diagonal(self._select(z)))
+        residual = diagonal - np.einsum("ij,ij->i", host, host)
+        tolerance = absolute_tolerance(self.tolerance, diagonal)
+        return rows[(residual > tolerance) & ~self._candidates[rows]]
 
     def cover(self, first: KernelInput, rows: np.ndarray) -> None:
         """Add pivots for ``rows`` of ``first`` (the input this map was fitted on), which
@@ -395,12 +414,14 @@ class FeatureMap:
         candidates = np.flatnonzero(self._candidates)
         z = to_host(self._select(first.z))[candidates]
         initial = np.searchsorted(candidates, self._pivots)
-        chosen, _ = incomplete_cholesky(z, self.tolerance, self.max_rank, initial)
+        chosen, _ = incomplete_cholesky(z, self.kernel, self.tolerance, self.max_rank, initial)
         self._set_pivots(first, candidates[chosen])
 
     def _fit_levels(
         self, first: KernelInput, z_host: np.ndarray | None, discrete: list[int]
     ) -> np.ndarray:
+        #: the kernel of the numeric columns, of the input fitted on
+        self.kernel = first.kernel
         n_nominal = 0 if first.codes is None else first.codes.shape[1]
         while True:
             self.levels = LevelEncoder(discrete, n_nominal)
@@ -461,7 +482,7 @@ class FeatureMap:
         columns ``z`` of an input."""
         # the kernel is taken landmarks first and transposed: the solve then runs on a
         # column-major array, in 60% of the time on a row-major one (32,768 × 100)
-        cross = GAUSSIAN.gram(self._landmarks, self._select(z))
+        cross = self.kernel.gram(self._landmarks, self._select(z))
         return divide_by_lower_transposed(cross.T, self._cholesky)
 
     @staticmethod
@@ -472,7 +493,7 @@ class FeatureMap:
 
     def level_factor(self) -> np.ndarray:
         """``W`` with ``W Wᵀ`` the kernel between the level combinations seen (no gradient)."""
-        return _psd_square_root(self.levels.level_kernel())
+        return _psd_square_root(self.levels.level_kernel(self.kernel))
 
     def level_rows(self, codes: np.ndarray) -> np.ndarray:
         """Rows ``W[g_i]`` of a factor of the kernel between the combinations in ``codes`` only.
@@ -485,7 +506,9 @@ class FeatureMap:
         if key not in self._level_roots:
             if len(self._level_roots) >= _LEVEL_ROOTS_KEPT:
                 self._level_roots.clear()
-            self._level_roots[key] = _psd_square_root(self.levels.level_kernel(present))
+            self._level_roots[key] = _psd_square_root(
+                self.levels.level_kernel(self.kernel, present)
+            )
         return take_rows(self._level_roots[key], inverse)
 
     def _select(self, z: Any) -> Any:
@@ -528,7 +551,9 @@ def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) ->
     columns = feature_map.continuous_columns
     if columns:
         z = np.stack([k.z[:, columns] for k in hosts])
-        factor = incomplete_cholesky_batch(z, feature_map.tolerance, feature_map.rank or MAX_RANK)
+        factor = incomplete_cholesky_batch(
+            z, feature_map.kernel, feature_map.tolerance, feature_map.max_rank
+        )
     else:
         factor = np.ones((len(hosts), hosts[0].n, 1))
     if feature_map.levels.is_trivial:

@@ -17,16 +17,16 @@ import torch
 from .kernel import bandwidth_rows, column_centres, column_spreads, in_binary_units
 
 
-def median_distance(sample: torch.Tensor) -> torch.Tensor:
-    """Median pairwise Euclidean distance of the rows of ``sample``, a 0-d device tensor (in
-    binary units, as on the host)."""
-    median = in_binary_units(_median_distance, sample.detach())
+def median_distance(sample: torch.Tensor, norm: int = 2) -> torch.Tensor:
+    """Median pairwise ℓp distance (``p = norm``, Euclidean by default) of the rows of
+    ``sample``, a 0-d device tensor (in binary units, as on the host)."""
+    median = in_binary_units(lambda scaled: _median_distance(scaled, norm), sample.detach())
     return torch.where(median > 0, median, torch.ones_like(median))
 
 
-def _median_distance(sample: torch.Tensor) -> torch.Tensor:
+def _median_distance(sample: torch.Tensor, norm: int) -> torch.Tensor:
     """:func:`median_distance`, but 0 for a constant sample."""
-    distances = torch.sort(torch.nn.functional.pdist(sample)).values
+    distances = torch.sort(torch.nn.functional.pdist(sample, p=norm)).values
     total = distances.shape[0]
     median = _middle(distances, torch.zeros((), dtype=torch.int64, device=sample.device), total)
     zeros = torch.count_nonzero(distances == 0)
@@ -51,11 +51,12 @@ def scaled(
     standardised: bool,
     bandwidth: str | float,
     random_state: int | None,
+    norm: int,
 ) -> torch.Tensor:
     """``(values − centres) / widths`` as :meth:`._kernels.kernel.Scaling.fit` and ``apply`` give on
-    the rows of ``values`` (in their canonical order): centres and median distances of the
-    seeded row sample, one width for all columns when ``shared``, and that width times each
-    column's spread when ``standardised``."""
+    the rows of ``values`` (in their canonical order): centres and median ℓp distances (``p``
+    the kernel's ``norm``) of the seeded row sample, one width for all columns when ``shared``,
+    and that width times each column's spread when ``standardised``."""
     p = values.shape[1]
     sample = sample_rows(values, random_state)
     centres = column_centres(sample)
@@ -63,11 +64,11 @@ def scaled(
         widths = torch.full((p,), float(bandwidth), dtype=values.dtype, device=values.device)
     elif standardised:
         spreads = column_spreads(sample, p)
-        widths = spreads * median_distance(sample / spreads)
+        widths = spreads * median_distance(sample / spreads, norm)
     elif shared:
-        widths = median_distance(sample).expand(p)
+        widths = median_distance(sample, norm).expand(p)
     else:
-        widths = torch.stack([median_distance(sample[:, j : j + 1]) for j in range(p)])
+        widths = torch.stack([median_distance(sample[:, j : j + 1], norm) for j in range(p)])
     # a width beyond float64 makes its column NaN, which the route refuses as the host does
     widths = torch.where(torch.isfinite(widths), widths, torch.nan)
     return (values - centres) / widths

@@ -1,28 +1,31 @@
-"""Kernels: median-heuristic bandwidths, Gaussian and delta kernels, and kernel inputs.
+"""Kernels: the :class:`Kernel` protocol, median-heuristic bandwidths, the Gaussian and delta
+kernels, and kernel inputs.
 
-:class:`Kernel` is what the estimators need of a kernel on scaled inputs, and :data:`GAUSSIAN`
-its one implementation, which every estimator evaluates.
+:class:`Kernel` is what the estimators need of a kernel on scaled inputs; each kernel is a record
+of it, registered by name in :mod:`.registry`, which every other module asks for the kernel an
+option names. :data:`GAUSSIAN` is the default.
 
 A Gaussian kernel ``exp(-||x - x'||² / (2σ²))`` equals ``exp(-||z - z'||² / 2)`` on the scaled
 values ``z = x / σ``, and a product of Gaussians with per-column bandwidths is one Gaussian on the
-column-wise scaled vector. So every variable reduces to :class:`KernelInput`: scaled numeric
-columns ``z`` (one unit-bandwidth Gaussian) times a delta kernel on each nominal column. The
-extended variable ``(A, Y)`` of the conditional measure is then the concatenation of both inputs.
+column-wise scaled vector; so is a product of any kernel that factors over columns. So every
+variable reduces to :class:`KernelInput`: scaled numeric columns ``z`` under one unit-bandwidth
+kernel, times a delta kernel on each nominal column. The extended variable ``(A, Y)`` of the
+conditional measure is then the concatenation of both inputs.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import array_api_compat
 import numpy as np
 
 from .._inputs.variables import Variable
-from .._linalg.backend import as_like, namespace, take_rows, to_host
+from .._linalg.backend import as_like, namespace, ones, take_rows, to_host
 
 #: Rows sampled for the median heuristic.
 BANDWIDTH_SAMPLE = 1000
@@ -32,14 +35,15 @@ BANDWIDTH_SAMPLE = 1000
 class KernelInput:
     """A variable ready for kernel evaluation.
 
-    ``z`` is an ``(n, p)`` array of scaled numeric columns (``None`` if ``p == 0``) under a
-    unit-bandwidth Gaussian; ``codes`` an ``(n, q)`` int64 host array of nominal columns under
+    ``z`` is an ``(n, p)`` array of scaled numeric columns (``None`` if ``p == 0``) under the
+    unit-bandwidth ``kernel``; ``codes`` an ``(n, q)`` int64 host array of nominal columns under
     delta kernels (``None`` if ``q == 0``).
     """
 
     z: Any
     codes: np.ndarray | None
     levels: tuple[np.ndarray, ...] = ()
+    kernel: Kernel = field(kw_only=True)
 
     @property
     def n(self) -> int:
@@ -47,17 +51,19 @@ class KernelInput:
 
     def on_host(self) -> KernelInput:
         """The same input with a host (numpy) ``z``, detached from any autograd graph."""
-        return self if self.z is None else KernelInput(to_host(self.z), self.codes, self.levels)
+        return self if self.z is None else replace(self, z=to_host(self.z))
 
     def take(self, rows: np.ndarray) -> KernelInput:
         """The input of ``rows``, in that order."""
         z = None if self.z is None else take_rows(self.z, rows)
         codes = None if self.codes is None else self.codes.take(rows, axis=0)
-        return KernelInput(z, codes, self.levels)
+        return replace(self, z=z, codes=codes)
 
 
 def concat_inputs(*inputs: KernelInput) -> KernelInput:
-    """The product kernel of several inputs, as one input."""
+    """The product kernel of several inputs (under one kernel), as one input."""
+    kernel = inputs[0].kernel
+    assert all(k.kernel is kernel for k in inputs), "inputs under different kernels"
     zs = [k.z for k in inputs if k.z is not None]
     codes = [k.codes for k in inputs if k.codes is not None]
     levels = tuple(level for k in inputs for level in k.levels)
@@ -65,11 +71,13 @@ def concat_inputs(*inputs: KernelInput) -> KernelInput:
     if zs:
         xp = namespace(*zs)
         z = zs[0] if len(zs) == 1 else xp.concat(zs, axis=1)
-    return KernelInput(z, np.concatenate(codes, axis=1) if codes else None, levels)
+    codes_block = np.concatenate(codes, axis=1) if codes else None
+    return KernelInput(z, codes_block, levels, kernel=kernel)
 
 
-def median_distance(sample: np.ndarray) -> float:
-    """Median pairwise Euclidean distance of the rows of ``sample``.
+def median_distance(sample: np.ndarray, norm: int = 2) -> float:
+    """Median pairwise distance of the rows of ``sample``, in the ℓp norm with ``p = norm``
+    (Euclidean by default; 1 for the city-block distance).
 
     When the median is 0 (most binary columns: more than half the pairs are equal) the median of
     the non-zero distances is used, which for a binary column is the gap between its two values.
@@ -84,9 +92,9 @@ def median_distance(sample: np.ndarray) -> float:
     """
     exponent = float(binary_exponent(sample))
     if abs(exponent) <= _SAFE_EXPONENT:
-        median = _median_distance(sample)
+        median = _median_distance(sample, norm)
     else:
-        median = float(in_binary_units(_median_distance, sample))
+        median = float(in_binary_units(lambda scaled: _median_distance(scaled, norm), sample))
     return median if median > 0 else 1.0
 
 
@@ -94,12 +102,17 @@ def median_distance(sample: np.ndarray) -> float:
 #: neither overflow nor underflow: :func:`median_distance` takes the values as they are,
 #: without the copies of binary units.
 _SAFE_EXPONENT = 256
+#: scipy's names of the ℓp distances :func:`median_distance` takes.
+_METRICS = {1: "cityblock", 2: "euclidean"}
 
 
-def _median_distance(sample: np.ndarray) -> float:
+def _median_distance(sample: np.ndarray, norm: int) -> float:
     """:func:`median_distance`, but 0 for a constant sample."""
     # imported here, so that the plugin contract, which exports this function, loads no scipy
-    from scipy.spatial.distance import pdist
+    from scipy.spatial.distance import pdist as scipy_pdist
+
+    def pdist(rows: np.ndarray) -> np.ndarray:
+        return scipy_pdist(rows, _METRICS[norm])
 
     column = np.sort(sample[:, 0]) if sample.shape[1] == 1 else None
     few = _few_distinct_rows(sample) if column is None else _few_distinct_values(column)
@@ -295,15 +308,16 @@ class Scaling:
     """Bandwidths of a variable's numeric columns, fitted once and applied to every chunk.
 
     ``widths`` holds one bandwidth per numeric column (all equal when shared); ``centres`` the
-    column means of the sample, subtracted first because the Gaussian kernel is translation
+    column means of the sample, subtracted first because every registered kernel is translation
     invariant and distances of large-offset values (timestamps) lose digits otherwise;
     ``onehot_nominal`` moves nominal columns into the numeric block as one-hot vectors, for the
-    paper's single joint Gaussian.
+    paper's single joint kernel; ``kernel`` is the kernel of the scaled columns.
     """
 
     widths: tuple[float, ...]
     centres: tuple[float, ...]
     onehot_nominal: bool
+    kernel: Kernel
 
     @classmethod
     def fit(
@@ -315,8 +329,9 @@ class Scaling:
         onehot_nominal: bool,
         bandwidth: str | float,
         rows: np.ndarray,
+        kernel: Kernel,
     ) -> Scaling:
-        """Median-heuristic bandwidths on the rows ``rows`` (or the fixed ``bandwidth``).
+        """``kernel``'s bandwidths on the rows ``rows`` (or the fixed ``bandwidth``).
 
         ``shared`` gives all numeric columns one bandwidth, the median distance of the whole
         vector, instead of one each. ``standardised`` gives one bandwidth too, of the vector with
@@ -326,7 +341,7 @@ class Scaling:
         """
         numeric = _numeric_block(variable, onehot_nominal)
         if numeric is None:
-            return cls((), (), onehot_nominal)
+            return cls((), (), onehot_nominal, kernel)
         # all rows (the common case of a training batch) need no copy
         sample = to_host(numeric if rows.size == numeric.shape[0] else take_rows(numeric, rows))
         centres = tuple(column_centres(sample).tolist())
@@ -336,14 +351,14 @@ class Scaling:
         elif standardised:
             own = 0 if variable.numeric is None else int(variable.numeric.shape[1])
             spreads = column_spreads(sample, own)
-            widths = tuple((spreads * GAUSSIAN.bandwidth(sample / spreads)).tolist())
+            widths = tuple((spreads * kernel.bandwidth(sample / spreads)).tolist())
         elif shared:
-            widths = (GAUSSIAN.bandwidth(sample),) * p
+            widths = (kernel.bandwidth(sample),) * p
         else:
-            widths = tuple(GAUSSIAN.bandwidth(sample[:, j : j + 1]) for j in range(p))
+            widths = tuple(kernel.bandwidth(sample[:, j : j + 1]) for j in range(p))
         if not np.all(np.isfinite(widths)):
             refuse_unscalable(variable, onehot_nominal, ~np.isfinite(widths))
-        return cls(widths, centres, onehot_nominal)
+        return cls(widths, centres, onehot_nominal, kernel)
 
     def widened(self, factor: float) -> Scaling:
         """The same scaling with every bandwidth multiplied by ``factor``."""
@@ -356,7 +371,7 @@ class Scaling:
         if self.onehot_nominal:
             codes, levels = None, ()
         if numeric is None:
-            return KernelInput(None, codes, levels)
+            return KernelInput(None, codes, levels, kernel=self.kernel)
         widths, centres = as_like(self.widths, numeric), as_like(self.centres, numeric)
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by its column
             z = (numeric - centres) / widths
@@ -364,7 +379,7 @@ class Scaling:
         finite = xp.all(xp.isfinite(z), axis=0)
         if not bool(xp.all(finite)):
             refuse_unscalable(variable, self.onehot_nominal, to_host(finite) == 0)
-        return KernelInput(z, codes, levels)
+        return KernelInput(z, codes, levels, kernel=self.kernel)
 
 
 def column_spreads(sample: Any, columns: int) -> Any:
@@ -468,17 +483,40 @@ def standardise(values: Any) -> tuple[Any, Any]:
 
 
 class Kernel(ABC):
-    """What the estimators need of a kernel on scaled inputs.
+    """The kernel protocol: what the estimators need of a kernel on scaled inputs.
 
-    :class:`Scaling` divides each input by the kernel's :meth:`bandwidth` of a sample; the
-    estimators then evaluate the kernel on the scaled rows: whole Gram blocks (:meth:`gram`),
-    the diagonal that incomplete Cholesky starts its residuals from (:meth:`diagonal`), and the
-    column against one pivot row that it forms in place at every pivot (:meth:`column_into`).
+    A kernel is a record of this protocol, registered by name (:mod:`.registry`), which the
+    ``kernel`` option of every entry point names. It is a translation-invariant kernel that
+    factors over columns (a product of per-column kernels with their own bandwidths is then one
+    kernel on the column-wise scaled vector, see :class:`KernelInput`), of unit bandwidth on the
+    inputs that :class:`Scaling` divides by its :meth:`bandwidth` of a sample.
+
+    The estimators evaluate it on the scaled rows: whole Gram blocks (:meth:`gram`), the
+    diagonal that incomplete Cholesky starts its residuals from and measures its tolerance
+    against (:meth:`diagonal`), and the column against one pivot row that it forms in place at
+    every pivot (:meth:`column_into`, by default from :meth:`gram`). Where measured faster than
+    autograd, a kernel also gives the gradient of a function of its Gram matrix
+    (:meth:`gram_gradient`), which the host route of a training batch's statistic needs; without
+    it, such batches are differentiated by autograd.
     """
 
-    @abstractmethod
+    #: The name the ``kernel`` option takes.
+    name: ClassVar[str]
+    #: One line for the documentation's table of options: the kernel and when to use it.
+    description: ClassVar[str]
+    #: The ``p`` of the ℓp distance of the median heuristic (:func:`median_distance`), the
+    #: distance the kernel decays with, on the host and on a device alike.
+    norm: ClassVar[int]
+    #: The default cap on the pivots of one continuous low-rank factor (``rank=None``): enough
+    #: for the factor to reach its tolerance on a column, where the kernel's spectrum decays
+    #: fast enough for a low rank to hold it.
+    default_rank: ClassVar[int]
+
     def bandwidth(self, sample: np.ndarray) -> float:
-        """The scale of the rows of a host ``(m, p)`` sample, by which their variable is divided."""
+        """The scale of the rows of a host ``(m, p)`` sample, by which their variable is
+        divided: the median heuristic, the median ℓp distance between its rows (``p`` is
+        :attr:`norm`)."""
+        return median_distance(sample, self.norm)
 
     @abstractmethod
     def gram(self, z1: Any, z2: Any) -> Any:
@@ -490,6 +528,11 @@ class Kernel(ABC):
         array in the namespace, device and dtype of ``z``."""
 
     @abstractmethod
+    def frequencies(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+        """Frequencies ``ω`` drawn from the kernel's spectral density (Bochner's theorem), so
+        that ``√(2/D) cos(ω·z + b)`` with ``b`` uniform on [0, 2π) are random Fourier features
+        of the unit-bandwidth kernel (``shape`` is ``(p, D)``)."""
+
     def column_into(
         self,
         columns: Sequence[np.ndarray],
@@ -504,6 +547,19 @@ class Kernel(ABC):
         or ``(B, 1)`` arrays, one value per member of a stack); ``scratch`` a buffer of
         ``out``'s shape. Returns ``out``.
         """
+        rows = np.stack(columns, axis=-1)
+        if out.ndim == 1:
+            out[:] = self.gram(rows, np.asarray(point, dtype=rows.dtype)[None, :])[:, 0]
+            return out
+        points = np.stack([np.asarray(value).reshape(-1) for value in point], axis=-1)
+        for b in range(out.shape[0]):
+            out[b] = self.gram(rows[b], points[b : b + 1])[:, 0]
+        return out
+
+    #: ``gram_gradient(weights, a, b)``: the gradients in host ``a`` and ``b`` of a function of
+    #: ``K = gram(a, b)`` whose gradient in ``K`` is ``dK``, given ``weights = dK ∘ K``; None
+    #: where autograd is as fast.
+    gram_gradient: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Any, Any]] | None = None
 
 
 #: Up to this many columns, :meth:`Gaussian.gram` sums squared differences column by column.
@@ -512,11 +568,12 @@ DIRECT_COLUMNS = 8
 
 class Gaussian(Kernel):
     """The unit-bandwidth Gaussian kernel ``exp(-‖z − z′‖² / 2)`` on inputs scaled by the median
-    heuristic (:func:`median_distance`)."""
+    heuristic (:func:`median_distance`), the paper's kernel."""
 
-    def bandwidth(self, sample: np.ndarray) -> float:
-        """The median heuristic: the median distance between the rows of ``sample``."""
-        return median_distance(sample)
+    name = "gaussian"
+    description = "exp(−‖x − x′‖² / (2σ²)), the paper's: smooth, and its factors need few pivots."
+    norm = 2
+    default_rank = 100
 
     def gram(self, z1: Any, z2: Any) -> Any:
         """The kernel matrix between the rows of ``z1`` and ``z2``.
@@ -555,6 +612,10 @@ class Gaussian(Kernel):
         xp = namespace(z)
         return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
 
+    def frequencies(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+        """Standard normal: the Gaussian's spectral density is Gaussian."""
+        return rng.normal(size=shape)
+
     def column_into(
         self,
         columns: Sequence[np.ndarray],
@@ -577,8 +638,20 @@ class Gaussian(Kernel):
         out *= -0.5
         return np.exp(out, out=out)
 
+    @staticmethod
+    def gram_gradient(
+        weights: np.ndarray, a: np.ndarray, b: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The gradients in ``a`` and ``b`` of a function of ``K = gram(a, b)`` whose gradient
+        in ``K`` is ``dK``, given ``weights = dK ∘ K`` (``∂K_il/∂a_i = −(a_i − b_l) K_il``): a
+        few matrix products, which make the host route's closed form faster than autograd
+        (:mod:`.._estimators.batch` has the measurements)."""
+        d_a = weights @ b - (weights @ ones(weights.shape[1]))[:, None] * a
+        d_b = weights.T @ a - (ones(weights.shape[0]) @ weights)[:, None] * b
+        return d_a, d_b
 
-#: The kernel of every variable's scaled numeric columns.
+
+#: The paper's kernel, and the default of the ``kernel`` option.
 GAUSSIAN = Gaussian()
 
 
@@ -594,7 +667,7 @@ def kernel_matrix(k: KernelInput, like: Any) -> Any:
     """The full ``n × n`` kernel matrix of an input, in the namespace of ``like``."""
     xp = namespace(like)
     device = array_api_compat.device(like)
-    matrix = None if k.z is None else GAUSSIAN.gram(k.z, k.z)
+    matrix = None if k.z is None else k.kernel.gram(k.z, k.z)
     if k.codes is not None:
         mask = xp.asarray(delta(k.codes, k.codes), dtype=like.dtype, device=device)
         matrix = mask if matrix is None else matrix * mask

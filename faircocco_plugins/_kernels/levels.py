@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernel import GAUSSIAN
+from .kernel import Kernel
 
 #: A numeric column with at most this many distinct values is factored exactly over its levels.
 MAX_LEVELS = 32
@@ -170,8 +170,9 @@ class LevelEncoder:
         ]
         return self._combinations.codes_of([tuple(r) for r in np.stack(columns, 1).tolist()])
 
-    def level_kernel(self, combinations: np.ndarray | None = None) -> np.ndarray:
-        """Kernel matrix between the level ``combinations`` (codes; default: all seen so far)."""
+    def level_kernel(self, kernel: Kernel, combinations: np.ndarray | None = None) -> np.ndarray:
+        """Matrix of ``kernel`` (on the numeric columns, times delta kernels on the nominal
+        ones) between the level ``combinations`` (codes; default: all seen so far)."""
         if self.is_trivial:
             return np.ones((1, 1))
         combos = np.asarray(self._combinations.values, dtype=np.int64).reshape(
@@ -179,14 +180,14 @@ class LevelEncoder:
         )
         if combinations is not None:
             combos = combos[combinations]
-        kernel = np.ones((combos.shape[0], combos.shape[0]))
+        matrix = np.ones((combos.shape[0], combos.shape[0]))
         for j, registry in enumerate(self._numeric):
             values = np.asarray(registry.values, dtype=np.float64)[combos[:, j], None]
-            kernel *= GAUSSIAN.gram(values, values)
+            matrix *= kernel.gram(values, values)
         for j in range(len(self._nominal)):
             column = combos[:, len(self._numeric) + j]
-            kernel *= column[:, None] == column[None, :]
-        return kernel
+            matrix *= column[:, None] == column[None, :]
+        return matrix
 
 
 #: Largest number of mixed-radix keys :class:`LevelEncoder` keeps a lookup table for.

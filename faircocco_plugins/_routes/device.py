@@ -45,7 +45,6 @@ from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
     MAX_COMBINATIONS,
     MAX_FEATURES,
-    MAX_RANK,
     LowRankFit,
     _psd_square_root,
     centre_moments,
@@ -56,8 +55,9 @@ from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._kernels.device_bandwidth import scaled
 from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
 from .._kernels.device_order import canonical_order
-from .._kernels.kernel import GAUSSIAN, KernelInput, refuse_unscalable
+from .._kernels.kernel import KernelInput, refuse_unscalable
 from .._kernels.levels import MAX_LEVELS, LevelEncoder
+from .._kernels.registry import kernel_named
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
 
@@ -79,6 +79,7 @@ def device_terms(problem: Problem) -> Terms | None:
         [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
     )
     joint = options.attribute_kernel == "joint"
+    kernel = kernel_named(options.kernel)
     inputs = {
         name: KernelInput(
             scaled(
@@ -87,8 +88,10 @@ def device_terms(problem: Problem) -> Terms | None:
                 standardised=name == "sensitive" and joint,
                 bandwidth=options.bandwidth,
                 random_state=options.random_state,
+                norm=kernel.norm,
             ),
             None,
+            kernel=kernel,
         )
         for name, v in variables.items()
     }
@@ -257,8 +260,12 @@ class _RoleMap:
         self.grid = torch.prod(radices)
         self._present = distinct_count(self.keys)
         self.continuous_z = z * (~discrete).to(z.dtype)
+        self.kernel = roles[role].kernel
         self.factor = incomplete_cholesky(
-            self.continuous_z, pivot_tolerance(options.ridge, role), options.rank or MAX_RANK
+            self.continuous_z,
+            self.kernel,
+            pivot_tolerance(options.ridge, role),
+            options.rank or self.kernel.default_rank,
         )
 
     def small_results(self) -> list[torch.Tensor]:
@@ -294,7 +301,7 @@ class _RoleMap:
             codes = [(combinations // r) % c for r, c in zip(radices, counts, strict=True)]
             values = [v[code] for v, code in zip(self._level_values, codes, strict=True)]
             encoder.encode(combinations.size, np.stack(values, axis=1), None, ())
-        return _psd_square_root(encoder.level_kernel())
+        return _psd_square_root(encoder.level_kernel(self.kernel))
 
     def continuous_factor(self, k: KernelInput) -> torch.Tensor:
         """The factor rows of the continuous columns (``n × rank``; without any, the
@@ -304,8 +311,8 @@ class _RoleMap:
         if not is_tracked(k):
             return self.factor.rows[: self.rank].T
         landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
-        lower = torch.linalg.cholesky(GAUSSIAN.gram(landmarks, landmarks))
-        return divide_by_lower_transposed(GAUSSIAN.gram(self.continuous_z, landmarks), lower)
+        lower = torch.linalg.cholesky(self.kernel.gram(landmarks, landmarks))
+        return divide_by_lower_transposed(self.kernel.gram(self.continuous_z, landmarks), lower)
 
 
 def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:

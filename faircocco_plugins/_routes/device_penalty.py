@@ -29,6 +29,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from .._estimators.batch import AttributeSide, predictions_statistic, standardised_gradient
+from .._kernels.registry import kernel_named
 
 
 def batch_statistic(
@@ -59,7 +60,8 @@ def batch_statistic(
     else:
         z = centred / width
     landmarks = torch.as_tensor(pivots, device=values.device)
-    return predictions_statistic(z, landmarks, side.like(z), shift).trace.value
+    kernel = kernel_named(options.kernel)
+    return predictions_statistic(z, kernel, landmarks, side.like(z), shift).trace.value
 
 
 class _StandardisedGradient(torch.autograd.Function):

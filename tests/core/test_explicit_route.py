@@ -14,6 +14,7 @@ from faircocco_plugins import faircocco_statistic
 from faircocco_plugins._estimators.explicit import differentiated_columns
 from faircocco_plugins._estimators.terms import Role
 from faircocco_plugins._kernels.kernel import KernelInput
+from faircocco_plugins._kernels.registry import kernel_named
 
 torch = pytest.importorskip("torch")
 
@@ -47,9 +48,14 @@ def test_tracked_predictions_give_the_numpy_lowrank_statistic(kind, notion, seed
 
 
 def test_only_the_predictions_columns_of_the_calibration_attributes_are_differentiated():
-    pred = KernelInput(torch.zeros(5, 1, requires_grad=True), None)
-    attributes = KernelInput(torch.cat([torch.zeros(5, 2), pred.z], dim=1), None)
-    roles = {Role.MEASURED: KernelInput(torch.zeros(5, 1), None), Role.ATTRIBUTES: attributes}
+    pred = KernelInput(torch.zeros(5, 1, requires_grad=True), None, kernel=kernel_named("gaussian"))
+    attributes = KernelInput(
+        torch.cat([torch.zeros(5, 2), pred.z], dim=1), None, kernel=kernel_named("gaussian")
+    )
+    roles = {
+        Role.MEASURED: KernelInput(torch.zeros(5, 1), None, kernel=kernel_named("gaussian")),
+        Role.ATTRIBUTES: attributes,
+    }
     roles[Role.GIVEN] = pred
     assert differentiated_columns(roles, Role.ATTRIBUTES) == [2]
     assert differentiated_columns(roles, Role.GIVEN) == [0]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from faircocco_plugins._kernels.kernel import DIRECT_COLUMNS, GAUSSIAN, median_distance
+from faircocco_plugins._kernels.kernel import DIRECT_COLUMNS, median_distance
+from faircocco_plugins._kernels.registry import kernel_named
+
+GAUSSIAN = kernel_named("gaussian")
 
 # direct differences up to DIRECT_COLUMNS columns, squared norms beyond
 WIDTHS = [1, 3, DIRECT_COLUMNS + 4]

@@ -15,6 +15,7 @@ from faircocco_plugins import faircocco_score, faircocco_statistic, independence
 from faircocco_plugins._estimators.local_null import LocalPermutationFit
 from faircocco_plugins._estimators.strata import LOCAL_STRATUM_ROWS, local_strata
 from faircocco_plugins._kernels.kernel import KernelInput
+from faircocco_plugins._kernels.registry import kernel_named
 from faircocco_plugins._options import Options
 from faircocco_plugins._routes.problem import Problem
 
@@ -29,7 +30,7 @@ def continuous_outcome(n, seed):
 
 def test_local_strata_of_one_column_are_runs_of_consecutive_values():
     values = np.random.default_rng(0).normal(size=(1003, 1))
-    strata = local_strata(KernelInput(values, None))
+    strata = local_strata(KernelInput(values, None, kernel=kernel_named("gaussian")))
     sizes = np.bincount(strata)
     assert sizes.min() >= LOCAL_STRATUM_ROWS
     assert sizes.max() < 2 * LOCAL_STRATUM_ROWS
@@ -41,7 +42,9 @@ def test_local_strata_keep_the_levels_of_discrete_columns_apart():
     rng = np.random.default_rng(1)
     values = np.column_stack([rng.integers(0, 2, 500), rng.normal(size=500), rng.normal(size=500)])
     codes = rng.integers(0, 3, (500, 1))
-    strata = local_strata(KernelInput(values.astype(np.float64), codes))
+    strata = local_strata(
+        KernelInput(values.astype(np.float64), codes, kernel=kernel_named("gaussian"))
+    )
     for s in np.unique(strata):
         rows = strata == s
         assert np.unique(values[rows, 0]).size == 1

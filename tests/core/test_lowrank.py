@@ -19,7 +19,9 @@ from faircocco_plugins._estimators.lowrank import (
     incomplete_cholesky,
     incomplete_cholesky_batch,
 )
-from faircocco_plugins._kernels.kernel import GAUSSIAN
+from faircocco_plugins._kernels.registry import kernel_named
+
+GAUSSIAN = kernel_named("gaussian")
 
 ALL = ["age", "sex", "race", "region"]
 
@@ -131,7 +133,7 @@ def test_rank_cap_bounds_the_factor_and_converges(table):
 def test_incomplete_cholesky_is_the_nystrom_factor_within_the_tolerance(columns):
     rng = np.random.default_rng(columns)
     z = np.concatenate([rng.normal(size=(150, columns)), np.round(rng.normal(size=(50, columns)))])
-    pivots, factor = incomplete_cholesky(z, MIN_TOLERANCE, 100)
+    pivots, factor = incomplete_cholesky(z, GAUSSIAN, MIN_TOLERANCE, 100)
     assert np.unique(pivots).size == pivots.size
     kernel = GAUSSIAN.gram(z, z)
     landmarks = kernel[np.ix_(pivots, pivots)]
@@ -145,10 +147,10 @@ def test_batched_incomplete_cholesky_is_each_members_factor_zero_padded():
     """Members of different spread need different ranks; each gets its own factor."""
     rng = np.random.default_rng(7)
     z = rng.normal(size=(5, 200, 2)) * np.array([0.3, 1.0, 2.0, 0.1, 1.5])[:, None, None]
-    batch = incomplete_cholesky_batch(z, 1e-3, 100)
+    batch = incomplete_cholesky_batch(z, GAUSSIAN, 1e-3, 100)
     ranks = []
     for member, factor in zip(z, batch, strict=True):
-        _, alone = incomplete_cholesky(member, 1e-3, 100)
+        _, alone = incomplete_cholesky(member, GAUSSIAN, 1e-3, 100)
         ranks.append(alone.shape[1])
         np.testing.assert_allclose(factor[:, : alone.shape[1]], alone, rtol=0, atol=1e-13)
         assert not np.any(factor[:, alone.shape[1] :])

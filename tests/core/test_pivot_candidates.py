@@ -18,7 +18,10 @@ from faircocco_plugins._estimators.lowrank import (
     incomplete_cholesky,
     pivot_candidates,
 )
-from faircocco_plugins._kernels.kernel import GAUSSIAN, KernelInput
+from faircocco_plugins._kernels.kernel import KernelInput
+from faircocco_plugins._kernels.registry import kernel_named
+
+GAUSSIAN = kernel_named("gaussian")
 
 
 def continuous_outcome(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -93,9 +96,9 @@ def test_every_row_ends_within_the_tolerance(monkeypatch):
     candidates = pivot_candidates(z)
     assert candidates is not None and not np.isin(outliers, candidates).any()
     tolerance = 1e-6
-    chosen, _ = incomplete_cholesky(z[candidates], tolerance, 100)
+    chosen, _ = incomplete_cholesky(z[candidates], GAUSSIAN, tolerance, 100)
     feature_map = FeatureMap(None, tolerance)
-    codes, factor = feature_map.fit_transform(KernelInput(z, None), np.zeros(()))
+    codes, factor = feature_map.fit_transform(KernelInput(z, None, kernel=GAUSSIAN), np.zeros(()))
     assert codes.shape == (2003,)
     assert factor.shape[1] > chosen.size
     np.testing.assert_array_equal(feature_map._pivots[: chosen.size], candidates[chosen])
@@ -105,8 +108,8 @@ def test_every_row_ends_within_the_tolerance(monkeypatch):
 def test_incomplete_cholesky_goes_on_from_given_pivots():
     rng = np.random.default_rng(11)
     z = rng.normal(size=(300, 2))
-    pivots, _ = incomplete_cholesky(z[:100], 1e-3, 100)
-    extended, factor = incomplete_cholesky(z, 1e-6, 100, pivots)
+    pivots, _ = incomplete_cholesky(z[:100], GAUSSIAN, 1e-3, 100)
+    extended, factor = incomplete_cholesky(z, GAUSSIAN, 1e-6, 100, pivots)
     np.testing.assert_array_equal(extended[: pivots.size], pivots)
     kernel = GAUSSIAN.gram(z, z)
     landmarks = kernel[np.ix_(extended, extended)]

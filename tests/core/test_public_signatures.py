@@ -17,8 +17,8 @@ PINNED = {
         (
             "(notion: 'str' = 'eo', *, rank: 'int | None' = None, eps: 'float' = 0.0001, "
             "conditioning_eps: 'float | None' = None, attribute_kernel: 'str' = 'product', "
-            "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
-            "chance_adjusted: 'bool' = False) -> 'None'"
+            "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
+            "random_state: 'int | None' = None, chance_adjusted: 'bool' = False) -> 'None'"
         ),
         "179ae68da0082dac",
     ),
@@ -43,8 +43,9 @@ PINNED = {
             "(y_pred: 'Any', sensitive_features: 'Any', *, y_true: 'Any' = None, "
             "notion: 'str' = 'dp', method: 'str' = 'auto', rank: 'int | None' = None, "
             "eps: 'float' = 0.0001, conditioning_eps: 'float | None' = None, "
-            "attribute_kernel: 'str' = 'product', bandwidth: 'str | float' = 'median', "
-            "random_state: 'int | None' = None, data: 'Any' = None) -> 'pd.DataFrame'"
+            "attribute_kernel: 'str' = 'product', kernel: 'str' = 'gaussian', "
+            "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
+            "data: 'Any' = None) -> 'pd.DataFrame'"
         ),
         "c0489b01489e2bf0",
     ),
@@ -53,19 +54,20 @@ PINNED = {
             "(y_pred: 'Any', sensitive_features: 'Any', *, y_true: 'Any' = None, "
             "notion: 'str' = 'dp', method: 'str' = 'auto', rank: 'int | None' = None, "
             "eps: 'float' = 0.0001, conditioning_eps: 'float | None' = None, "
-            "attribute_kernel: 'str' = 'product', bandwidth: 'str | float' = 'median', "
-            "random_state: 'int | None' = None, adjusted: 'bool' = False, "
-            "data: 'Any' = None) -> 'Any'"
+            "attribute_kernel: 'str' = 'product', kernel: 'str' = 'gaussian', "
+            "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
+            "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "c19fd11be736b252",
+        "7d060be1cfff8e30",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
             "(y_pred: 'Any', sensitive_features: 'Any', *, y_true: 'Any' = None, "
             "notion: 'str' = 'dp', method: 'str' = 'auto', rank: 'int | None' = None, "
             "eps: 'float' = 0.0001, conditioning_eps: 'float | None' = None, "
-            "attribute_kernel: 'str' = 'product', bandwidth: 'str | float' = 'median', "
-            "random_state: 'int | None' = None, data: 'Any' = None) -> 'Any'"
+            "attribute_kernel: 'str' = 'product', kernel: 'str' = 'gaussian', "
+            "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
+            "data: 'Any' = None) -> 'Any'"
         ),
         "bc92005396bc1492",
     ),
@@ -80,8 +82,9 @@ PINNED = {
             "random_state: 'int | None' = None, method: 'str' = 'auto', "
             "rank: 'int | None' = None, eps: 'float' = 1.0, "
             "conditioning_eps: 'float | None' = None, attribute_kernel: 'str' = 'product', "
-            "bandwidth: 'str | float' = 'median', widths: 'Sequence[float]' = (0.5, 1.0, 2.0), "
-            "null: 'str' = 'auto', progress: 'bool' = False) -> 'IndependenceTestResult'"
+            "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
+            "widths: 'Sequence[float]' = (0.5, 1.0, 2.0), null: 'str' = 'auto', "
+            "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
         "5ef3fe1039589766",
     ),
@@ -108,8 +111,8 @@ PINNED = {
         (
             "(*, notion: 'str' = 'dp', method: 'str' = 'auto', rank: 'int | None' = None, "
             "eps: 'float' = 0.0001, conditioning_eps: 'float | None' = None, "
-            "attribute_kernel: 'str' = 'product', bandwidth: 'str | float' = 'median', "
-            "random_state: 'int | None' = None) -> 'None'"
+            "attribute_kernel: 'str' = 'product', kernel: 'str' = 'gaussian', "
+            "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None) -> 'None'"
         ),
         "4bd371c3c171b99a",
     ),
@@ -149,7 +152,7 @@ PINNED = {
     "faircocco_torch:FairCOCCOClassifier": (
         (
             "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
-            "lam: 'float' = 1.0, penalty_on: 'str' = 'proba', "
+            "lam: 'float' = 1.0, penalty_on: 'str' = 'proba', kernel: 'str' = 'gaussian', "
             "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
             "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
             "weight_decay: 'float' = 0.0, early_stopping: 'bool' = False, "
@@ -157,7 +160,7 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "d08dd745a594f8a3",
+        "54c49286f679f432",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
@@ -183,12 +186,12 @@ PINNED = {
             "(notion: 'str' = 'eo', bound: 'float' = 0.001, multiplier_lr: 'float' = 100.0, "
             "multiplier_init: 'float' = 0.0, multiplier_max: 'float | None' = None, "
             "method: 'str' = 'auto', rank: 'int | None' = None, eps: 'float' = 0.3, "
-            "attribute_kernel: 'str' = 'product', *, "
-            "conditioning_eps: 'float | None' = 0.0001, chance_adjusted: 'bool | None' = None, "
+            "attribute_kernel: 'str' = 'product', *, conditioning_eps: 'float | None' = 0.0001, "
+            "chance_adjusted: 'bool | None' = None, kernel: 'str' = 'gaussian', "
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "c5e71a0b1972cfac",
+        "eb8025adc53dcc32",
     ),
     "faircocco_torch:FairCOCCOConstraint.update_multiplier": (
         ("(self, statistic: 'float') -> 'float'"),
@@ -205,42 +208,42 @@ PINNED = {
     "faircocco_torch:FairCOCCOPathClassifier": (
         (
             "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
-            "penalty_on: 'str' = 'proba', "
+            "penalty_on: 'str' = 'proba', kernel: 'str' = 'gaussian', "
             "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
             "learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
             "weight_decay: 'float' = 0.0, early_stopping: 'bool' = True, "
-            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, "
-            "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, device: 'str' = 'cpu', "
+            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "9d9f402a84b4a58e",
+        "785c778ec1b82fc8",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
             "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
-            "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
-            "learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
+            "kernel: 'str' = 'gaussian', hidden_layer_sizes: 'Sequence[int] | None' = None, "
+            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, warmup_epochs: 'int' = 10, "
             "weight_decay: 'float' = 0.0, early_stopping: 'bool' = True, "
-            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, "
-            "device: 'str' = 'cpu', n_threads: 'int | None' = 1, verbose: 'bool' = False, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 3, device: 'str' = 'cpu', "
+            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None, target='halve', "
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "a92edf4e7a47124c",
+        "4bfd22cfebcd9f1a",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
             "(notion: 'str' = 'eo', lam: 'float' = 1.0, method: 'str' = 'auto', "
-            "rank: 'int | None' = None, eps: 'float' = 0.3, "
-            "attribute_kernel: 'str' = 'product', *, "
-            "conditioning_eps: 'float | None' = 0.0001, chance_adjusted: 'bool | None' = None, "
+            "rank: 'int | None' = None, eps: 'float' = 0.3, attribute_kernel: 'str' = 'product', "
+            "*, conditioning_eps: 'float | None' = 0.0001, "
+            "chance_adjusted: 'bool | None' = None, kernel: 'str' = 'gaussian', "
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "91ad1198c1df34fb",
+        "a357860810cfc27d",
     ),
     "faircocco_torch:FairCOCCOPenalty.fit": (
         ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairCOCCOPenalty'"),
@@ -253,15 +256,15 @@ PINNED = {
     "faircocco_torch:FairCOCCORegressor": (
         (
             "(*, penalty: 'str | nn.Module | None' = 'faircocco', notion: 'str' = 'eo', "
-            "lam: 'float' = 1.0, hidden_layer_sizes: 'Sequence[int] | None' = None, "
-            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, epochs: 'int' = 100, "
-            "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, "
-            "early_stopping: 'bool' = False, validation_fraction: 'float' = 0.2, "
-            "patience: 'int' = 10, device: 'str' = 'cpu', n_threads: 'int | None' = 1, "
-            "verbose: 'bool' = False, "
+            "lam: 'float' = 1.0, kernel: 'str' = 'gaussian', "
+            "hidden_layer_sizes: 'Sequence[int] | None' = None, batch_size: 'int' = 128, "
+            "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
+            "weight_decay: 'float' = 0.0, early_stopping: 'bool' = False, "
+            "validation_fraction: 'float' = 0.2, patience: 'int' = 10, device: 'str' = 'cpu', "
+            "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "31287f1ad70516a6",
+        "2e3e1804c1a2afd3",
     ),
     "faircocco_torch:FairCOCCORegressor.fit": (
         (
@@ -433,10 +436,10 @@ PINNED = {
     ),
     "faircocco_fairlearn:FairCOCCOMoment": (
         (
-            "(notion: 'str' = 'dp', *, n_features: 'int' = 32, "
-            "difference_bound: 'float' = 0.01, random_state: 'int | None' = None) -> 'None'"
+            "(notion: 'str' = 'dp', *, n_features: 'int' = 32, difference_bound: 'float' = 0.01, "
+            "random_state: 'int | None' = None, kernel: 'str' = 'gaussian') -> 'None'"
         ),
-        "80189ec961ccd900",
+        "43771ae063cbb2c5",
     ),
     "faircocco_fairlearn:FairCOCCOMoment.load_data": (
         (

@@ -55,14 +55,32 @@ def test_a_call_receives_every_option_at_its_entry_point_s_default():
     }
 
 
+#: The penalty's keyword-only options but ``eps``, in the table's order.
+_OTHER_PENALTY_OPTIONS = tuple(
+    name
+    for name, option in STATISTIC_OPTIONS.items()
+    if "penalty" in option.defaults and name not in ("notion", "method", "rank", "eps")
+)
+
+
 def test_positional_options_follow_the_function_s_own_and_bind_to_their_names():
-    @takes_options("penalty", positional=("method", "rank"), order=("eps", "flag"))
+    @takes_options(
+        "penalty", positional=("method", "rank"), order=("eps", "flag", *_OTHER_PENALTY_OPTIONS)
+    )
     def entry(notion="eo", lam=1.0, *, flag=False, **options):
         return notion, lam, flag, options
 
     parameters = inspect.signature(entry).parameters
     kinds = {name: parameter.kind for name, parameter in parameters.items()}
-    assert list(kinds) == ["notion", "lam", "method", "rank", "eps", "flag"]
+    assert list(kinds) == [
+        "notion",
+        "lam",
+        "method",
+        "rank",
+        "eps",
+        "flag",
+        *_OTHER_PENALTY_OPTIONS,
+    ]
     assert [kinds[name] for name in ("method", "rank")] == [
         inspect.Parameter.POSITIONAL_OR_KEYWORD
     ] * 2
@@ -81,3 +99,13 @@ def test_positional_options_follow_the_function_s_own_and_bind_to_their_names():
     }
     with pytest.raises(TypeError, match=r"^test_positional_.*entry\(\) too many positional"):
         entry("dp", 2.0, "exact", 5, 0.1)
+
+
+@pytest.mark.parametrize("order", [("eps", "flag"), ("eps", "flag", *_OTHER_PENALTY_OPTIONS, "x")])
+def test_an_order_that_leaves_out_or_invents_a_parameter_is_refused_when_decorating(order):
+    """An option left out of ``order`` would silently drop out of the signature."""
+    with pytest.raises(TypeError, match=r"takes_options\(order=\.\.\.\) of .*entry must list"):
+
+        @takes_options("penalty", positional=("method", "rank"), order=order)
+        def entry(notion="eo", *, flag=False, **options):
+            return options

@@ -6,6 +6,7 @@ route."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -13,8 +14,9 @@ import pytest
 from array_api_compat import is_torch_array
 
 from faircocco_plugins import faircocco_score, faircocco_statistic
-from faircocco_plugins._estimators.lowrank import MAX_RANK, PIVOT_BLOCK, incomplete_cholesky
+from faircocco_plugins._estimators.lowrank import PIVOT_BLOCK, incomplete_cholesky
 from faircocco_plugins._kernels.kernel import median_distance
+from faircocco_plugins._kernels.registry import kernel_named
 
 torch = pytest.importorskip("torch")
 
@@ -227,8 +229,9 @@ def test_values_beyond_float64_once_scaled_are_refused_on_the_device_route(devic
 @pytest.mark.parametrize("columns", [1, 2])
 def test_incomplete_cholesky_chooses_the_host_pivots(seed, columns):
     z = np.random.default_rng(seed).normal(size=(1500, columns))
-    pivots, factor = incomplete_cholesky(z, 1e-6, MAX_RANK)
-    got = device_cholesky(torch.tensor(z), 1e-6, MAX_RANK)
+    gaussian = kernel_named("gaussian")
+    pivots, factor = incomplete_cholesky(z, gaussian, 1e-6, gaussian.default_rank)
+    got = device_cholesky(torch.tensor(z), gaussian, 1e-6, gaussian.default_rank)
     rank = int(got.rank)
     assert np.array_equal(got.pivots[:rank].numpy(), pivots)
     assert np.abs(got.rows[:rank].T.numpy() - factor).max() < 1e-11
@@ -237,7 +240,7 @@ def test_incomplete_cholesky_chooses_the_host_pivots(seed, columns):
 def test_equal_largest_residuals_go_to_the_smallest_values():
     # every residual starts at 1: the first pivot is the smallest row, wherever it sits
     z = torch.tensor([[3.0, 0.0], [1.0, 2.0], [1.0, 1.0], [5.0, 5.0]], dtype=torch.float64)
-    assert device_cholesky(z, 1e-6, 1).pivots.tolist() == [2]
+    assert device_cholesky(z, kernel_named("gaussian"), 1e-6, 1).pivots.tolist() == [2]
 
 
 def test_canonical_order_sorts_rows_lexicographically():
@@ -445,3 +448,20 @@ def test_features_wider_than_the_limit_are_refused_by_the_host_route(device_call
     with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
         faircocco_score(torch.tensor(pred), torch.tensor(a), method="lowrank")
     assert device_calls == [False]
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_the_device_route_scores_the_laplacian_kernel_as_the_host(notion, device_calls):
+    """Its bandwidth (the median city-block distance), pivots and factors on the device."""
+    pred, a, y = data("continuous", 300, seed=7)
+    host = faircocco_score(pred, a, y_true=y, notion=notion, kernel="laplacian", rank=60)
+    device = faircocco_score(
+        torch.tensor(pred),
+        torch.tensor(a),
+        y_true=torch.tensor(y),
+        notion=notion,
+        kernel="laplacian",
+        rank=60,
+    )
+    assert device_calls == [True]
+    assert math.isclose(float(device), host, rel_tol=1e-13), (float(device), host)

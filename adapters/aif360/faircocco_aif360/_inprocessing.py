@@ -61,7 +61,8 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
     intersections : bool
         With a DI or DEO ``target``: whether it applies to the intersections of the protected
         attributes' groups too.
-    hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
+    kernel, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
+    verbose
         The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
     random_state : int or None
         Seeds the initial weights, the batches and the weighted resampling.

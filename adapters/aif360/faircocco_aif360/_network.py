@@ -23,6 +23,7 @@ import numpy as np
 #: so that importing the adapter does not import torch (``tests/test_network.py`` keeps them
 #: equal).
 NETWORK_DEFAULTS: dict[str, Any] = {
+    "kernel": "gaussian",
     "hidden_layer_sizes": None,
     "batch_size": 128,
     "learning_rate": 1e-3,
@@ -37,6 +38,7 @@ class NetworkKeywords(TypedDict, total=False):
     """The network's parameters, for type checkers (``**network: Unpack[NetworkKeywords]``);
     :data:`NETWORK_DEFAULTS` holds their defaults."""
 
+    kernel: str
     hidden_layer_sizes: Any
     batch_size: int
     learning_rate: float

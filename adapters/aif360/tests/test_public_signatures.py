@@ -18,12 +18,12 @@ PINNED = {
             "(notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
             "protected_as_features: 'bool' = False, target: 'Any' = None, "
             "confidence: 'float' = 0.9, bins: 'int' = 4, intersections: 'bool' = False, "
-            "hidden_layer_sizes: 'Any' = None, batch_size: 'int' = 128, "
-            "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
-            "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
+            "kernel: 'str' = 'gaussian', hidden_layer_sizes: 'Any' = None, "
+            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, epochs: 'int' = 100, "
+            "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "b69309967bb96734",
+        "31912cdebb0fd7fc",
     ),
     "faircocco_aif360:FairCOCCOInprocessing.fit": (
         ("(self, dataset: 'Any') -> 'FairCOCCOInprocessing'"),
@@ -62,12 +62,13 @@ PINNED = {
     "faircocco_aif360.sklearn:FairCOCCOInprocessing": (
         (
             "(prot_attr: 'Any' = None, notion: 'str' = 'eo', lam: 'float' = 1.0, *, "
-            "drop_prot_attr: 'bool' = True, hidden_layer_sizes: 'Any' = None, "
-            "batch_size: 'int' = 128, learning_rate: 'float' = 0.001, epochs: 'int' = 100, "
-            "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
+            "drop_prot_attr: 'bool' = True, kernel: 'str' = 'gaussian', "
+            "hidden_layer_sizes: 'Any' = None, batch_size: 'int' = 128, "
+            "learning_rate: 'float' = 0.001, epochs: 'int' = 100, warmup_epochs: 'int' = 0, "
+            "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "2925f41446779172",
+        "61f5412e59dc390e",
     ),
     "faircocco_aif360.sklearn:FairCOCCOInprocessing.fit": (
         (

@@ -5,8 +5,8 @@ linear in the predictions ``h``: the violation of a randomised classifier is the
 members' violations. The FairCOCCO statistic is quadratic in the predictions' kernel, so it
 cannot be one exactly. :class:`FairCOCCOMoment` keeps its attribute side and makes the
 prediction side linear: with a finite feature map ``φ`` of the sensitive attributes (random
-Fourier features of the product Gaussian kernel the score uses, each attribute at its median
-bandwidth), the constraints are the cross-covariances
+Fourier features of the product kernel the score uses, Gaussian by default, each attribute at
+its median bandwidth), the constraints are the cross-covariances
 
     γ_j(h) = (1/n) Σ_i h(x_i) (φ_j(a_i) − m_j(y_i)),  |γ_j(h)| ≤ bound,  j = 1..D,
 
@@ -27,9 +27,11 @@ from fairlearn.reductions import ClassificationMoment, ErrorRate
 from faircocco_plugins import is_nominal
 from faircocco_plugins.plugins import (
     Interval,
+    Kernel,
     check_params,
-    median_distance,
+    kernel_named,
     notion_named,
+    statistic_default,
     toolkit_name,
 )
 
@@ -54,6 +56,9 @@ class FairCOCCOMoment(ClassificationMoment):
         The largest allowed cross-covariance between the predictions and any feature.
     random_state : int, optional
         Seed of the random features.
+    kernel : str
+        The kernel of the attributes, by its registered name (default ``"gaussian"``, as
+        :func:`faircocco_plugins.faircocco_score`'s ``kernel``).
 
     Examples
     --------
@@ -80,9 +85,11 @@ class FairCOCCOMoment(ClassificationMoment):
         n_features: int = 32,
         difference_bound: float = 0.01,
         random_state: int | None = None,
+        kernel: str = statistic_default("kernel"),
     ) -> None:
         super().__init__()
         toolkit_name(notion, "fairlearn_moment")  # a notion fairlearn's reductions have
+        kernel_named(kernel)  # a registered kernel, or a ValueError that lists them
         check_params(
             {
                 "n_features": n_features,
@@ -99,6 +106,7 @@ class FairCOCCOMoment(ClassificationMoment):
         self.n_features = n_features
         self.difference_bound = difference_bound
         self.random_state = random_state
+        self.kernel = kernel
 
     def load_data(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
@@ -114,7 +122,8 @@ class FairCOCCOMoment(ClassificationMoment):
                 "match."
             )
         super().load_data(X, labels)
-        features = self._random_features(_scaled(table))
+        kernel = kernel_named(self.kernel)
+        features = self._random_features(_scaled(table, kernel), kernel)
         if notion_named(self.notion).needs_outcome:
             means = pd.DataFrame(features).groupby(labels.to_numpy()).transform("mean")
             self.U = features - means.to_numpy()
@@ -165,16 +174,16 @@ class FairCOCCOMoment(ClassificationMoment):
         signed = (lambda_vec["+"] - lambda_vec["-"]).reindex(range(self.n_features))
         return pd.Series(-(self.U @ signed.to_numpy(dtype=float)), index=self.tags.index)
 
-    def _random_features(self, scaled: np.ndarray) -> np.ndarray:
-        """``√(2/D) cos(W a + b)``: random Fourier features of the unit Gaussian kernel."""
+    def _random_features(self, scaled: np.ndarray, kernel: Kernel) -> np.ndarray:
+        """``√(2/D) cos(W a + b)``: random Fourier features of the unit-bandwidth ``kernel``."""
         rng = np.random.default_rng(self.random_state)
-        weights = rng.normal(size=(scaled.shape[1], self.n_features))
+        weights = kernel.frequencies(rng, (scaled.shape[1], self.n_features))
         offsets = rng.uniform(0.0, 2 * np.pi, self.n_features)
         return np.sqrt(2.0 / self.n_features) * np.cos(scaled @ weights + offsets)
 
 
-def _scaled(table: pd.DataFrame) -> np.ndarray:
-    """Each attribute as columns divided by its median bandwidth, so that the unit Gaussian
+def _scaled(table: pd.DataFrame, kernel: Kernel) -> np.ndarray:
+    """Each attribute as columns divided by ``kernel``'s bandwidth, so that the unit-bandwidth
     kernel of the result is the product of the attributes' kernels (as in the score)."""
     blocks = []
     for name in table.columns:
@@ -189,5 +198,5 @@ def _scaled(table: pd.DataFrame) -> np.ndarray:
                 raise ValueError(f"sensitive_features column {name!r} has infinite values.")
         # the score's median heuristic (a constant attribute gets width 1: its features stay
         # constant whatever the width)
-        blocks.append(block / median_distance(block[:_BANDWIDTH_ROWS]))
+        blocks.append(block / kernel.bandwidth(block[:_BANDWIDTH_ROWS]))
     return np.concatenate(blocks, axis=1)

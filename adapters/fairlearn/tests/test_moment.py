@@ -139,3 +139,8 @@ def test_boosted_trees_under_the_constraint_halve_the_held_out_score(notion):
     # measured: DP 0.062 to 0.004 (accuracy 0.886 to 0.690), EO 0.0133 to 0.0052 (0.886 to 0.872)
     assert after < 0.5 * before
     assert (fair == y[test]).mean() > 0.6
+
+
+def test_the_moment_refuses_an_unknown_kernel_naming_the_registered_ones():
+    with pytest.raises(ValueError, match=r"^kernel='nope' is not valid; expected one of \["):
+        FairCOCCOMoment("dp", kernel="nope")

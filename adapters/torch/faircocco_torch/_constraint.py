@@ -54,7 +54,9 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
         Initial multiplier ``μ_0``.
     multiplier_max : float, optional
         Cap ``μ_max`` on the multiplier (default: none).
-    method, rank, eps, attribute_kernel, conditioning_eps, chance_adjusted, bandwidth, schema
+    method, rank, eps, attribute_kernel, conditioning_eps, chance_adjusted, kernel, bandwidth
+        As for :class:`FairCOCCOPenalty`.
+    schema
         As for :class:`FairCOCCOPenalty`.
 
     Attributes

@@ -25,6 +25,7 @@ from faircocco_plugins.plugins import (
     as_array,
     check_bool,
     check_params,
+    statistic_default,
 )
 from faircocco_plugins.targets import target_groupings
 
@@ -128,6 +129,7 @@ class _FairNetwork(BaseEstimator):
         penalty: str | nn.Module | None = "faircocco",
         notion: str = "eo",
         lam: float = 1.0,
+        kernel: str = statistic_default("kernel", "penalty"),
         hidden_layer_sizes: Sequence[int] | None = None,
         batch_size: int = 128,
         learning_rate: float = 1e-3,
@@ -145,6 +147,7 @@ class _FairNetwork(BaseEstimator):
         self.penalty = penalty
         self.notion = notion
         self.lam = lam
+        self.kernel = kernel
         self.hidden_layer_sizes = hidden_layer_sizes
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -463,6 +466,14 @@ class _FairNetwork(BaseEstimator):
                     f"of {sorted(PENALTIES)}."
                 )
             options: dict[str, Any] = {"notion": self.notion, "lam": self.lam}
+            if penalty == "faircocco":
+                options["kernel"] = self.kernel
+            elif self.kernel != statistic_default("kernel", "penalty"):
+                raise ValueError(
+                    f"kernel={self.kernel!r} is the FairCOCCO penalty's option; "
+                    f"penalty={penalty!r} has a kernel of its own. Pass penalty='faircocco', "
+                    "or leave kernel at its default."
+                )
             if penalty == "covariance" and self._penalty_input() is not None:
                 options["threshold"] = 0.5  # probabilities: the boundary is at 1/2
             return PENALTIES[penalty](**options)
@@ -517,11 +528,16 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         ``None`` trains the unregularised network. A name among ``"faircocco"``, ``"facl"``,
         ``"farmi"``, ``"hsic"``, ``"covariance"``, ``"linear_loss"`` builds that penalty with
         ``notion`` and ``lam``. A module (for example ``FairCOCCOConstraint(bound=0.02)``) is
-        deep-copied at each fit and used as it is (``notion`` and ``lam`` are then ignored).
+        deep-copied at each fit and used as it is (``notion``, ``lam`` and ``kernel`` are then
+        ignored).
     notion : {"dp", "eo", "cal"}
         Fairness notion of a penalty given by name.
     lam : float
         Weight of a penalty given by name (the paper selects it from {0.5, 1, 2, 5}).
+    kernel : str
+        The kernel of ``penalty="faircocco"``, by its registered name (default
+        ``"gaussian"``; :class:`FairCOCCOPenalty` has the list); the other penalties have
+        kernels of their own and refuse another.
     penalty_on : {"proba", "logit"}
         What the penalty sees.
     hidden_layer_sizes : sequence of int, optional
@@ -672,7 +688,7 @@ class FairCOCCORegressor(RegressorMixin, _FairNetwork):
         Hidden widths, each at least 1; default two layers of :func:`hidden_width` units.
         ``()``: none, a linear model, that is linear regression trained with the same loss,
         penalty and optimiser.
-    notion, lam, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
+    notion, lam, kernel, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
     early_stopping, validation_fraction, patience, device, n_threads, verbose, random_state
         As for :class:`FairCOCCOClassifier`.
 

@@ -29,7 +29,7 @@ PENALTY_OPTIONS: tuple[str, ...] = tuple(
 #: The options a penalty also takes by position, after its own positional parameters.
 PENALTY_POSITIONAL_OPTIONS = ("method", "rank", "eps", "attribute_kernel")
 #: The order of FairCOCCOPenalty's keyword-only parameters, options included.
-PENALTY_KEYWORDS = ("conditioning_eps", "chance_adjusted", "bandwidth", "schema")
+PENALTY_KEYWORDS = ("conditioning_eps", "chance_adjusted", "kernel", "bandwidth", "schema")
 
 
 class FairCOCCOPenalty(FairnessPenalty):
@@ -94,7 +94,10 @@ class FairCOCCOPenalty(FairnessPenalty):
         ``None`` (default) means on for DP and EO, off for CAL and ``method="exact"``, which
         do not support it.
     attribute_kernel : {"product", "joint"}
-        Product of per-attribute kernels, or the paper's single Gaussian on the whole vector.
+        Product of per-attribute kernels, or the paper's single kernel on the whole vector.
+    kernel : str
+        The kernel of numeric columns, by its registered name (default ``"gaussian"``, the
+        paper's); :func:`faircocco_plugins.faircocco_score` lists them.
     bandwidth : "median" or float
         Median heuristic per batch, or a fixed bandwidth.
     schema : SensitiveSchema, optional
@@ -174,6 +177,7 @@ class FairCOCCOPenalty(FairnessPenalty):
         self.eps = options["eps"]
         self.conditioning_eps = options["conditioning_eps"]
         self.attribute_kernel = options["attribute_kernel"]
+        self.kernel = options["kernel"]
         self.bandwidth = options["bandwidth"]
         #: attribute and outcome kernels fitted once (DP and EO); CAL and ``method="exact"``
         #: refit every kernel on every batch

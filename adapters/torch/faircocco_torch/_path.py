@@ -656,8 +656,8 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
         ``"linear"`` and ``"auto"`` refuse ``hidden_layer_sizes`` with hidden layers.
     validation_fraction : float
         Share of rows held out to measure each step.
-    penalty, notion, penalty_on, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
-    device, n_threads, verbose, random_state
+    penalty, notion, kernel, penalty_on, hidden_layer_sizes, batch_size, learning_rate,
+    weight_decay, device, n_threads, verbose, random_state
         As for :class:`FairCOCCOClassifier` (``penalty=None`` and constraints are refused:
         they have no λ to raise; ``notion`` is also the adjusted score's).
 
@@ -732,8 +732,8 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
     refine_steps, model, validation_fraction
         As for :class:`FairCOCCOPathClassifier` (``model``: linear regression for
         ``"linear"``, the lower validation MSE for ``"auto"``).
-    penalty, notion, hidden_layer_sizes, batch_size, learning_rate, weight_decay, device,
-    n_threads, verbose, random_state
+    penalty, notion, kernel, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
+    device, n_threads, verbose, random_state
         As for :class:`FairCOCCORegressor`.
 
     Attributes

@@ -33,7 +33,8 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
         The penalty's weight.
     drop_prot_attr : bool
         Drop columns named like the protected attributes from the features.
-    hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay, verbose
+    kernel, hidden_layer_sizes, batch_size, learning_rate, epochs, warmup_epochs, weight_decay,
+    verbose
         The network's training, as in ``faircocco_torch.FairCOCCOClassifier``.
     random_state : int or None
         Seeds the initial weights, the batches and the resampling by ``sample_weight``.
