@@ -218,7 +218,7 @@ PINNED = {
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "785c778ec1b82fc8",
+        "da73677853b9f526",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -232,7 +232,7 @@ PINNED = {
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "4bfd22cfebcd9f1a",
+        "915e22335124b985",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
@@ -420,12 +420,12 @@ PINNED = {
         (
             "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
             "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
-            "random_state: 'int | None' = None, bins: 'int' = 2, "
-            "confidence: 'float' = 0.9, grid_size: 'int' = 10, grid_limit: 'float' = 2.0, "
-            "grid_offset: 'Any' = None, grid: 'Any' = None, "
+            "random_state: 'int | None' = None, bins: 'int' = 4, "
+            "confidence: 'float' = 0.9, intersections: 'bool' = False, grid_size: 'int' = 10, "
+            "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "c6096680731b3546",
+        "90a80f94cc840757",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
