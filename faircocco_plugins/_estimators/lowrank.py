@@ -154,7 +154,7 @@ def pivots_jointly(n: int, width: int) -> bool:
     beside two continuous columns took 22 s at 2,000 rows (beyond, such features are refused
     for their width, and ``method="auto"`` takes the exact estimator). Narrower features, levels
     times pivots up to ``n``, stay: at 1,000 rows, the joint kernel's 447 columns against 704
-    saved a fifth of the score's time but made each permutation's refit 4 times as long.
+    saved a quarter of the score's time but made each permutation's refit 4 times as long.
     """
     return n < width and n <= JOINT_ROWS
 
