@@ -170,10 +170,10 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
                 "method",
                 Choice(("auto", "exact", "lowrank")),
                 {"score": "auto", "test": "auto", "penalty": "auto"},
-                "The estimator: 'auto' is exact below 128 rows and low-rank above, but exact "
-                "at the default rank wherever the kernel's factor may hold as many pivots as "
-                "rows (up to 10,000). The batch statistic is low-rank by construction, so it "
-                "takes no method.",
+                "The estimator: 'auto' is exact below 128 rows, at the default rank wherever "
+                "the kernel's factor may hold as many pivots as rows, and, up to 10,000 rows, "
+                "wherever a cost model estimates it faster; low-rank otherwise. The batch "
+                "statistic is low-rank by construction, so it takes no method.",
             ),
             StatisticOption(
                 "rank",
@@ -285,8 +285,9 @@ notion : {"dp", "eo", "cal"}
     Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
 method : {"auto", "exact", "lowrank"}
     ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
-    factored exactly; ``auto`` uses ``exact`` below 128 rows, and at the default ``rank``
-    wherever the kernel's factor may hold as many pivots as rows (up to 10,000 rows).
+    factored exactly; ``auto`` uses ``exact`` below 128 rows, at the default ``rank`` wherever
+    the kernel's factor may hold as many pivots as rows, and, up to 10,000 rows, wherever a
+    cost model of both routes (rows, feature widths, notion) estimates it faster.
 rank : int, optional
     Cap on the number of pivots of each continuous factor (default: the kernel's, 100 for
     the Gaussian; pivoting stops earlier once the residual is below 1e-6 of the kernel's

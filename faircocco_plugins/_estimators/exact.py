@@ -4,6 +4,14 @@
 regularised inverse commute), and the EO trace
 ``Tr[R_u R_e − 2 R_u R_e R_c + R_u R_c R_e R_c]`` as ``Tr[(I − R_c) R_u (I − R_c) R_e]``, which
 needs two matrix products instead of six. Time O(N³), memory O(N²).
+
+A variable whose columns are all discrete, with fewer level combinations than rows, has exact
+features ``F`` (``N × l``, centred, ``F Fᵀ = G``): by the push-through identity
+``R = X Xᵀ`` with ``X = F chol(FᵀF + εN I)⁻ᵀ``. When the measured variable or the attributes
+are such a *narrow* side, the statistic is ``Tr[Yᵀ R Y]`` with ``Y = (I − R_c) X`` and ``R``
+the other side's, ``‖Y‖² − εN ‖L⁻¹ Y‖²`` with ``L Lᵀ = G + εN I``: one Cholesky factor and
+solves for ``l`` columns instead of ``N``. The ``N × N`` operators are formed only where
+something needs them (a wide side's norm, the permutation null).
 """
 
 from __future__ import annotations
@@ -15,7 +23,16 @@ from typing import Any
 import numpy as np
 
 from .._kernels.kernel import KernelInput, kernel_matrix, to_host
-from .._linalg.backend import eye_like, namespace, solve_psd, trace_of_product
+from .._kernels.levels import LevelEncoder, level_columns
+from .._linalg.backend import (
+    PsdSolver,
+    as_like,
+    divide_by_lower_transposed,
+    eye_like,
+    namespace,
+    solve_psd,
+    trace_of_product,
+)
 from .approximate_null import NullFactors
 from .strata import permutation_strata
 from .terms import Ridge, StrataBlocks, Terms, expected_permuted_trace, permutable
@@ -28,11 +45,17 @@ MAX_EXACT_ROWS = 10_000
 _SECONDS_AT_3000 = {False: 3.8, True: 9.3}
 
 
+def exact_seconds(n: int, conditional: bool) -> float:
+    """The exact estimator's estimated seconds at ``n`` rows, DP or (``conditional``) EO and CAL:
+    its time grows as N³ from the figures at 3,000 rows."""
+    return _SECONDS_AT_3000[conditional] * (n / 3000) ** 3
+
+
 def check_exact_size(n: int, conditional: bool) -> None:
     """Refuse ``n`` rows beyond :data:`MAX_EXACT_ROWS`, with the estimated cost and what to do."""
     if n <= MAX_EXACT_ROWS:
         return
-    minutes = _SECONDS_AT_3000[conditional] * (n / 3000) ** 3 / 60
+    minutes = exact_seconds(n, conditional) / 60
     raise ValueError(
         f"method='exact' at {n:,} rows would hold several {n:,} × {n:,} matrices of "
         f"{n * n * 8 / 2**30:.1f} GiB each and take about {minutes:,.0f} minutes on two cores "
@@ -53,29 +76,98 @@ class ExactFit:
         like: Any,
     ) -> None:
         check_exact_size(u.n, c is not None)
-        xp = namespace(like)
-        r_u = r_operator(u, ridge.eps, like)
-        r_e = r_operator(e, ridge.eps, like)
-        if c is None:
-            m, u_side, e_side = r_u, r_u, r_e
-        else:
-            projector = eye_like(u.n, like) - r_operator(c, ridge.conditioning, like)
-            u_side = r_u @ projector
-            e_side = r_e @ projector
-            m = projector @ u_side
-        self._m, self._r_e, self._ridge, self._given = m, r_e, ridge, c
+        self._inputs, self._ridge, self._given, self._like = {"u": u, "e": e}, ridge, c, like
+        narrow = {side: narrow_features(k, ridge.eps, like) for side, k in self._inputs.items()}
+        self._narrow = {side: x for side, x in narrow.items() if x is not None}
         self.terms = Terms(
-            statistic=trace_of_product(m, r_e),
+            statistic=self._statistic(),
             rank=u.n,
             method="exact",
             n=u.n,
             norm_bound=ridge.norm_bound(u.n),
-            compute_norms=lambda: (
-                xp.sqrt(xp.sum(u_side * u_side)),
-                xp.sqrt(xp.sum(e_side * e_side)),
-            ),
+            compute_norms=lambda: (self._norm("u"), self._norm("e")),
             compute_null_statistic=self._null_statistic,
         )
+
+    def _statistic(self) -> Any:
+        """``Tr[M R_e]``: ``Tr[Yᵀ R Y]`` for ``Y = P X`` of a narrow side's ``X`` and the other
+        side's ``R`` (``P = I − R_c``), or from the ``N × N`` operators."""
+        for side, other in (("e", "u"), ("u", "e")):
+            if side in self._narrow:
+                return self._quadratic(other, self._projected_narrow[side])
+        return trace_of_product(self._m, self._r_e)
+
+    @cached_property
+    def _projected_narrow(self) -> dict[str, Any]:
+        """``P X`` of each narrow side (for its statistic and its norm)."""
+        return {side: self._projected(x) for side, x in self._narrow.items()}
+
+    def _quadratic(self, side: str, y: Any) -> Any:
+        """``Tr[Yᵀ R Y]`` for ``side``'s ``R``: ``‖Xᵀ Y‖²`` when it is narrow, else
+        ``‖Y‖² − εN ‖L⁻¹ Y‖²`` (``R = I − εN (G + εN I)⁻¹``)."""
+        xp = namespace(y)
+        if side in self._narrow:
+            cross = self._narrow[side].T @ y
+            return xp.sum(cross * cross)
+        shift = self._ridge.eps * self._inputs["u"].n
+        solver = _regularised(self._inputs[side], shift, self._like)
+        divided = divide_by_lower_transposed(y.T, solver.lower)
+        return xp.sum(y * y) - shift * xp.sum(divided * divided)
+
+    def _projected(self, x: Any) -> Any:
+        """``(I − R_c) X``: ``X − X_c (X_cᵀ X)`` for a narrow conditioning variable, else
+        ``εN (G_c + εN I)⁻¹ X`` with the conditioning ridge; ``X`` without conditioning."""
+        if self._given is None:
+            return x
+        if self._narrow_given is not None:
+            return x - self._narrow_given @ (self._narrow_given.T @ x)
+        shift = self._ridge.conditioning * self._given.n
+        return shift * _regularised(self._given, shift, self._like).solve(x)
+
+    @cached_property
+    def _narrow_given(self) -> Any | None:
+        assert self._given is not None
+        return narrow_features(self._given, self._ridge.conditioning, self._like)
+
+    def _norm(self, side: str) -> Any:
+        """``‖R P‖_F`` of ``side`` (``P = I − R_c``): ``Tr[(XᵀX)(YᵀY)]`` with ``Y = P X`` when
+        it is narrow, from the ``N × N`` operators otherwise."""
+        xp = namespace(self._like)
+        if side in self._narrow:
+            x, y = self._narrow[side], self._projected_narrow[side]
+            return xp.sqrt(xp.clip(trace_of_product(x.T @ x, y.T @ y), min=0.0))
+        product = self._u_side if side == "u" else self._e_side
+        return xp.sqrt(xp.sum(product * product))
+
+    @cached_property
+    def _r_u(self) -> Any:
+        return r_operator(self._inputs["u"], self._ridge.eps, self._like)
+
+    @cached_property
+    def _r_e(self) -> Any:
+        return r_operator(self._inputs["e"], self._ridge.eps, self._like)
+
+    @cached_property
+    def _projector(self) -> Any:
+        """``P = I − R_c``."""
+        assert self._given is not None
+        c = self._given
+        return eye_like(c.n, self._like) - r_operator(c, self._ridge.conditioning, self._like)
+
+    @cached_property
+    def _u_side(self) -> Any:
+        """``R_u P`` (``R_u`` without conditioning)."""
+        return self._r_u if self._given is None else self._r_u @ self._projector
+
+    @cached_property
+    def _e_side(self) -> Any:
+        """``R_e P`` (``R_e`` without conditioning)."""
+        return self._r_e if self._given is None else self._r_e @ self._projector
+
+    @cached_property
+    def _m(self) -> Any:
+        """``M = P R_u P`` (``R_u`` without conditioning)."""
+        return self._u_side if self._given is None else self._projector @ self._u_side
 
     @cached_property
     def strata(self) -> np.ndarray:
@@ -128,16 +220,60 @@ class ExactFit:
 
 def r_operator(k: KernelInput, eps: float, like: Any) -> Any:
     """``R = G (G + εN I)⁻¹`` for the centred Gram matrix ``G`` of ``k``."""
+    gram = centred_gram(k, like)
+    n = gram.shape[0]
+    return solve_psd(gram + (eps * n) * eye_like(n, like), gram)
+
+
+def centred_gram(k: KernelInput, like: Any) -> Any:
+    """``G = H K H``, the centred kernel matrix of ``k``."""
     xp = namespace(like)
     kernel = kernel_matrix(k, like)
-    n = kernel.shape[0]
-    gram = (
+    return (
         kernel
         - xp.mean(kernel, axis=0)[None, :]
         - xp.mean(kernel, axis=1)[:, None]
         + xp.mean(kernel)
     )
-    return solve_psd(gram + (eps * n) * eye_like(n, like), gram)
+
+
+def _regularised(k: KernelInput, shift: float, like: Any) -> PsdSolver:
+    """The Cholesky factorisation of ``G + shift I`` for ``k``'s centred Gram matrix ``G``."""
+    return PsdSolver(centred_gram(k, like) + shift * eye_like(k.n, like))
+
+
+#: A variable is a narrow side (:func:`narrow_features`) when its level combinations are at most
+#: this fraction of the rows: its solves then take at most this fraction of the ``N``
+#: right-hand sides of the ``N × N`` operator's.
+NARROW_FRACTION = 0.5
+
+
+def narrow_features(k: KernelInput, eps: float, like: Any) -> Any | None:
+    """``X`` (``N × l``) with ``R = X Xᵀ`` exactly, for a variable whose every column is
+    discrete (nominal, or numeric with few values) with at most :data:`NARROW_FRACTION` of the
+    rows as level combinations; None for any other, and for tensors (their columns may carry
+    gradients, which a piecewise constant level factor drops, and their levels would be read
+    from their device).
+
+    The level factor ``W`` (``W Wᵀ`` the kernel between the combinations) gives the features
+    ``F = H W[g]``, with ``F Fᵀ = G``, and ``X = F chol(FᵀF + εN I)⁻ᵀ`` (push-through).
+    """
+    if k.z is not None and not isinstance(k.z, np.ndarray):
+        return None
+    z = k.z
+    discrete = level_columns(z)
+    if z is not None and len(discrete) != z.shape[1]:
+        return None
+    levels = LevelEncoder(discrete, 0 if k.codes is None else k.codes.shape[1])
+    codes = levels.encode(k.n, z, k.codes, k.levels)
+    if levels.n_combinations > NARROW_FRACTION * k.n:
+        return None
+    features = _psd_root(levels.level_kernel(k.kernel))[codes]
+    features = as_like(features - features.mean(axis=0), like)
+    xp = namespace(like)
+    width = int(features.shape[1])
+    lower = xp.linalg.cholesky(features.T @ features + (eps * k.n) * eye_like(width, like))
+    return divide_by_lower_transposed(features, lower)
 
 
 def _psd_root(matrix: np.ndarray) -> np.ndarray:

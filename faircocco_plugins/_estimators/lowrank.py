@@ -147,8 +147,62 @@ def cell_rows(z: np.ndarray) -> np.ndarray:
     return rows
 
 
+#: Most rows of a variable that pivots its joint kernel (:func:`pivots_jointly`).
+JOINT_ROWS = 2048
+
+
+def pivots_jointly(n: int, width: int) -> bool:
+    """Whether a variable of ``n`` rows whose features, levels times pivots, are ``width``
+    columns wide pivots its joint kernel instead (:meth:`FeatureMap._fit_joint`): when they are
+    wider than the rows, as 8 level combinations times 72 pivots (576 columns) at 300 rows,
+    the joint kernel's factor is narrower (at most ``n``; 274 columns there), and every solve of
+    the estimator and of each permutation's refit is smaller. Up to :data:`JOINT_ROWS` rows:
+    pivoting costs ``O(n r²)`` for the joint rank ``r``, up to ``n``, and 250 combinations
+    beside two continuous columns took 22 s at 2,000 rows (beyond, such features are refused
+    for their width, and ``method="auto"`` takes the exact estimator). Narrower features, levels
+    times pivots up to ``n``, stay: at 1,000 rows, the joint kernel's 447 columns against 704
+    saved a quarter of the score's time but made each permutation's refit 4 times as long.
+    """
+    return n < width and n <= JOINT_ROWS
+
+
+#: Seconds of the low-rank estimator's algebra per cubed feature width (its factorisations,
+#: solves and norms) and of pivoting a joint kernel per row and squared rank (incomplete Cholesky,
+#: factor rows and their Gram), in the units of :func:`._estimators.exact.exact_seconds`: both
+#: measured beside the exact estimator on the same machine (EO with three mixed attributes and
+#: a continuous outcome, 200 to 1,600 rows, widths 200 to 730; performance docs).
+SECONDS_PER_CUBED_WIDTH = 2e-10
+SECONDS_PER_JOINT_ENTRY = 6e-10
+
+
+def lowrank_seconds(n: int, widths: Iterable[int]) -> float:
+    """The low-rank estimator's estimated seconds, once its variables' features, levels times
+    pivots ``widths`` wide on ``n`` rows, are fitted: its algebra on each width, and, for a width
+    that :func:`pivots_jointly`, pivoting the joint kernel to its largest rank, ``min(n, width)``
+    (the rank it needs is known only once pivoted)."""
+    seconds = 0.0
+    for width in widths:
+        if pivots_jointly(n, width):
+            width = min(n, width)
+            seconds += SECONDS_PER_JOINT_ENTRY * n * width**2
+        seconds += SECONDS_PER_CUBED_WIDTH * width**3
+    return seconds
+
+
 #: Pivots per block of :func:`incomplete_cholesky`'s factor rows.
 PIVOT_BLOCK = 16
+
+
+class LevelKernel(NamedTuple):
+    """Rows' level combinations ``codes`` (``n``, or ``B × n`` for a stack) and the ``kernel``
+    between the combinations (``L × L``): the level factor of a joint kernel
+    ``kernel[g_i, g_j] k(z_i, z_j)``."""
+
+    codes: np.ndarray
+    kernel: np.ndarray
+
+    def diagonal(self) -> np.ndarray:
+        return np.diagonal(self.kernel)[self.codes]
 
 
 def incomplete_cholesky(
@@ -157,8 +211,10 @@ def incomplete_cholesky(
     tolerance: float,
     max_rank: int,
     initial: Sequence[int] | np.ndarray = (),
+    levels: LevelKernel | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pivoted incomplete Cholesky factorisation of ``kernel`` on the rows of ``z``.
+    """Pivoted incomplete Cholesky factorisation of ``kernel`` on the rows of ``z``, times the
+    kernel between the rows' level combinations when ``levels`` are given.
 
     Returns the pivots and the factor ``L`` (``n × r``, ``L Lᵀ ≈ K``), which equals the Nyström
     factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance``, relative to the kernel's
@@ -169,6 +225,8 @@ def incomplete_cholesky(
     n = z.shape[0]
     # float64 as the factor, whatever the dtype of z
     residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
+    if levels is not None:
+        residual = residual * levels.diagonal()
     tolerance = absolute_tolerance(tolerance, residual)
     rank = min(max_rank, n)
     # factor rows in blocks of PIVOT_BLOCK pivots, added as needed: a buffer grown by copies
@@ -178,12 +236,14 @@ def incomplete_cholesky(
     scratch = np.empty(n)
     # one contiguous array per column, for the kernel's column against each pivot
     columns = [np.ascontiguousarray(z[:, j]) for j in range(z.shape[1])]
+    # rows equal in every column but their level combination tie: broken by the combination
+    ties = columns if levels is None else [*columns, levels.codes]
     chosen: list[int] = []
     # each pivot is about ten numpy calls, paid on every training batch and every permutation:
     # scalars stay Python floats rather than numpy scalars, and a pivot's residual, zero up to
     # rounding, stays below the tolerance without being set
     for k in range(rank):
-        i = int(initial[k]) if k < len(initial) else int(greedy_pivots(residual, columns))
+        i = int(initial[k]) if k < len(initial) else int(greedy_pivots(residual, ties))
         pivot_residual = float(residual[i])
         if pivot_residual <= tolerance and k >= len(initial):
             break
@@ -191,6 +251,8 @@ def incomplete_cholesky(
         if not row:
             blocks.append(np.empty((min(PIVOT_BLOCK, rank - k), n)))
         column = kernel.column_into(columns, z[i].tolist(), blocks[full][row], scratch)
+        if levels is not None:
+            column *= levels.kernel[levels.codes[i]][levels.codes]
         for block in blocks[:full]:
             column -= block[:, i] @ block
         if row:
@@ -246,9 +308,14 @@ def _transposed(blocks: list[np.ndarray], rank: int, n: int) -> np.ndarray:
 
 
 def incomplete_cholesky_batch(
-    z: np.ndarray, kernel: Kernel, tolerance: float, max_rank: int
+    z: np.ndarray,
+    kernel: Kernel,
+    tolerance: float,
+    max_rank: int,
+    levels: LevelKernel | None = None,
 ) -> np.ndarray:
-    """:func:`incomplete_cholesky` of every ``z[b]`` of a ``B × n × d`` stack at once.
+    """:func:`incomplete_cholesky` of every ``z[b]`` of a ``B × n × d`` stack at once (with
+    each member's level combinations ``levels.codes[b]`` when ``levels`` are given).
 
     Returns the factors ``L`` (``B × n × r``) zero-padded to the largest rank: a member that
     has converged gets zero columns, which leave ``L Lᵀ`` and every statistic unchanged. The
@@ -258,20 +325,26 @@ def incomplete_cholesky_batch(
     batch, n, d = z.shape
     members = np.arange(batch)
     residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
+    if levels is not None:
+        residual = residual * levels.diagonal()
     tolerance = absolute_tolerance(tolerance, residual)
     rows = np.zeros((batch, min(max_rank, n), n))
     # one contiguous B × n array per column, for the kernel's column against each pivot
     columns = [np.ascontiguousarray(z[:, :, j]) for j in range(d)]
+    ties = columns if levels is None else [*columns, levels.codes]
     scratch = np.empty((batch, n))
     rank = 0
     for k in range(rows.shape[1]):
-        pivots = greedy_pivots(residual, columns)
+        pivots = greedy_pivots(residual, ties)
         pivot_residual = residual[members, pivots]
         active = pivot_residual > tolerance
         if not active.any():
             break
         point = [values[members, pivots][:, None] for values in columns]
         column = kernel.column_into(columns, point, np.empty((batch, n)), scratch)
+        if levels is not None:
+            pivot_levels = levels.kernel[levels.codes[members, pivots]]
+            column *= np.take_along_axis(pivot_levels, levels.codes, axis=1)
         if k:
             column -= np.matmul(rows[members, :k, pivots][:, None, :], rows[:, :k])[:, 0]
         column *= np.where(active, 1.0 / np.sqrt(np.where(active, pivot_residual, 1.0)), 0.0)[
@@ -291,16 +364,30 @@ _LEVEL_ROOTS_KEPT = 256
 class FeatureMap:
     """The feature map of one variable: fitted on the first chunk, then applied to every chunk."""
 
-    def __init__(self, rank: int | None, tolerance: float, max_width: int | None = None) -> None:
+    def __init__(
+        self,
+        rank: int | None,
+        tolerance: float,
+        max_width: int | None = None,
+        pivot_jointly: bool = False,
+    ) -> None:
         """Caps: ``rank`` on the pivots; ``tolerance`` on the residual (see
         :func:`pivot_tolerance`); ``max_width`` on the factor's columns.
 
         When exact levels times pivots would give more than ``max_width`` columns, every
         numeric column goes to incomplete Cholesky instead (explicit feature rows need this).
+        With ``pivot_jointly``, levels times pivots wider than the rows (:func:`pivots_jointly`)
+        give way to one factor of the joint kernel, the level kernel inside the pivoted one.
         """
         self.rank = rank
         self.tolerance = tolerance
         self.max_width = max_width
+        self.pivot_jointly = pivot_jointly
+        #: the level combinations factored exactly, fitted on the first chunk
+        self.levels: LevelEncoder
+        #: the level combinations inside the pivoted kernel (None: factored apart, exactly)
+        self._joint_levels: LevelEncoder | None = None
+        self._landmark_codes = np.zeros(0, dtype=np.int64)
         self._landmarks: Any = None
         #: the rows of the fitted input that are the landmarks, in pivoting order
         self._pivots = np.zeros(0, dtype=np.int64)
@@ -373,10 +460,35 @@ class FeatureMap:
             # a small batch with many levels: incomplete Cholesky on every numeric column
             # gives a factor that fits
             return self._fit(first, z_host, [], like)
+        tracked = getattr(first.z, "requires_grad", False)
+        if self.pivot_jointly and not tracked and pivots_jointly(first.n, width):
+            return self._fit_joint(first, z, codes, like)
         self._set_pivots(first, chosen)
-        if factor is None or getattr(first.z, "requires_grad", False):
+        if factor is None or tracked:
             return codes, None
         return codes, as_like(factor, like)
+
+    def _fit_joint(
+        self, first: KernelInput, z: np.ndarray, codes: np.ndarray, like: Any
+    ) -> tuple[np.ndarray, Any]:
+        """Pivot the joint kernel ``K_levels[g_i, g_j] k(z_i, z_j)`` once: the factor is as
+        wide as its tolerance needs, at most the rows (or the combinations times the rank cap),
+        instead of every combination times every pivot. The variable then has one level
+        combination, and its levels live in its continuous rows (:meth:`continuous_rows`)."""
+        encoder = self.levels
+        levels = LevelKernel(codes, encoder.level_kernel(self.kernel))
+        rank = min(first.n, encoder.n_combinations * self.max_rank)
+        chosen, factor = incomplete_cholesky(z, self.kernel, self.tolerance, rank, levels=levels)
+        self._joint_levels = encoder
+        self.levels = LevelEncoder([], 0)
+        self._landmark_codes = codes[chosen]
+        self._set_pivots(first, chosen)
+        return np.zeros(first.n, dtype=np.int64), as_like(factor, like)
+
+    @property
+    def is_joint(self) -> bool:
+        """Whether the levels are inside the pivoted kernel (:meth:`_fit_joint`)."""
+        return self._joint_levels is not None
 
     def _set_pivots(self, first: KernelInput, pivots: np.ndarray) -> None:
         """Take ``pivots`` (rows of ``first``) as the landmarks of the Nyström rows."""
@@ -384,7 +496,17 @@ class FeatureMap:
         xp = namespace(first.z)
         z = self._select(first.z)
         self._landmarks = xp.take(z, xp.asarray(pivots, device=array_api_compat.device(z)), axis=0)
-        self._cholesky = xp.linalg.cholesky(self.kernel.gram(self._landmarks, self._landmarks))
+        gram = self.kernel.gram(self._landmarks, self._landmarks)
+        self._cholesky = xp.linalg.cholesky(self._with_levels(gram, self._landmark_codes))
+
+    def _with_levels(self, cross: Any, codes: np.ndarray | None) -> Any:
+        """``cross`` (landmarks × rows) times the level kernel between the landmarks' level
+        combinations and the rows' ``codes``, when the levels are inside the pivoted kernel;
+        ``cross`` itself otherwise."""
+        if self._joint_levels is None:
+            return cross
+        kernel = self._joint_levels.level_kernel(self.kernel)[self._landmark_codes]
+        return cross * as_like(kernel[:, codes], cross)
 
     @property
     def max_rank(self) -> int:
@@ -475,14 +597,18 @@ class FeatureMap:
         variable without continuous columns."""
         if self._landmarks is None:
             return self._constant_factor(k.n, like)
-        return self.continuous_rows(k.z)
+        if self._joint_levels is None:
+            return self.continuous_rows(k.z)
+        numeric = None if not self._joint_levels.numeric_columns else to_host(k.z)
+        return self.continuous_rows(k.z, self._joint_levels.encode(k.n, numeric, k.codes, k.levels))
 
-    def continuous_rows(self, z: Any) -> Any:
+    def continuous_rows(self, z: Any, codes: np.ndarray | None = None) -> Any:
         """Nyström rows ``K(z, landmarks) chol(K(landmarks, landmarks))⁻ᵀ`` of the numeric
-        columns ``z`` of an input."""
+        columns ``z`` of an input, whose level combinations are ``codes`` when the levels are
+        inside the pivoted kernel."""
         # the kernel is taken landmarks first and transposed: the solve then runs on a
         # column-major array, in 60% of the time on a row-major one (32,768 × 100)
-        cross = self.kernel.gram(self._landmarks, self._select(z))
+        cross = self._with_levels(self.kernel.gram(self._landmarks, self._select(z)), codes)
         return divide_by_lower_transposed(cross.T, self._cholesky)
 
     @staticmethod
@@ -534,9 +660,12 @@ def row_kronecker(level_rows: Any, factor: Any) -> Any:
     return xp.reshape(level_rows[:, :, None] * factor[:, None, :], (n, -1))
 
 
-def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) -> KroneckerRows:
+def refitted_features(
+    feature_map: FeatureMap, inputs: Sequence[KernelInput], joint: bool = False
+) -> KroneckerRows:
     """Host feature rows ``W[g_i] ⊗ φ_i`` of each of ``inputs``, kept as their factors, each
-    under a feature map of ``feature_map``'s kind fitted on itself.
+    under a feature map of ``feature_map``'s kind fitted on itself; with ``joint``, the factor
+    of each one's joint kernel (:meth:`FeatureMap._fit_joint`), whose rows need no level factor.
 
     The inputs must hold the same level combinations, as the rows of one input permuted within
     its combinations do (the permutation null's): one level factor then serves them all, and
@@ -549,6 +678,13 @@ def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) ->
     if feature_map.levels.n_combinations != combinations:
         raise ValueError("inputs refitted together must hold the same level combinations.")
     columns = feature_map.continuous_columns
+    if columns and joint and not feature_map.levels.is_trivial:
+        z = np.stack([k.z[:, columns] for k in hosts])
+        levels = LevelKernel(np.stack(codes), feature_map.levels.level_kernel(feature_map.kernel))
+        rank = min(hosts[0].n, combinations * feature_map.max_rank)
+        return KroneckerRows(
+            _joint_factors(z, feature_map.kernel, feature_map.tolerance, rank, levels)
+        )
     if columns:
         z = np.stack([k.z[:, columns] for k in hosts])
         factor = incomplete_cholesky_batch(
@@ -559,6 +695,32 @@ def refitted_features(feature_map: FeatureMap, inputs: Sequence[KernelInput]) ->
     if feature_map.levels.is_trivial:
         return KroneckerRows(factor)  # no discrete column: the level factor is 1
     return KroneckerRows(factor, np.stack(codes), feature_map.level_factor())
+
+
+#: Most entries of the factor rows :func:`_joint_factors` pivots at once (128 MiB): a joint
+#: factor may be as wide as the rows, each member's ``r × n``.
+JOINT_BATCH_ENTRIES = 2**24
+
+
+def _joint_factors(
+    z: np.ndarray, kernel: Kernel, tolerance: float, rank: int, levels: LevelKernel
+) -> np.ndarray:
+    """:func:`incomplete_cholesky_batch` of a stack's joint kernels, a few members at a time,
+    zero-padded to the largest rank."""
+    batch, n, _ = z.shape
+    size = max(1, JOINT_BATCH_ENTRIES // (rank * n))
+    factors = [
+        incomplete_cholesky_batch(
+            z[start : start + size],
+            kernel,
+            tolerance,
+            rank,
+            LevelKernel(levels.codes[start : start + size], levels.kernel),
+        )
+        for start in range(0, batch, size)
+    ]
+    width = max(f.shape[2] for f in factors)
+    return np.concatenate([np.pad(f, ((0, 0), (0, 0), (0, width - f.shape[2]))) for f in factors])
 
 
 class StratumMoments(NamedTuple):
@@ -612,11 +774,23 @@ class GroupedMoments:
     """
 
     def __init__(
-        self, first: dict[str, KernelInput], conditional: bool, rank: int | None, ridge: Ridge
+        self,
+        first: dict[str, KernelInput],
+        conditional: bool,
+        rank: int | None,
+        ridge: Ridge,
+        pivot_jointly: bool = False,
     ) -> None:
+        """Feature maps for the variables of ``first``, the first chunk; with ``pivot_jointly``
+        (data in memory, all in ``first``), those whose levels times pivots would be wider than
+        its rows pivot their joint kernel (:func:`pivots_jointly`). A stream's first chunk is
+        not all its rows: levels times pivots are then not wider than the data."""
         self.roles = list(first)
         self.ridge = ridge
-        self.maps = {role: FeatureMap(rank, pivot_tolerance(ridge, role)) for role in first}
+        self.maps = {
+            role: FeatureMap(rank, pivot_tolerance(ridge, role), pivot_jointly=pivot_jointly)
+            for role in first
+        }
         self.strata = Strata(first[C]) if conditional else None
         self._groups: list[_Group] = []
         self._keys = LevelRegistry()
@@ -628,7 +802,12 @@ class GroupedMoments:
     def width(self) -> int:
         """Columns of the widest variable's features (:attr:`FeatureMap.width`), fitted on the
         first chunk: the size of the estimator's solves."""
-        return max(m.width for m in self.maps.values())
+        return max(self.widths)
+
+    @property
+    def widths(self) -> list[int]:
+        """Columns of each variable's features."""
+        return [m.width for m in self.maps.values()]
 
     def check_width(self) -> None:
         """Refuse features wider than :data:`MAX_FEATURES`, naming the variable and what to do."""
@@ -786,7 +965,7 @@ class GroupedMoments:
         """Host feature rows of each of ``inputs``, kept as their factors, each under a feature
         map of ``role``'s kind fitted on itself (see :func:`refitted_features`)."""
         fitted = self.maps[role]
-        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), inputs)
+        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), inputs, fitted.is_joint)
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""

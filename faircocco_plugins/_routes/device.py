@@ -139,13 +139,13 @@ def _lowrank_terms(
     if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
         return ConstantAttributesFit(problem.pred, like, "lowrank").terms
     grid = [m.host_grid for m in maps.values()]
-    width = max(m.width for m in maps.values())
+    widths = [m.width for m in maps.values()]
     if (
         groups > slots
         or not all(m.fits for m in maps.values())
         or math.prod(grid) >= _KEYS_FIT
-        or width > MAX_FEATURES
-        or problem.exact_is_cheaper(width)
+        or max(widths) > MAX_FEATURES
+        or problem.exact_is_cheaper(widths)
     ):
         # more groups than slots, more level combinations than the low-rank estimator factors
         # exactly (the host drops levels column by column), keys past int64, or features too

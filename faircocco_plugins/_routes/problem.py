@@ -24,10 +24,15 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from .._estimators.exact import MAX_EXACT_ROWS, ExactFit
+from .._estimators.exact import MAX_EXACT_ROWS, ExactFit, exact_seconds
 from .._estimators.explicit import explicit_fit, is_tracked
 from .._estimators.local_null import LocalPermutationFit
-from .._estimators.lowrank import MAX_COMBINATIONS, GroupedMoments
+from .._estimators.lowrank import (
+    MAX_COMBINATIONS,
+    GroupedMoments,
+    lowrank_seconds,
+    pivots_jointly,
+)
 from .._estimators.strata import is_discrete, permutation_strata
 from .._estimators.terms import ConstantAttributesFit, RefittableRoute, Role, Route
 from .._inputs.row_order import canonical_order, in_order
@@ -265,20 +270,32 @@ class Problem:
             )
             if fit is not None:
                 return fit
-        moments = GroupedMoments(roles, Role.GIVEN in roles, self.options.rank, self.options.ridge)
+        # auto fits levels times pivots first: where the exact estimator is cheaper, pivoting
+        # a joint kernel would be time lost
+        auto = method is None and self.options.method == "auto"
+        conditional = Role.GIVEN in roles
+        options = self.options
+        moments = GroupedMoments(roles, conditional, options.rank, options.ridge, not auto)
         moments.add(roles, self.like)
-        if method is None and self.exact_is_cheaper(moments.width):
+        if auto and self.exact_is_cheaper(moments.widths):
             return self.estimate(roles, "exact")
+        if auto and any(pivots_jointly(self.n, width) for width in moments.widths):
+            return self.estimate(roles, "lowrank")
         moments.check_width()
         return moments.fit(self.like, roles)
 
-    def exact_is_cheaper(self, width: int) -> bool:
-        """Whether ``method="auto"`` takes the exact estimator for low-rank features ``width``
-        columns wide (:attr:`GroupedMoments.width`): when they are at least as wide as the
-        rows, at most :data:`MAX_EXACT_ROWS`, the exact estimator's ``N × N`` solves are the
-        smaller, and exact (200 levels of a category beside a continuous column, at 1,000
-        rows, made 3,168 columns and took 35 s)."""
-        return self.options.method == "auto" and self.n <= min(width, MAX_EXACT_ROWS)
+    def exact_is_cheaper(self, widths: list[int]) -> bool:
+        """Whether ``method="auto"`` takes the exact estimator for low-rank features of
+        ``widths`` columns (levels times pivots, :attr:`GroupedMoments.widths`): at most
+        :data:`MAX_EXACT_ROWS` rows, and an estimated time (:func:`exact_seconds`) below the
+        low-rank algebra's (:func:`lowrank_seconds`), the features being fitted by then. Where
+        they are wider than the rows, the joint kernel's factor may be as wide as the rows, and
+        the exact estimator is the cheaper and exact (200 levels of a category beside a
+        continuous column, at 1,000 rows, made 3,168 columns and took 35 s)."""
+        if self.options.method != "auto" or self.n > MAX_EXACT_ROWS:
+            return False
+        conditional = notion_named(self.options.notion).given is not None
+        return exact_seconds(self.n, conditional) < lowrank_seconds(self.n, widths)
 
 
 def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:

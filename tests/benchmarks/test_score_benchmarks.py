@@ -80,3 +80,19 @@ def test_test_benchmark_times_the_default_test(capsys: pytest.CaptureFixture[str
     names = ["faircocco default", "faircocco permutation B=9"]
     assert all(any(name in line for line in lines) for name in names)
     assert all(line.split()[0] == "eo-binary-a3" and "median" in line for line in lines)
+
+
+def test_routes_benchmark_prints_both_routes_and_autos_pick(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import routes
+
+    arguments = ["--rows", "150", "400", "--repeats", "1", "--exact-up-to", "400"]
+    assert routes.main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "command:  python -m benchmarks.routes --rows 150 400 --repeats 1" in out
+    rows = re.findall(r"^ +(\d+)  .* (exact|lowrank)  .*$", out, flags=re.MULTILINE)
+    assert [n for n, _ in rows] == ["150", "400"]
+    # every cell measured: exact, low-rank, auto, the estimates and both permuted statistics
+    for line in out.splitlines()[-2:]:
+        assert line.count(" ms") + line.count(" s") == 7, line

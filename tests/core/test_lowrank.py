@@ -218,8 +218,9 @@ def test_auto_takes_the_exact_estimator_for_features_wider_than_the_rows(kernel)
 
 
 def test_features_wider_than_the_limit_are_refused_with_what_to_do():
-    # two continuous columns need several times the pivots of one
-    y_pred, attributes = many_levels(2000, 250, continuous=("age", "income"))
+    # two continuous columns need several times the pivots of one; up to 2,048 rows the joint
+    # kernel would be pivoted instead (at most as wide as the rows)
+    y_pred, attributes = many_levels(5000, 250, continuous=("age", "income"))
     with pytest.raises(
         ValueError,
         match=r"features of sensitive_features .* would be [\d,]+ columns wide \(250 level "
@@ -246,3 +247,94 @@ def test_the_joint_kernel_refuses_more_level_combinations_than_it_factors(method
     ):
         faircocco_score(y_pred, attributes, attribute_kernel="joint", method=method)
     assert faircocco_score(y_pred, attributes, attribute_kernel="joint", method="exact") > 0.05
+
+
+# --- features no wider than the rows ------------------------------------------------------------
+# Levels times pivots can be wider than the data: 8 level combinations of a binary and a 4-level
+# attribute times 72 pivots of age and a continuous outcome made the extended attributes 576
+# columns wide at 300 rows, and every solve larger than N × N. The joint kernel is pivoted once.
+
+
+def mixed_eo(n, seed=0):
+    """Age, a binary and a 4-level attribute (floats), a continuous outcome and predictions."""
+    rng = np.random.default_rng(seed)
+    age = rng.uniform(18, 80, n)
+    sex = rng.integers(0, 2, n).astype(np.float64)
+    region = rng.integers(0, 4, n).astype(np.float64)
+    y_true = 0.04 * (age - 49) + 0.8 * sex + rng.normal(size=n)
+    y_pred = y_true + 0.05 * (age - 49) + sex + rng.normal(scale=0.7, size=n)
+    return y_pred, np.column_stack([age, sex, region]), y_true
+
+
+def test_levels_inside_the_pivoted_kernel_leave_features_no_wider_than_the_rows():
+    from faircocco_plugins._options import Options
+    from faircocco_plugins._routes.problem import Problem
+
+    y_pred, attributes, y_true = mixed_eo(300)
+    options = Options.check(notion="eo", method="lowrank")
+    fit = Problem.from_arguments(y_pred, attributes, y_true, options).fit()
+    # 274 columns where levels times pivots made 576
+    assert fit.terms.rank <= 300
+    exact = faircocco_score(y_pred, attributes, y_true=y_true, notion="eo", method="exact")
+    lowrank = faircocco_score(y_pred, attributes, y_true=y_true, notion="eo", method="lowrank")
+    # measured 1.7e-5 relative (levels times pivots: 1.7e-5)
+    assert lowrank == pytest.approx(exact, rel=5e-5)
+
+
+@pytest.mark.parametrize("nominal", [False, True])
+def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
+    from faircocco_plugins._estimators.lowrank import FeatureMap
+    from faircocco_plugins._kernels.kernel import KernelInput, kernel_matrix
+
+    rng = np.random.default_rng(3)
+    n = 120
+    z = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.normal(size=n)])
+    codes, levels = None, ()
+    if nominal:  # a 3-level nominal column beside the numeric ones
+        codes, levels = rng.integers(0, 3, (n, 1)), (np.array(["a", "b", "c"]),)
+    k = KernelInput(z, codes, levels, kernel=kernel_named("gaussian"))
+    feature_map = FeatureMap(None, MIN_TOLERANCE, pivot_jointly=True)
+    group_codes, factor = feature_map.fit_transform(k, np.zeros(()))
+    assert feature_map.is_joint and not np.any(group_codes)
+    kernel = kernel_matrix(k, np.zeros(()))  # the literal product kernel
+    pivots = feature_map._pivots
+    nystrom = (
+        kernel[:, pivots] @ np.linalg.inv(np.linalg.cholesky(kernel[np.ix_(pivots, pivots)])).T
+    )
+    np.testing.assert_allclose(factor, nystrom, atol=1e-8)
+    assert factor.shape[1] <= n
+    assert np.max(np.diag(kernel) - np.sum(factor**2, axis=1)) <= MIN_TOLERANCE
+    # and new rows are mapped with their levels
+    np.testing.assert_allclose(feature_map.factor(k, np.zeros(())), factor, atol=1e-10)
+
+
+def test_refitted_joint_features_of_the_same_attributes_give_the_observed_statistic():
+    from faircocco_plugins._options import Options
+    from faircocco_plugins._routes.problem import Problem
+
+    y_pred, attributes, y_true = mixed_eo(200, seed=1)
+    options = Options.check(notion="eo", method="lowrank")
+    fit = Problem.from_arguments(y_pred, attributes, y_true, options).fit()
+    identity = np.arange(200)
+    # the local null's refit of unpermuted attributes is the observed fit
+    assert fit.permuted_statistics(identity[None, :])[0] == pytest.approx(
+        fit.terms.statistic, rel=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    ("n", "widths", "exact"),
+    [
+        (300, [13, 576, 13], True),  # levels times pivots wider than the rows
+        (1000, [13, 704, 13], False),  # narrower: the low-rank algebra is the cheaper
+        (2000, [15, 736, 15], False),
+        (20_000, [16, 5000, 17], False),  # beyond the exact estimator's limit
+    ],
+)
+def test_auto_takes_the_route_its_cost_model_estimates_faster(n, widths, exact):
+    from faircocco_plugins._options import Options
+    from faircocco_plugins._routes.problem import Problem
+
+    y_pred, attributes, y_true = mixed_eo(n)
+    problem = Problem.from_arguments(y_pred, attributes, y_true, Options.check(notion="eo"))
+    assert problem.exact_is_cheaper(widths) is exact

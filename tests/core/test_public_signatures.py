@@ -58,7 +58,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "7d060be1cfff8e30",
+        "9f7de6a3508ed247",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (

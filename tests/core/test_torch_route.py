@@ -443,8 +443,9 @@ def test_features_wider_than_the_rows_leave_auto_to_the_host_routes_exact_estima
 
 def test_features_wider_than_the_limit_are_refused_by_the_host_route(device_calls):
     rng = np.random.default_rng(20)
-    a = np.column_stack([rng.integers(0, 6, (2000, 3)), rng.normal(size=(2000, 2))])
-    pred = a.sum(axis=1) + rng.normal(size=2000)
+    # beyond 2,048 rows: up to there, the host pivots the joint kernel, as wide as the rows
+    a = np.column_stack([rng.integers(0, 6, (3000, 3)), rng.normal(size=(3000, 2))])
+    pred = a.sum(axis=1) + rng.normal(size=3000)
     with pytest.raises(ValueError, match=r"features of sensitive_features .* more than the 4,096"):
         faircocco_score(torch.tensor(pred), torch.tensor(a), method="lowrank")
     assert device_calls == [False]
