@@ -326,13 +326,15 @@ def run_grid(train: Rows, test: Rows, notion: str, seed: int) -> dict[str, Any]:
 def cases(
     datasets: Sequence[str], seeds: Sequence[int], cost_seeds: int
 ) -> Iterator[tuple[str, int, str, str]]:
-    """(dataset, seed, notion, kind) of every case, dataset by dataset; ``kind`` is
-    ``"hold"`` (the path and the baselines) or ``"cost"`` (the grid)."""
-    for dataset in datasets:
-        for seed in seeds:
+    """(dataset, seed, notion, kind) of every case, seed by seed so that an interrupted run
+    has every dataset on its first seeds, the grids last; ``kind`` is ``"hold"`` (the path
+    and the baselines) or ``"cost"`` (the grid)."""
+    for seed in seeds:
+        for dataset in datasets:
             for notion in TARGETS:
                 yield dataset, seed, notion, "hold"
-        for seed in seeds[:cost_seeds]:
+    for seed in seeds[:cost_seeds]:
+        for dataset in datasets:
             for notion in TARGETS:
                 yield dataset, seed, notion, "cost"
 
