@@ -111,7 +111,7 @@ PINNED = {
             "attribute_kernel: 'str' = 'product', bandwidth: 'str | float' = 'median', "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "4bd371c3c171b99a",
+        "46635e01311e4e85",
     ),
     "faircocco_plugins.plugins:statistic_default": (
         ("(name: 'str', entry_point: 'str' = 'score') -> 'Any'"),
@@ -422,7 +422,7 @@ PINNED = {
             "grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "c6096680731b3546",
+        "920bc412bba8bedb",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
@@ -436,14 +436,14 @@ PINNED = {
             "(notion: 'str' = 'dp', *, n_features: 'int' = 32, "
             "difference_bound: 'float' = 0.01, random_state: 'int | None' = None) -> 'None'"
         ),
-        "80189ec961ccd900",
+        "e69b9948f47f609d",
     ),
     "faircocco_fairlearn:FairCOCCOMoment.load_data": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'None'"
         ),
-        "df749e86a04ca527",
+        "c5beabb8739ae902",
     ),
     "faircocco_fairlearn:FairCOCCOMoment.default_objective": (
         ("(self) -> 'ErrorRate'"),

@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from fairlearn import reductions
 from fairlearn.reductions import (
     ClassificationMoment,
-    DemographicParity,
-    EqualizedOdds,
     FalsePositiveRateParity,
     GridSearch,
     TruePositiveRateParity,
@@ -23,6 +22,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing
 
 from faircocco_plugins.plugins import (
+    NOTION_RECORDS,
     DegenerateModelWarning,
     Interval,
     align_by_index,
@@ -47,12 +47,16 @@ from ._moment import FairCOCCOMoment
 CANDIDATE_COLUMNS = (
     "accuracy", "auc", "adjusted_score", "di", "di_bound", "deo", "deo_bound", "degenerate",
 )  # fmt: skip
-#: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions.
+#: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions: the
+#: notion whose record names the constraint, else equalised odds, which implies it.
 _NOTIONS = {
-    DemographicParity: "dp",
-    EqualizedOdds: "eo",
     TruePositiveRateParity: "eo",
     FalsePositiveRateParity: "eo",
+    **{
+        getattr(reductions, record.fairlearn_moment): name
+        for name, record in NOTION_RECORDS.items()
+        if record.fairlearn_moment is not None
+    },
 }
 _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
@@ -93,10 +97,12 @@ class FairCOCCOGridSearch(GridSearch):
         any attribute's groups) at least ``x``, e.g. 0.8 for the four-fifths rule;
         ``{"deo": x}``: largest gap in true-positive rates at most ``x``. Continuous
         attributes are split at their median for DI and DEO.
-    notion : {"dp", "eo"}, optional
-        The adjusted score's notion; default the constraints': ``"dp"`` for
-        ``DemographicParity``, ``"eo"`` for ``EqualizedOdds``, ``TruePositiveRateParity`` and
-        ``FalsePositiveRateParity``, and a :class:`FairCOCCOMoment`'s own.
+    notion : str, optional
+        The adjusted score's notion, one with a fairlearn reductions constraint; default the
+        constraints': the notion of that constraint (``"dp"`` for ``DemographicParity``,
+        ``"eo"`` for ``EqualizedOdds``), else ``"eo"`` for a parity of error rates that
+        equalised odds implies (``FalsePositiveRateParity``), and a :class:`FairCOCCOMoment`'s
+        own.
     validation_fraction : float
         Share of the rows held out to measure the predictors.
     random_state : int, optional

@@ -8,6 +8,7 @@ import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
 from faircocco_plugins.plugins import (
+    NOTIONS,
     STATISTIC_OPTIONS,
     PenaltyKeywords,
     check_statistic_options,
@@ -135,7 +136,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     """
 
     capabilities: ClassVar[PenaltyCapabilities] = PenaltyCapabilities(
-        notions=("dp", "eo", "cal"),
+        notions=NOTIONS,
         attributes=KINDS,
         outcomes=KINDS,
         multiple_attributes="joint",
@@ -254,9 +255,14 @@ class FairCOCCOPenalty(FairnessPenalty):
         """Class labels become bool indicators (delta kernels); numbers are passed as they are.
 
         The classes are fitted with the kernels (by :meth:`fit` or a batch, see
-        :meth:`fit`), so every batch encodes a label the same way.
+        :meth:`fit`), so every batch encodes a label the same way. A notion restricted to one
+        label of the outcome gets the labels as they are: the core picks that label's rows.
         """
-        if truth.is_floating_point() or truth.dtype == torch.bool:
+        if (
+            truth.is_floating_point()
+            or truth.dtype == torch.bool
+            or notion_named(self.notion).restricts_rows
+        ):
             return truth
         labels = truth.reshape(-1)
         if self._classes is None or self._batches is None or not self._batches.is_fitted:
