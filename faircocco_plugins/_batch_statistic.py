@@ -80,7 +80,9 @@ class BatchStatistic:
     spread to fit a bandwidth on: it is measured with kernels fitted on itself alone, as by a
     fresh statistic, and the next batch fits them again. Every call then refits only the
     predictions' bandwidth (median heuristic) and pivots. On the batch that fitted the kernels,
-    the value equals :func:`faircocco_statistic` with ``method="lowrank"``.
+    the value equals :func:`faircocco_statistic` with ``method="lowrank"``. A notion restricted
+    to one label of the outcome measures that label's rows of each batch; a batch with fewer
+    than two of them has nothing to compare and gives 0, with a zero gradient.
 
     Parameters
     ----------
@@ -296,6 +298,9 @@ class BatchStatistic:
         refuse_unreadable_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
+        if self._too_few_measured(y_true):
+            x = y_pred if is_array_api_obj(y_pred) else np.asarray(y_pred, dtype=np.float64)
+            return as_output(host_function(_zero, x), y_pred)
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
         if batch is not None and batch_on_device(y_pred, batch[0].shape[0]):
             pred, rows, kept = batch
@@ -317,6 +322,15 @@ class BatchStatistic:
         with self._side_threads():
             statistic = host_function(self._statistic(rows, shift), x, pred)
         return as_output(statistic, y_pred)
+
+    def _too_few_measured(self, y_true: Any) -> bool:
+        """Whether the batch has fewer than two rows of the one label its notion measures (a
+        random batch may): nothing to compare, so the statistic is 0, as for constant
+        attributes."""
+        if not self._notion.restricts_rows or y_true is None:
+            return False
+        kept = measured_rows(self._notion, y_true, fewest=0)
+        return kept is not None and kept.size < 2
 
     def _side_threads(self) -> Any:
         """The BLAS threads of the attribute side's products: with several attributes the side

@@ -335,10 +335,10 @@ def roles_of(
     return {role: k for role, k in table.items() if k is not None}
 
 
-def measured_rows(notion: Notion, y_true: Any) -> np.ndarray | None:
+def measured_rows(notion: Notion, y_true: Any, *, fewest: int = 2) -> np.ndarray | None:
     """The positions of the rows a notion measures: ``None`` for all of them; under a notion
     restricted to one label of the outcome (:attr:`Notion.given_label`), those where ``y_true``
-    (class labels, a column of them) holds it, at least two.
+    (class labels, a column of them) holds it, at least ``fewest``.
 
     Raises
     ------
@@ -363,10 +363,11 @@ def measured_rows(notion: Notion, y_true: Any) -> np.ndarray | None:
             f"y_true, for classification; {error}"
         ) from None
     kept = np.flatnonzero(positive)
-    if kept.size < 2:
+    if kept.size < fewest:
         raise ValueError(
             f"notion={notion.name!r} ({notion.title}) measures the rows whose true outcome is "
-            f"the positive class; y_true has {kept.size} such row(s), and at least 2 are needed."
+            f"the positive class; y_true has {kept.size} such row(s), and at least {fewest} are "
+            "needed."
         )
     return kept
 

@@ -20,7 +20,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "chance_adjusted: 'bool' = False) -> 'None'"
         ),
-        "179ae68da0082dac",
+        "e39a385a6b84e435",
     ),
     "faircocco_plugins:BatchStatistic.fit": (
         ("(self, sensitive_features: 'Any', y_true: 'Any' = None) -> 'BatchStatistic'"),
