@@ -25,7 +25,7 @@ class Notion:
     Attributes
     ----------
     name : str
-        Its id in every option and table: ``"dp"``, ``"eo"`` or ``"cal"``.
+        Its id in every option and table: ``"dp"``, ``"eo"``, ``"cal"`` or ``"eopp"``.
     title : str
         How pages and messages name it.
     measured : {"pred", "truth"}
@@ -114,8 +114,9 @@ class Notion:
         return y_true if self.needs_outcome else None
 
 
-#: Fairness notions: demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) and calibration
-#: (Y ⊥ A | Ŷ), by name.
+#: Fairness notions: demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y), calibration
+#: (Y ⊥ A | Ŷ) and equal opportunity (Ŷ ⊥ A | Y = 1: equalised odds on the positive class
+#: alone, as fairlearn's TruePositiveRateParity), by name.
 NOTION_RECORDS: dict[str, Notion] = {
     notion.name: notion
     for notion in (
@@ -138,6 +139,16 @@ NOTION_RECORDS: dict[str, Notion] = {
             aif360_metric="Average odds difference",
         ),
         Notion("cal", "calibration (CAL)", measured="truth", given="pred"),
+        Notion(
+            "eopp",
+            "equal opportunity (EOPP)",
+            measured="pred",
+            given="truth",
+            given_label="positive",
+            fairlearn_moment="TruePositiveRateParity",
+            fairlearn_constraint="true_positive_rate_parity",
+            aif360_metric="Equal opportunity difference",
+        ),
     )
 }
 #: The notions' names.
@@ -177,12 +188,12 @@ def toolkit_name(name: str, toolkit_field: str) -> str:
     >>> toolkit_name("cal", "fairlearn_moment")
     Traceback (most recent call last):
     ...
-    ValueError: notion='cal' is not valid; expected 'dp' or 'eo'.
+    ValueError: notion='cal' is not valid; expected 'dp', 'eo' or 'eopp'.
     """
     named = {n: getattr(r, toolkit_field) for n, r in NOTION_RECORDS.items()}
     named = {n: value for n, value in named.items() if value is not None}
     if name not in named:
-        expected = " or ".join(repr(n) for n in named)
+        expected = in_words([repr(n) for n in named])
         raise ValueError(f"notion={name!r} is not valid; expected {expected}.")
     return str(named[name])
 

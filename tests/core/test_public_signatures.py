@@ -57,7 +57,7 @@ PINNED = {
             "random_state: 'int | None' = None, adjusted: 'bool' = False, "
             "data: 'Any' = None) -> 'Any'"
         ),
-        "c19fd11be736b252",
+        "a26fa44ade7314c9",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
