@@ -57,7 +57,7 @@ PINNED = {
             "random_state: 'int | None' = None, adjusted: 'bool' = False, "
             "data: 'Any' = None) -> 'Any'"
         ),
-        "a26fa44ade7314c9",
+        "57a0ba13eeb1c5f6",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
@@ -157,7 +157,7 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "d08dd745a594f8a3",
+        "96254781fe7082d6",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
@@ -188,7 +188,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "c5e71a0b1972cfac",
+        "a259ec3a5431668d",
     ),
     "faircocco_torch:FairCOCCOConstraint.update_multiplier": (
         ("(self, statistic: 'float') -> 'float'"),
@@ -240,7 +240,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "91ad1198c1df34fb",
+        "1db3d75f8ff14981",
     ),
     "faircocco_torch:FairCOCCOPenalty.fit": (
         ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairCOCCOPenalty'"),
@@ -287,14 +287,14 @@ PINNED = {
     ),
     "faircocco_torch:FairnessPenalty.fit": (
         ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairnessPenalty'"),
-        "f067ea716aae57c0",
+        "b8172716d98baa09",
     ),
     "faircocco_torch:FairnessPenalty.forward": (
         (
             "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
             "y_true: 'Any' = None) -> 'torch.Tensor'"
         ),
-        "35177a76d5960c87",
+        "1dda865250f6feb1",
     ),
     "faircocco_torch:FairnessPenalty.evaluate": (
         (
@@ -350,7 +350,7 @@ PINNED = {
             "attributes_at_prediction: 'bool' = False, note: 'str' = '', "
             "multi_output: 'bool') -> None"
         ),
-        "9a16723271ccdef3",
+        "7543194942b86c2c",
     ),
     "faircocco_torch:PenaltyCapabilities.supports": (
         (

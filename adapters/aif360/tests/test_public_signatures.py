@@ -22,7 +22,7 @@ PINNED = {
             "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "eeb79fb06e0bf653",
+        "32a05d5dd8b3101d",
     ),
     "faircocco_aif360:FairCOCCOInprocessing.fit": (
         ("(self, dataset: 'Any') -> 'FairCOCCOInprocessing'"),
@@ -38,7 +38,7 @@ PINNED = {
     ),
     "faircocco_aif360:FairCOCCOMetric.faircocco_score": (
         ("(self, notion: 'str' = 'eo', **options: 'Any') -> 'float'"),
-        "0001edf02b4b47ba",
+        "ed7b97a32d1b31c4",
     ),
     "faircocco_aif360:FairCOCCOMetric.faircocco_report": (
         ("(self, notion: 'str' = 'eo', **options: 'Any') -> 'pd.DataFrame'"),
@@ -66,7 +66,7 @@ PINNED = {
             "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "2925f41446779172",
+        "75863f0eeaac0d8e",
     ),
     "faircocco_aif360.sklearn:FairCOCCOInprocessing.fit": (
         (

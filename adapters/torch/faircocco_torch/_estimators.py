@@ -518,7 +518,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         ``"farmi"``, ``"hsic"``, ``"covariance"``, ``"linear_loss"`` builds that penalty with
         ``notion`` and ``lam``. A module (for example ``FairCOCCOConstraint(bound=0.02)``) is
         deep-copied at each fit and used as it is (``notion`` and ``lam`` are then ignored).
-    notion : {"dp", "eo", "cal"}
+    notion : {"dp", "eo", "cal", "eopp"}
         Fairness notion of a penalty given by name.
     lam : float
         Weight of a penalty given by name (the paper selects it from {0.5, 1, 2, 5}).

@@ -69,8 +69,9 @@ class FairCOCCOPenalty(FairnessPenalty):
 
     Parameters
     ----------
-    notion : {"dp", "eo", "cal"}
-        Demographic parity, equalised odds (the paper's default) or calibration.
+    notion : {"dp", "eo", "cal", "eopp"}
+        Demographic parity, equalised odds (the paper's default), calibration or equal
+        opportunity (equalised odds on the rows with a positive outcome; class labels).
     lam : float
         The trade-off weight ``λ``; the paper selects it from {0.5, 1, 2, 5}.
     method : {"auto", "exact", "lowrank"}
