@@ -254,7 +254,7 @@ def precision_rows(devices: Sequence[str]) -> None:
                 statistic.fit(attributes, y)
                 batch = statistic._plain_batch(pred, batch_attributes, batch_y)
                 assert batch is not None, "the batch is one of plain numeric arrays"
-                values, rows = batch
+                values, rows, _ = batch
                 shift = statistic.options.ridge.shift("u", 4096)
                 side = statistic._attribute_side(rows, shift)
                 _, width, _, pivots = statistic._scaled_predictions(values)

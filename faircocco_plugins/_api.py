@@ -91,7 +91,8 @@ def faircocco_score(
         categorical dtype for nominal codes). Numbers stored as text or objects are labels,
         with a warning that says how to declare them.
     y_true : array-like of shape (n,) or (n, k), optional
-        True outcomes; required for ``notion="eo"`` and ``"cal"``, and checked whenever given.
+        True outcomes; required for every notion but ``"dp"``, and checked whenever given;
+        class labels under ``"eopp"``, which measures the rows of the positive class.
         Pandas inputs pair their rows by index label (equal indexes as given, the same labels
         in another order aligned to the first pandas input, others refused); other inputs by
         position, and are refused beside pandas inputs in different orders. The user guide's

@@ -38,6 +38,7 @@ from ._estimators.lowrank import (
 from ._estimators.strata import Strata
 from ._estimators.terms import Role
 from ._inputs.output import as_output
+from ._inputs.row_order import in_order
 from ._inputs.row_table import RowTable
 from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
 from ._kernels.kernel import KernelInput, Scaling, bandwidth_rows
@@ -57,9 +58,9 @@ from ._linalg.backend import (
 )
 from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
-from ._records.notions import notion_named
+from ._records.notions import NOTION_RECORDS, notion_named
 from ._routes.choose import batch_on_device, device_batch_statistic
-from ._routes.problem import Problem, fit_scaling, roles_of
+from ._routes.problem import Problem, fit_scaling, measured_rows, roles_of
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
 _STRATUM = "stratum"
@@ -79,7 +80,9 @@ class BatchStatistic:
     spread to fit a bandwidth on: it is measured with kernels fitted on itself alone, as by a
     fresh statistic, and the next batch fits them again. Every call then refits only the
     predictions' bandwidth (median heuristic) and pivots. On the batch that fitted the kernels,
-    the value equals :func:`faircocco_statistic` with ``method="lowrank"``.
+    the value equals :func:`faircocco_statistic` with ``method="lowrank"``. A notion restricted
+    to one label of the outcome measures that label's rows of each batch; a batch with fewer
+    than two of them has nothing to compare and gives 0, with a zero gradient.
 
     Parameters
     ----------
@@ -160,10 +163,13 @@ class BatchStatistic:
         self.chance_adjusted = chance_adjusted
         self.options = Options.check(notion=notion, **keywords, method="lowrank")
         self._kernel = kernel_named(self.options.kernel)
-        if notion_named(notion).given == "pred":
+        self._notion = notion_named(notion)
+        if self._notion.conditioned_on == "pred":
+            ahead = [n for n, r in NOTION_RECORDS.items() if r.conditioned_on != "pred"]
             raise ValueError(
-                "BatchStatistic supports notion='dp' and 'eo': calibration conditions on the "
-                "predictions, so its kernels cannot be fitted ahead. Use faircocco_statistic."
+                f"BatchStatistic supports notion={' or '.join(map(repr, ahead))}: "
+                f"{self._notion.title} conditions on the predictions, so its kernels cannot be "
+                "fitted ahead. Use faircocco_statistic."
             )
         self._scalings: dict[str, Scaling] | None = None
         #: whether the kernels were fitted on a batch with a constant column (refitted next)
@@ -226,7 +232,7 @@ class BatchStatistic:
         y_true : array-like of shape (n,) or (n, k), optional
             The training outcomes; required for EO.
         """
-        notion = notion_named(self.options.notion)
+        notion = self._notion
         if notion.needs_outcome and y_true is None:
             raise ValueError(
                 f"y_true is required for notion={notion.name!r}; pass the training outcomes."
@@ -235,6 +241,9 @@ class BatchStatistic:
         sensitive = to_variable(host_array(sensitive_features), "sensitive_features", None)
         truth = to_variable(host_array(y_true), "y_true", None) if notion.needs_outcome else None
         check_lengths([v for v in (sensitive, truth) if v is not None])
+        kept = measured_rows(notion, y_true)
+        if kept is not None:
+            sensitive, truth = in_order(sensitive, kept), None  # one label: not conditioned on
         _check_joint(sensitive, self.options)
         self._fit_variables(sensitive, truth)
         self._provisional = False
@@ -290,27 +299,43 @@ class BatchStatistic:
         refuse_unreadable_tensors(
             {"y_pred": y_pred, "sensitive_features": sensitive_features, "y_true": y_true}
         )
+        if self._too_few_measured(y_true):
+            x = y_pred if is_array_api_obj(y_pred) else np.asarray(y_pred, dtype=np.float64)
+            return as_output(host_function(_zero, x), y_pred)
         batch = self._plain_batch(y_pred, sensitive_features, y_true)
         if batch is not None and batch_on_device(y_pred, batch[0].shape[0]):
-            pred, rows = batch
+            pred, rows, kept = batch
             self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-            return as_output(self._device_statistic(y_pred, pred, rows), y_pred)
+            measured = y_pred if kept is None else take_rows(y_pred, kept)
+            return as_output(self._device_statistic(measured, pred, rows), y_pred)
         # everything is computed on the host; only y_pred's gradient goes back to its framework
-        pred, rows = (
+        pred, rows, kept = (
             batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
+        x = pred
+        if is_array_api_obj(y_pred):
+            # the rows the notion measures, gathered: the gradient reaches y_pred's own rows
+            x = y_pred if kept is None else take_rows(y_pred, kept)
         self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
         if self._kernel.gram_gradient is None and getattr(y_pred, "requires_grad", False):
             # no closed form without the kernel's Gram gradient: autograd differentiates the
             # same statistic in the predictions' framework
-            return as_output(self._device_statistic(y_pred, pred, rows), y_pred)
-        x = y_pred if is_array_api_obj(y_pred) else pred
+            return as_output(self._device_statistic(x, pred, rows), y_pred)
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
         shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
         with self._side_threads():
             statistic = host_function(self._statistic(rows, shift), x, pred)
         return as_output(statistic, y_pred)
+
+    def _too_few_measured(self, y_true: Any) -> bool:
+        """Whether the batch has fewer than two rows of the one label its notion measures (a
+        random batch may): nothing to compare, so the statistic is 0, as for constant
+        attributes."""
+        if not self._notion.restricts_rows or y_true is None:
+            return False
+        kept = measured_rows(self._notion, y_true, fewest=0)
+        return kept is not None and kept.size < 2
 
     def _side_threads(self) -> Any:
         """The BLAS threads of the attribute side's products: with several attributes the side
@@ -334,8 +359,9 @@ class BatchStatistic:
 
     def _checked_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The host predictions ``(n, k)`` and host rows of a batch, by the full validation
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The host predictions ``(n, k)`` and host rows of the rows of a batch that the
+        notion measures, and their positions in it (None: all), by the full validation
         (fitting the kernels on the batch while they are not fitted, see :meth:`fit`)."""
         problem = Problem.from_arguments(
             host_array(y_pred), host_array(sensitive_features), host_array(y_true), self.options
@@ -356,11 +382,11 @@ class BatchStatistic:
             # strata on: kernels fitted here would misjudge every later batch, so they serve
             # this batch only and the next batch fits them again
             self._provisional = _has_constant_column(rows)
-        return pred.numeric, rows
+        return pred.numeric, rows, problem.kept
 
     def _plain_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
         """:meth:`_checked_batch` of a batch of finite floating arrays in the fitted layout of
         numeric columns, converted directly; None for any other batch.
 
@@ -378,7 +404,14 @@ class BatchStatistic:
         # NaN and infinities make the sum non-finite (as would overflow, left to the validation)
         if not math.isfinite(pred.sum() + rows.sum()):
             return None
-        return pred, rows
+        if not self._notion.restricts_rows:
+            return pred, rows, None
+        truth = _plain_host(y_true)
+        if truth is None or truth.shape[0] != pred.shape[0] or not math.isfinite(truth.sum()):
+            return None
+        kept = measured_rows(self._notion, truth)
+        assert kept is not None
+        return pred.take(kept, axis=0), rows.take(kept, axis=0), kept
 
     def _statistic(
         self, rows: np.ndarray, shift: float

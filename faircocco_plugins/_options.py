@@ -21,6 +21,7 @@ its test (``tests/core/test_options.py`` checks every entry point's defaults aga
 from __future__ import annotations
 
 import inspect
+import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import wraps
@@ -31,7 +32,7 @@ import numpy as np
 
 from ._estimators.terms import Ridge
 from ._kernels.registry import DEFAULT_KERNEL, KERNELS
-from ._records.notions import NOTIONS
+from ._records.notions import NOTION_RECORDS, NOTIONS, in_words
 from ._records.params import RANDOM_STATE, Interval
 
 #: The entry points whose defaults differ, by the name the table of options gives them: the
@@ -262,6 +263,19 @@ def _entries(parameters: str) -> Mapping[str, str]:
     return MappingProxyType({name: "\n".join(lines) for name, lines in entries.items()})
 
 
+def _notion_entry() -> str:
+    """The notion's entry, from the notions' records: each by name and independence."""
+    choices = ", ".join(f'"{name}"' for name in NOTIONS)
+    described = in_words([f"{r.plain_title} ({r.independence})" for r in NOTION_RECORDS.values()])
+    text = textwrap.fill(
+        described[0].upper() + described[1:] + ".",
+        width=96,
+        initial_indent="    ",
+        subsequent_indent="    ",
+    )
+    return f"notion : {{{choices}}}\n{text}\n"
+
+
 def _kernel_entry() -> str:
     """The ``kernel`` option's docstring entry: each registered kernel on a line of its own."""
     names = ", ".join(f'"{name}"' for name in KERNELS)
@@ -276,13 +290,13 @@ def _kernel_entry() -> str:
     )
 
 
-#: The options' docstring entries, written out but for the registered kernels'.
+#: The options' docstring entries, written out but for those generated from the records of the
+#: notions and the registered kernels.
 _OPTION_ENTRIES: Mapping[str, str] = MappingProxyType(
     {
         **_entries(
-            """\
-notion : {"dp", "eo", "cal"}
-    Demographic parity (Ŷ ⊥ A), equalised odds (Ŷ ⊥ A | Y) or calibration (Y ⊥ A | Ŷ).
+            _notion_entry()
+            + """\
 method : {"auto", "exact", "lowrank"}
     ``exact`` is the paper's O(N³) estimator; ``lowrank`` costs O(N r²) with discrete columns
     factored exactly; ``auto`` uses ``exact`` below 128 rows, at the default ``rank`` wherever
@@ -532,10 +546,10 @@ def check_statistic_options(**keywords: Unpack[StatisticKeywords]) -> None:
     --------
     >>> from faircocco_plugins.plugins import check_statistic_options
     >>> check_statistic_options(notion="eo", eps=0.3)
-    >>> check_statistic_options(notion="parity")
+    >>> check_statistic_options(notion="parity")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', 'cal'].
+    ValueError: notion='parity' is not valid; expected one of ['dp', 'eo', ...].
     """
     Options.check(**keywords)
 

@@ -31,7 +31,7 @@ from ._api import IndependenceTestResult, faircocco_report, independence_test
 from ._inputs.files import refuse_special_file
 from ._kernels.registry import KERNELS
 from ._options import statistic_default
-from ._records.notions import notion_named
+from ._records.notions import NOTION_RECORDS, NOTIONS, in_words, notion_named
 from ._routes.problem import AUTO_EXACT_BELOW
 from ._routes.stream import STREAM_FIT_ROWS
 
@@ -166,14 +166,17 @@ def _parser() -> argparse.ArgumentParser:
         type=_column_list,
         help="sensitive column(s), comma-separated",
     )
+    reading = [n for n, record in NOTION_RECORDS.items() if record.needs_outcome]
     score.add_argument(
-        "--target", metavar="COL", help="column of true outcomes (needed for --notion eo and cal)"
+        "--target",
+        metavar="COL",
+        help=f"column of true outcomes (needed for --notion {in_words(reading)})",
     )
     score.add_argument(
         "--notion",
-        choices=("dp", "eo", "cal"),
+        choices=NOTIONS,
         default="dp",
-        help="demographic parity, equalised odds or calibration (default: dp)",
+        help=f"{in_words([r.plain_title for r in NOTION_RECORDS.values()])} (default: dp)",
     )
     score.add_argument(
         "--method", choices=("auto", "exact", "lowrank"), default="auto", help="(default: auto)"
@@ -362,7 +365,9 @@ def _format_test(result: IndependenceTestResult, args: argparse.Namespace) -> st
     notion = notion_named(args.notion)
     measured, given = notion.measured, notion.given
     hypothesis = f"{columns[measured]} is independent of {', '.join(args.sensitive)}"
-    if given is not None:
+    if given is not None and notion.restricts_rows:
+        hypothesis += f" on the rows where {columns[given]} is the positive class"
+    elif given is not None:
         hypothesis += f" given {columns[given]}"
     widths = ", ".join(f"{w:g}" for w in result.widths)
     return (

@@ -140,7 +140,7 @@ class Capabilities:
     tasks : tuple of str
         Learning tasks, among ``"classification"`` and ``"regression"``.
     notions : tuple of str
-        Fairness notions, among ``"dp"``, ``"eo"`` and ``"cal"``.
+        Fairness notions, among :data:`NOTIONS`.
     attributes : tuple of str
         Kinds of sensitive attribute, among ``"binary"``, ``"categorical"`` and
         ``"continuous"``.

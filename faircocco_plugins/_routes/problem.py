@@ -12,6 +12,10 @@ notion     u           e                 c
 ``eo``     Ŷ           (A, Y)            Y
 ``cal``    Y           (A, Ŷ)            Ŷ
 =========  ==========  ================  ==========
+
+A notion restricted to one label of the outcome (:attr:`Notion.given_label`) keeps only the rows
+with that label (:func:`measured_rows`); the outcome is constant there, so it conditions on
+nothing (:attr:`Notion.conditioned_on`) and its roles are DP's on those rows.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from .._estimators.lowrank import (
 )
 from .._estimators.strata import is_discrete, permutation_strata
 from .._estimators.terms import ConstantAttributesFit, RefittableRoute, Role, Route
+from .._inputs.binary_labels import positive_labels
 from .._inputs.row_order import canonical_order, in_order
 from .._inputs.variables import (
     JOINT_ROW,
@@ -49,9 +54,9 @@ from .._inputs.variables import (
 )
 from .._kernels.kernel import KernelInput, Scaling, bandwidth_rows, concat_inputs
 from .._kernels.registry import kernel_named
-from .._linalg.backend import namespace, refuse_unreadable_tensors
+from .._linalg.backend import host_array, namespace, refuse_unreadable_tensors
 from .._options import Options
-from .._records.notions import notion_named
+from .._records.notions import Notion, notion_named
 
 #: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
 #: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance
@@ -70,6 +75,8 @@ class Problem:
     like: Any
     #: whether the rows are already in a canonical order (see :meth:`in_row_order`)
     rows_ordered: bool = False
+    #: the positions of the arguments' rows it holds (:func:`measured_rows`); None: all of them
+    kept: np.ndarray | None = None
     #: the finiteness of tensors' columns, not yet read (see :meth:`check_finite`)
     finite: FiniteCheck | None = None
 
@@ -116,13 +123,17 @@ class Problem:
         check_lengths(given)
         deferred = deferred and any(v.numeric is not None for v in given)
         finite = FiniteCheck(given) if deferred else None
-        truth = notion.outcome(truth)
+        kept = None if truth is None else measured_rows(notion, rows["y_true"])
+        if kept is not None:
+            pred, sensitive = in_order(pred, kept), in_order(sensitive, kept)
+        # the statistic reads the outcome where it conditions on it or measures it
+        truth = truth if "truth" in (notion.measured, notion.conditioned_on) else None
         if reference is None:
             like = np.zeros((), dtype=np.float64)
         else:
             xp = namespace(reference)
             like = xp.zeros((), dtype=xp.float64, device=array_api_compat.device(reference))
-        problem = cls(pred, sensitive, truth, options, like, finite=finite)
+        problem = cls(pred, sensitive, truth, options, like, finite=finite, kept=kept)
         problem.check_level_combinations()
         return problem
 
@@ -132,7 +143,7 @@ class Problem:
         if self.method() != "lowrank":
             return
         notion = notion_named(self.options.notion)
-        measured, given = notion.measured, notion.given
+        measured, given = notion.measured, notion.conditioned_on
         variables = self.variables()
         # under the joint attribute kernel too: a combination of its one-hot columns of the
         # nominal attributes is a combination of their levels, factored exactly
@@ -158,6 +169,7 @@ class Problem:
             self.like,
             rows_ordered=True,
             finite=self.finite,
+            kept=ordered.kept,
         )
 
     @cached_property
@@ -173,6 +185,7 @@ class Problem:
             sensitive=in_order(self.sensitive, order),
             truth=None if self.truth is None else in_order(self.truth, order),
             rows_ordered=True,
+            kept=order if self.kept is None else self.kept[order],
         )
 
     def scalings(self, width_factor: float = 1.0) -> dict[str, Scaling]:
@@ -333,7 +346,7 @@ def roles_of(
     """The roles of the notion (the table above); a role whose variable is ``None`` is left
     out."""
     record = notion_named(notion)
-    measured_name, given_name = record.measured, record.given
+    measured_name, given_name = record.measured, record.conditioned_on
     inputs = {"pred": pred, "truth": truth}
     if given_name is None:
         table = {Role.MEASURED: inputs[measured_name], Role.ATTRIBUTES: sensitive}
@@ -346,6 +359,43 @@ def roles_of(
             Role.GIVEN: given,
         }
     return {role: k for role, k in table.items() if k is not None}
+
+
+def measured_rows(notion: Notion, y_true: Any, *, fewest: int = 2) -> np.ndarray | None:
+    """The positions of the rows a notion measures: ``None`` for all of them; under a notion
+    restricted to one label of the outcome (:attr:`Notion.given_label`), those where ``y_true``
+    (class labels, a column of them) holds it, at least ``fewest``.
+
+    Raises
+    ------
+    ValueError
+        ``y_true`` is not class labels with a positive class (numbers that are not whole, as a
+        continuous outcome has, or labels other than 0/1, -1/1 and booleans), or fewer than two
+        of its rows hold it.
+    """
+    if not notion.restricts_rows:
+        return None
+    labels = host_array(y_true)
+    if isinstance(labels, pd.DataFrame) and labels.shape[1] == 1:
+        labels = labels.iloc[:, 0]
+    elif getattr(labels, "ndim", 1) == 2 and labels.shape[1] == 1:
+        labels = np.asarray(labels)[:, 0]
+    try:
+        positive = positive_labels({"y_true": labels})["y_true"]
+    except ValueError as error:
+        raise ValueError(
+            f"notion={notion.name!r} ({notion.title}) measures the rows whose true outcome is "
+            "the positive class, so it needs class labels in {0, 1}, {-1, 1} or booleans as "
+            f"y_true, for classification; {error}"
+        ) from None
+    kept = np.flatnonzero(positive)
+    if kept.size < fewest:
+        raise ValueError(
+            f"notion={notion.name!r} ({notion.title}) measures the rows whose true outcome is "
+            f"the positive class; y_true has {kept.size} such row(s), and at least {fewest} are "
+            "needed."
+        )
+    return kept
 
 
 def strata_of(roles: dict[str, KernelInput]) -> np.ndarray:

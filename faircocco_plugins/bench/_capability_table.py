@@ -17,11 +17,15 @@ from ..plugins import MethodSpec, available_methods
 YES = "✓"
 #: Mark of an unsupported capability.
 NO = "✗"
+#: The column of each notion: its name in capitals.
+NOTION_COLUMNS: dict[str, str] = {notion: notion.upper() for notion in NOTIONS}
+#: The notions that read the true outcome, in capitals, for the notes on outcome kinds.
+_READING_OUTCOME = "/".join(
+    NOTION_COLUMNS[n] for n, record in NOTION_RECORDS.items() if record.needs_outcome
+)
 #: Columns of :func:`capability_table`, in order.
 CAPABILITY_COLUMNS: tuple[str, ...] = (
-    "DP",
-    "EO",
-    "CAL",
+    *NOTION_COLUMNS.values(),
     "binary",
     "categorical",
     "continuous",
@@ -34,7 +38,8 @@ CAPABILITY_COLUMNS: tuple[str, ...] = (
 SEVERAL_ATTRIBUTES: dict[str, str] = {"joint": f"{YES} joint", "sum": f"{YES} sum", "single": NO}
 #: What the marks mean, printed under the table.
 LEGEND = (
-    "DP, EO, CAL: fairness notions the method can train for. binary, categorical, continuous: "
+    f"{', '.join(NOTION_COLUMNS.values())}: fairness notions the method can train for. "
+    "binary, categorical, continuous: "
     "kinds of sensitive attribute it accepts. several attributes: 'joint' measures dependence "
     "on the attributes' combination (protecting every attribute and their intersections); "
     "'sum' adds one term per attribute, which protects each attribute on its own but not "
@@ -60,7 +65,7 @@ def capability_table(methods: Mapping[str, MethodSpec] | None = None) -> pd.Data
         :data:`CAPABILITY_COLUMNS`: ``"✓"`` or ``"✗"`` per notion, attribute kind, regression
         and gradient need; ``"✓ joint"``, ``"✓ sum"`` or ``"✗"`` for several attributes;
         ``notes`` joins the method's own note with limits that have no column of their own
-        (no classification, the outcome kinds accepted under EO and CAL).
+        (no classification, the outcome kinds accepted under the notions that read it).
 
     Examples
     --------
@@ -112,7 +117,7 @@ def _notes(spec: MethodSpec) -> str:
     reads_outcome = any(NOTION_RECORDS[notion].needs_outcome for notion in caps.notions)
     if reads_outcome and set(caps.outcomes) != set(KINDS):
         accepted = ", ".join(caps.outcomes) if caps.outcomes else "none"
-        notes.append(f"outcomes under EO/CAL: {accepted}")
+        notes.append(f"outcomes under {_READING_OUTCOME}: {accepted}")
     if caps.attributes_at_prediction:
         notes.append("needs the attributes at prediction")
     if caps.note:

@@ -49,7 +49,9 @@ _STUDY_OPTIONS = (
 
 def register(commands: Any) -> None:
     """Add the ``bench`` subcommand to the ``faircocco`` command's subparsers."""
+    from .._records.notions import NOTIONS
     from ._backends import BACKENDS
+    from ._metrics import STUDIED_NOTIONS
     from ._presets import PRESETS
 
     bench = commands.add_parser(
@@ -73,7 +75,11 @@ def register(commands: Any) -> None:
         "--methods", type=names, metavar="A,B", help="methods to run (default: all installed)"
     )
     bench.add_argument(
-        "--notions", type=names, metavar="N,N", help="among dp, eo, cal (default: all three)"
+        "--notions",
+        type=names,
+        metavar="N,N",
+        help=f"among {', '.join(NOTIONS)} (default: the preset's, else "
+        f"{', '.join(STUDIED_NOTIONS)})",
     )
     bench.add_argument(
         "--seeds", type=positive_int, metavar="N", help="run seeds 0..N-1 (default: 10)"

@@ -69,6 +69,9 @@ from ..targets import TargetSettings, group_measures
 from ._audit import AUDIT_METRIC_RANGES, audit_metrics
 from ._store import EVALUATED_PARTS
 
+#: The notions whose scores a run is evaluated under, and a study runs, unless it names others:
+#: the paper's three.
+STUDIED_NOTIONS: tuple[str, ...] = ("dp", "eo", "cal")
 #: Metrics of classification runs (besides the fairness ones).
 CLASSIFICATION_METRICS: tuple[str, ...] = (
     "accuracy",
@@ -120,7 +123,7 @@ def metric_range(name: str) -> tuple[float, float] | None:
 
 
 def metric_names(
-    task: str, attributes: Sequence[str], notions: Sequence[str] = NOTIONS
+    task: str, attributes: Sequence[str], notions: Sequence[str] = STUDIED_NOTIONS
 ) -> list[str]:
     """The names of the metrics of a run, in the order :func:`evaluate_predictions` gives
     them without ``train_sensitive`` (the audit's metrics are not among them).
@@ -166,7 +169,7 @@ def evaluate_predictions(
     sensitive: pd.DataFrame,
     *,
     proba: Any = None,
-    notions: Sequence[str] = NOTIONS,
+    notions: Sequence[str] = STUDIED_NOTIONS,
     random_state: int | None = 0,
     train_sensitive: pd.DataFrame | None = None,
 ) -> dict[str, float]:

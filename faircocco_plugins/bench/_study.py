@@ -10,11 +10,12 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .._inputs.column_kinds import attribute_kind, outcome_kind
-from .._records.notions import NOTIONS, TASKS
+from .._records.notions import NOTIONS, TASKS, notion_named
 from .._records.params import Interval, check_params
 from ..plugins import MethodSpec
 from ._binned_methods import binned_method, needs_binned_groups
 from ._binning import GROUP_SCHEMES
+from ._metrics import STUDIED_NOTIONS
 from ._store import RunIdentity, RunRecord
 
 #: The paper averages over 10 runs.
@@ -104,7 +105,7 @@ class StudyConfig:
     name: str = "default"
     datasets: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
-    notions: tuple[str, ...] = NOTIONS
+    notions: tuple[str, ...] = STUDIED_NOTIONS
     seeds: tuple[int, ...] = DEFAULT_SEEDS
     grid: Literal["full", "quick"] = "full"
     epochs: int | None = None
@@ -197,7 +198,8 @@ class StudyConfig:
         return {k: _json_ready(v) for k, v in asdict(self).items()}
 
     def notions_of(self, task: str) -> tuple[str, ...]:
-        """The notions run on a dataset of this task.
+        """The notions run on a dataset of this task: those of the study that apply to it
+        (:attr:`Notion.tasks <faircocco_plugins.plugins.Notion.tasks>`).
 
         Parameters
         ----------
@@ -214,9 +216,10 @@ class StudyConfig:
         >>> config.notions_of("classification"), config.notions_of("regression")
         (('dp', 'eo', 'cal'), ('dp', 'eo'))
         """
+        named = self.notions
         if task == "regression" and self.regression_notions is not None:
-            return self.regression_notions
-        return self.notions
+            named = self.regression_notions
+        return tuple(n for n in named if task in notion_named(n).tasks)
 
     def settings_of(self, spec: MethodSpec, dataset: str) -> list[dict[str, Any]]:
         """A method's hyper-parameter settings on a dataset: its grid, with the study's

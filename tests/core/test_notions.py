@@ -10,14 +10,21 @@ from faircocco_plugins._records.notions import NOTION_RECORDS, NOTIONS, notion_n
 
 
 def test_each_notion_is_the_papers_conditional_independence() -> None:
-    assert NOTIONS == ("dp", "eo", "cal")
-    # DP: Ŷ ⊥ A; EO: Ŷ ⊥ A | Y; CAL: Y ⊥ A | Ŷ
+    assert NOTIONS == ("dp", "eo", "cal", "eopp")
+    # DP: Ŷ ⊥ A; EO: Ŷ ⊥ A | Y; CAL: Y ⊥ A | Ŷ; EOPP: Ŷ ⊥ A | Y = 1
     table = {n: (r.measured, r.given, r.needs_outcome) for n, r in NOTION_RECORDS.items()}
     assert table == {
         "dp": ("pred", None, False),
         "eo": ("pred", "truth", True),
         "cal": ("truth", "pred", True),
+        "eopp": ("pred", "truth", True),
     }
+    assert [r.independence for r in NOTION_RECORDS.values()] == [
+        "Ŷ ⊥ A",
+        "Ŷ ⊥ A | Y",
+        "Y ⊥ A | Ŷ",
+        "Ŷ ⊥ A | Y = 1",
+    ]
 
 
 def test_a_notion_passes_the_outcome_on_only_where_it_reads_it() -> None:

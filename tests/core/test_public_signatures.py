@@ -20,7 +20,7 @@ PINNED = {
             "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
             "random_state: 'int | None' = None, chance_adjusted: 'bool' = False) -> 'None'"
         ),
-        "179ae68da0082dac",
+        "e39a385a6b84e435",
     ),
     "faircocco_plugins:BatchStatistic.fit": (
         ("(self, sensitive_features: 'Any', y_true: 'Any' = None) -> 'BatchStatistic'"),
@@ -58,7 +58,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "9f7de6a3508ed247",
+        "91c3b2def2cdb4ca",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
@@ -114,7 +114,7 @@ PINNED = {
             "attribute_kernel: 'str' = 'product', kernel: 'str' = 'gaussian', "
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None) -> 'None'"
         ),
-        "4bd371c3c171b99a",
+        "46635e01311e4e85",
     ),
     "faircocco_plugins.plugins:statistic_default": (
         ("(name: 'str', entry_point: 'str' = 'score') -> 'Any'"),
@@ -160,7 +160,7 @@ PINNED = {
             "n_threads: 'int | None' = 1, verbose: 'bool' = False, "
             "random_state: 'int | np.random.RandomState | None' = None) -> 'None'"
         ),
-        "54c49286f679f432",
+        "80e3cc1390ae7233",
     ),
     "faircocco_torch:FairCOCCOClassifier.fit": (
         (
@@ -191,7 +191,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "eb8025adc53dcc32",
+        "f222dd61e543b039",
     ),
     "faircocco_torch:FairCOCCOConstraint.update_multiplier": (
         ("(self, statistic: 'float') -> 'float'"),
@@ -243,7 +243,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', "
             "schema: 'SensitiveSchema | None' = None) -> 'None'"
         ),
-        "a357860810cfc27d",
+        "13bbfcd129adb98b",
     ),
     "faircocco_torch:FairCOCCOPenalty.fit": (
         ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairCOCCOPenalty'"),
@@ -290,14 +290,14 @@ PINNED = {
     ),
     "faircocco_torch:FairnessPenalty.fit": (
         ("(self, sensitive: 'Any', y_true: 'Any' = None) -> 'FairnessPenalty'"),
-        "f067ea716aae57c0",
+        "b8172716d98baa09",
     ),
     "faircocco_torch:FairnessPenalty.forward": (
         (
             "(self, y_pred: 'torch.Tensor', sensitive: 'Any', "
             "y_true: 'Any' = None) -> 'torch.Tensor'"
         ),
-        "35177a76d5960c87",
+        "1dda865250f6feb1",
     ),
     "faircocco_torch:FairnessPenalty.evaluate": (
         (
@@ -353,7 +353,7 @@ PINNED = {
             "attributes_at_prediction: 'bool' = False, note: 'str' = '', "
             "multi_output: 'bool') -> None"
         ),
-        "9a16723271ccdef3",
+        "7543194942b86c2c",
     ),
     "faircocco_torch:PenaltyCapabilities.supports": (
         (
@@ -425,7 +425,7 @@ PINNED = {
             "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "90a80f94cc840757",
+        "1d2d8d392b893cc6",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (
@@ -439,14 +439,14 @@ PINNED = {
             "(notion: 'str' = 'dp', *, n_features: 'int' = 32, difference_bound: 'float' = 0.01, "
             "random_state: 'int | None' = None, kernel: 'str' = 'gaussian') -> 'None'"
         ),
-        "43771ae063cbb2c5",
+        "a6f5fdf8bae79f63",
     ),
     "faircocco_fairlearn:FairCOCCOMoment.load_data": (
         (
             "(self, X: 'Any', y: 'Any', *, sensitive_features: 'Any', "
             "control_features: 'Any' = None) -> 'None'"
         ),
-        "df749e86a04ca527",
+        "c5beabb8739ae902",
     ),
     "faircocco_fairlearn:FairCOCCOMoment.default_objective": (
         ("(self) -> 'ErrorRate'"),

@@ -44,7 +44,7 @@ def device_value(statistic, pred, a, y):
     bandwidth and pivots from the predictions' host copy."""
     batch = statistic._plain_batch(pred, a, y)
     assert batch is not None
-    values, rows = batch
+    values, rows, _ = batch
     shift = statistic.options.ridge.shift("u", rows.shape[0])
     side = statistic._attribute_side(rows, shift)
     _, width, _, pivots = statistic._scaled_predictions(values)
@@ -163,7 +163,7 @@ def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjuste
     # discrete attributes take the table of known rows, a continuous one the batch's rows
     a, y = training_data(4000, 0, continuous)
     statistic = fitted(notion, adjusted, a, y)
-    _, rows = statistic._plain_batch(torch.zeros(512), a[:512], y[:512])
+    _, rows, _ = statistic._plain_batch(torch.zeros(512), a[:512], y[:512])
     shift = statistic.options.ridge.shift("u", 512)
     host = statistic._attribute_side(rows, shift)
     like = torch.zeros((), dtype=torch.float64)

@@ -37,7 +37,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, Transformer):
 
     Parameters
     ----------
-    notion : {"dp", "eo", "cal"}
+    notion : {"dp", "eo", "cal", "eopp"}
         The fairness notion the penalty enforces.
     lam : float
         The penalty's weight.

@@ -99,8 +99,9 @@ class FairCOCCOMetric(Metric):
 
         Parameters
         ----------
-        notion : {"dp", "eo", "cal"}
-            Demographic parity, equalised odds (given the true outcome) or calibration.
+        notion : {"dp", "eo", "cal", "eopp"}
+            Demographic parity, equalised odds (given the true outcome), calibration or equal
+            opportunity (on the rows with the favourable label).
         **options
             Options of :func:`faircocco_plugins.faircocco_score`, such as ``adjusted=True``.
 

@@ -23,7 +23,7 @@ PINNED = {
             "warmup_epochs: 'int' = 0, weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "31912cdebb0fd7fc",
+        "71c7350cce9b4d5d",
     ),
     "faircocco_aif360:FairCOCCOInprocessing.fit": (
         ("(self, dataset: 'Any') -> 'FairCOCCOInprocessing'"),
@@ -39,7 +39,7 @@ PINNED = {
     ),
     "faircocco_aif360:FairCOCCOMetric.faircocco_score": (
         ("(self, notion: 'str' = 'eo', **options: 'Any') -> 'float'"),
-        "0001edf02b4b47ba",
+        "ed7b97a32d1b31c4",
     ),
     "faircocco_aif360:FairCOCCOMetric.faircocco_report": (
         ("(self, notion: 'str' = 'eo', **options: 'Any') -> 'pd.DataFrame'"),
@@ -68,7 +68,7 @@ PINNED = {
             "weight_decay: 'float' = 0.0, verbose: 'bool' = False, "
             "random_state: 'int | None' = None) -> 'None'"
         ),
-        "61f5412e59dc390e",
+        "ba1e25374f797504",
     ),
     "faircocco_aif360.sklearn:FairCOCCOInprocessing.fit": (
         (

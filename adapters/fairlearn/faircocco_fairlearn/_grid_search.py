@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from fairlearn import reductions
 from fairlearn.reductions import (
     ClassificationMoment,
-    DemographicParity,
-    EqualizedOdds,
     FalsePositiveRateParity,
     GridSearch,
     TruePositiveRateParity,
@@ -22,6 +21,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing
 
 from faircocco_plugins.plugins import (
+    NOTION_RECORDS,
     DegenerateModelWarning,
     Interval,
     align_by_index,
@@ -50,12 +50,16 @@ CANDIDATE_COLUMNS = (
     "accuracy", "auc", "adjusted_score", "adjusted_score_bound", "di", "di_bound", "deo",
     "deo_bound", "degenerate",
 )  # fmt: skip
-#: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions.
+#: The FairCOCCO notion of fairlearn's constraints that bound a parity of predictions: the
+#: notion whose record names the constraint, else equalised odds, which implies it.
 _NOTIONS = {
-    DemographicParity: "dp",
-    EqualizedOdds: "eo",
     TruePositiveRateParity: "eo",
     FalsePositiveRateParity: "eo",
+    **{
+        getattr(reductions, record.fairlearn_moment): name
+        for name, record in NOTION_RECORDS.items()
+        if record.fairlearn_moment is not None
+    },
 }
 _LIMITS = {
     "validation_fraction": Interval("real", 0, 1, closed="neither"),
@@ -96,10 +100,12 @@ class FairCOCCOGridSearch(GridSearch):
         every grouping of :func:`faircocco_plugins.targets.target_groupings` on the held-out
         rows: each categorical attribute's groups, each continuous attribute's ``bins``
         quantile bins, and with ``intersections`` the intersections with at least 30 rows.
-    notion : {"dp", "eo"}, optional
-        The adjusted score's notion; default the constraints': ``"dp"`` for
-        ``DemographicParity``, ``"eo"`` for ``EqualizedOdds``, ``TruePositiveRateParity`` and
-        ``FalsePositiveRateParity``, and a :class:`FairCOCCOMoment`'s own.
+    notion : str, optional
+        The adjusted score's notion, one with a fairlearn reductions constraint; default the
+        constraints': the notion of that constraint (``"dp"`` for ``DemographicParity``,
+        ``"eo"`` for ``EqualizedOdds``, ``"eopp"`` for ``TruePositiveRateParity``), else
+        ``"eo"`` for a parity of error rates that equalised odds implies
+        (``FalsePositiveRateParity``), and a :class:`FairCOCCOMoment`'s own.
     validation_fraction : float
         Share of the rows held out to measure the predictors.
     random_state : int, optional

@@ -11,6 +11,8 @@ its median bandwidth), the constraints are the cross-covariances
     γ_j(h) = (1/n) Σ_i h(x_i) (φ_j(a_i) − m_j(y_i)),  |γ_j(h)| ≤ bound,  j = 1..D,
 
 where ``m_j`` is the mean of ``φ_j`` over all rows (DP) or over the rows of the same label (EO).
+A notion restricted to the positive class measures its rows alone, as fairlearn's
+``TruePositiveRateParity`` does: ``γ_j(h) = (1/n₊) Σ_{i: y_i = 1} h(x_i) (φ_j(a_i) − m_j(1))``.
 All are 0 when the predictions are uncorrelated with every feature of the attributes (within
 each label, for EO): a linear-kernel surrogate of the FairCOCCO dependence, which it bounds
 from below and which has the same zero under independence. It is beyond the paper.
@@ -31,6 +33,7 @@ from faircocco_plugins.plugins import (
     check_params,
     kernel_named,
     notion_named,
+    positive_labels,
     statistic_default,
     toolkit_name,
 )
@@ -47,9 +50,11 @@ class FairCOCCOMoment(ClassificationMoment):
 
     Parameters
     ----------
-    notion : {"dp", "eo"}
-        Demographic parity (predictions independent of the attributes) or equalised odds
-        (independent given the label).
+    notion : str
+        A notion with a fairlearn reductions constraint of its own
+        (``faircocco_plugins.plugins.NOTION_RECORDS[notion].fairlearn_moment``): demographic
+        parity (predictions independent of the attributes) or equalised odds (independent
+        given the label).
     n_features : int
         Random Fourier features ``D`` of the attributes: two constraints (``±``) each.
     difference_bound : float
@@ -111,7 +116,9 @@ class FairCOCCOMoment(ClassificationMoment):
     def load_data(
         self, X: Any, y: Any, *, sensitive_features: Any, control_features: Any = None
     ) -> None:
-        """Fit the attributes' feature map and centre it (within labels for EO)."""
+        """Fit the attributes' feature map and centre it (within labels for EO; on the
+        positive class's rows alone, the others weighing nothing, for a notion restricted to
+        it)."""
         if control_features is not None:
             raise ValueError("FairCOCCOMoment takes no control_features; use notion='eo'.")
         labels = pd.Series(np.asarray(y)).reset_index(drop=True)
@@ -124,11 +131,14 @@ class FairCOCCOMoment(ClassificationMoment):
         super().load_data(X, labels)
         kernel = kernel_named(self.kernel)
         features = self._random_features(_scaled(table, kernel), kernel)
-        if notion_named(self.notion).needs_outcome:
+        notion = notion_named(self.notion)
+        if notion.given != "truth":
+            self.U = features - features.mean(axis=0)
+        elif not notion.restricts_rows:
             means = pd.DataFrame(features).groupby(labels.to_numpy()).transform("mean")
             self.U = features - means.to_numpy()
         else:
-            self.U = features - features.mean(axis=0)
+            self.U = _centred_within(features, positive_labels({"y": labels})["y"])
         self._index = pd.MultiIndex.from_product(
             [["+", "-"], range(self.n_features)], names=[_SIGN, _FEATURE]
         )
@@ -180,6 +190,17 @@ class FairCOCCOMoment(ClassificationMoment):
         weights = kernel.frequencies(rng, (scaled.shape[1], self.n_features))
         offsets = rng.uniform(0.0, 2 * np.pi, self.n_features)
         return np.sqrt(2.0 / self.n_features) * np.cos(scaled @ weights + offsets)
+
+
+def _centred_within(features: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``features`` centred on ``rows`` and 0 elsewhere, scaled by ``n / n_rows``: ``γ`` is then
+    the cross-covariance within those rows (``gamma`` divides by all ``n``)."""
+    if not rows.any():
+        raise ValueError("y has no row of the positive class, which the notion measures.")
+    kept = features[rows]
+    within = np.zeros_like(features)
+    within[rows] = (kept - kept.mean(axis=0)) * (len(rows) / len(kept))
+    return within
 
 
 def _scaled(table: pd.DataFrame, kernel: Kernel) -> np.ndarray:

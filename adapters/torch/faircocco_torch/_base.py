@@ -138,7 +138,7 @@ class FairnessPenalty(nn.Module):
         sensitive : torch.Tensor or numpy.ndarray of shape (n,) or (n, d)
             The training set's sensitive attributes, encoded as for :meth:`forward`.
         y_true : torch.Tensor, optional
-            The training outcomes; required for ``notion="eo"`` and ``"cal"``.
+            The training outcomes; required for every notion but ``"dp"``.
 
         Returns
         -------
@@ -161,7 +161,7 @@ class FairnessPenalty(nn.Module):
             Sensitive attributes as numbers (bool for nominal binary attributes), usually from
             :class:`SensitiveEncoder`.
         y_true : torch.Tensor, optional
-            True outcomes; required for ``notion="eo"`` and ``"cal"``.
+            True outcomes; required for every notion but ``"dp"``.
 
         Returns
         -------

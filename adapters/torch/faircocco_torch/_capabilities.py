@@ -22,7 +22,7 @@ class PenaltyCapabilities(Capabilities):
     Parameters
     ----------
     notions : tuple of str
-        Fairness notions, among ``"dp"``, ``"eo"`` and ``"cal"``.
+        Fairness notions, among :data:`faircocco_plugins.plugins.NOTIONS`.
     attributes : tuple of str
         Kinds of sensitive attribute, among ``"binary"``, ``"categorical"`` and ``"continuous"``.
     outcomes : tuple of str

@@ -43,7 +43,7 @@ class FairCOCCOConstraint(FairCOCCOPenalty):
 
     Parameters
     ----------
-    notion : {"dp", "eo", "cal"}
+    notion : {"dp", "eo", "cal", "eopp"}
         The fairness notion.
     bound : float
         The largest acceptable batch statistic ``b``.

@@ -530,7 +530,7 @@ class FairCOCCOClassifier(ClassifierMixin, _FairNetwork):
         ``notion`` and ``lam``. A module (for example ``FairCOCCOConstraint(bound=0.02)``) is
         deep-copied at each fit and used as it is (``notion``, ``lam`` and ``kernel`` are then
         ignored).
-    notion : {"dp", "eo", "cal"}
+    notion : {"dp", "eo", "cal", "eopp"}
         Fairness notion of a penalty given by name.
     lam : float
         Weight of a penalty given by name (the paper selects it from {0.5, 1, 2, 5}).

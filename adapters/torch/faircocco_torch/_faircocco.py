@@ -8,6 +8,7 @@ import torch
 
 from faircocco_plugins import BatchStatistic, faircocco_statistic, standardise
 from faircocco_plugins.plugins import (
+    NOTIONS,
     STATISTIC_OPTIONS,
     PenaltyKeywords,
     check_statistic_options,
@@ -68,8 +69,9 @@ class FairCOCCOPenalty(FairnessPenalty):
 
     Parameters
     ----------
-    notion : {"dp", "eo", "cal"}
-        Demographic parity, equalised odds (the paper's default) or calibration.
+    notion : {"dp", "eo", "cal", "eopp"}
+        Demographic parity, equalised odds (the paper's default), calibration or equal
+        opportunity (equalised odds on the rows with a positive outcome; class labels).
     lam : float
         The trade-off weight ``λ``; the paper selects it from {0.5, 1, 2, 5}.
     method : {"auto", "exact", "lowrank"}
@@ -138,7 +140,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     """
 
     capabilities: ClassVar[PenaltyCapabilities] = PenaltyCapabilities(
-        notions=("dp", "eo", "cal"),
+        notions=NOTIONS,
         attributes=KINDS,
         outcomes=KINDS,
         multiple_attributes="joint",
@@ -258,9 +260,14 @@ class FairCOCCOPenalty(FairnessPenalty):
         """Class labels become bool indicators (delta kernels); numbers are passed as they are.
 
         The classes are fitted with the kernels (by :meth:`fit` or a batch, see
-        :meth:`fit`), so every batch encodes a label the same way.
+        :meth:`fit`), so every batch encodes a label the same way. A notion restricted to one
+        label of the outcome gets the labels as they are: the core picks that label's rows.
         """
-        if truth.is_floating_point() or truth.dtype == torch.bool:
+        if (
+            truth.is_floating_point()
+            or truth.dtype == torch.bool
+            or notion_named(self.notion).restricts_rows
+        ):
             return truth
         labels = truth.reshape(-1)
         if self._classes is None or self._batches is None or not self._batches.is_fitted:

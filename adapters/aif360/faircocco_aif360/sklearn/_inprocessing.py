@@ -27,7 +27,7 @@ class FairCOCCOInprocessing(PenalisedNetwork, ClassifierMixin, BaseEstimator):
     ----------
     prot_attr : str, list of str or None
         Index levels holding the protected attributes; ``None`` takes every level.
-    notion : {"dp", "eo", "cal"}
+    notion : {"dp", "eo", "cal", "eopp"}
         The fairness notion the penalty enforces.
     lam : float
         The penalty's weight.
