@@ -79,7 +79,7 @@ SPEED_SETTING = "eo-continuous-a3"
 EFFECT = 0.15
 CAL_EFFECT = 0.6
 LEVEL = 0.05
-NULLS = ("permutation", "gamma")
+NULLS = ("permutation", "gamma", "spectral")
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ Test = Callable[[Sample, int], float]
 
 
 def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
-    # the gamma null permutes nothing, and refuses a number of permutations
+    # the gamma and spectral nulls permute nothing, and refuse a number of permutations
     count = permutations if null == "permutation" else None
 
     def pvalue(s: Sample, seed: int) -> float:
@@ -252,6 +252,7 @@ def run(
     repetitions: int = 100,
     permutations: int = 199,
     eps_values: Sequence[float | None] = (None,),
+    conditioning_eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
     nulls: Sequence[str] = NULLS,
     strengths: Sequence[float] = (1.0,),
@@ -263,8 +264,9 @@ def run(
 ) -> pd.DataFrame:
     """Print and return the rejection rates of each test, setting, size and strength.
 
-    ``eps_values`` and ``width_sets`` list the ``eps`` and the kernel ``widths`` of the
-    FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination is run.
+    ``eps_values``, ``conditioning_eps_values`` and ``width_sets`` list the ``eps``, the
+    ``conditioning_eps`` and the kernel ``widths`` of the FairCOCCO test (``None``: its
+    default), and ``nulls`` its nulls; every combination is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
     alternative (size alone, e.g. at large ``N``), ``alternative_only`` the null (power alone,
@@ -273,16 +275,18 @@ def run(
     if null_only and alternative_only:
         raise ValueError("null_only and alternative_only leave nothing to run; pass one")
     tests = {
-        _variant_name(eps, widths, null): faircocco_test(
+        _variant_name(eps, widths, null, conditioning): faircocco_test(
             permutations,
             {
                 **({} if eps is None else {"eps": eps}),
+                **({} if conditioning is None else {"conditioning_eps": conditioning}),
                 **({} if widths is None else {"widths": widths}),
             },
             null,
         )
         for null in nulls
         for eps in eps_values
+        for conditioning in conditioning_eps_values
         for widths in width_sets
     }
     if peers:
@@ -356,8 +360,15 @@ def _with_error(label: str, rate: float, repetitions: int) -> dict[str, float]:
     return {label: rate, f"{label}_se": float(np.sqrt(rate * (1 - rate) / repetitions))}
 
 
-def _variant_name(eps: float | None, widths: tuple[float, ...] | None, null: str) -> str:
+def _variant_name(
+    eps: float | None,
+    widths: tuple[float, ...] | None,
+    null: str,
+    conditioning: float | None = None,
+) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
+    if conditioning is not None:
+        name += f" ceps={conditioning:g}"
     if widths is not None:
         name += " w=" + "+".join(f"{w:g}" for w in widths)
     if null != "permutation":
@@ -393,9 +404,11 @@ def speed(
     sizes: Sequence[int] = (300, 1000, 2000),
     repetitions: int = 5,
     permutations: int = 0,
+    conditioning_eps: float | None = None,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
-    """Median seconds of the default test, of the gamma null and, where installed, of
+    """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
+    at ``conditioning_eps``, by default the test's) and, where installed, of
     causal-learn's KCI (and, with ``permutations``, of the permutation test with that many
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
@@ -406,6 +419,14 @@ def speed(
         ),
         "faircocco gamma": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
+        ),
+        "faircocco spectral": lambda s: independence_test(
+            s.y_pred,
+            s.attribute,
+            y_true=s.y_true,
+            notion=s.notion,
+            null="spectral",
+            conditioning_eps=conditioning_eps,
         ),
     }
     if importlib.util.find_spec("causallearn") is not None:
@@ -489,6 +510,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
     )
     parser.add_argument(
+        "--conditioning-eps",
+        default="default",
+        help="comma-separated conditioning_eps of the FairCOCCO test, or 'default' (its eps); "
+        "with --speed, the spectral null's (one value)",
+    )
+    parser.add_argument(
         "--widths",
         default="default",
         help="comma-separated kernel width sets of the FairCOCCO test, each 'default' or "
@@ -497,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--nulls",
         default=",".join(NULLS),
-        help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma)",
+        help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma,spectral)",
     )
     parser.add_argument(
         "--strengths",
@@ -524,6 +551,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation test)",
     )
     args = parser.parse_args(argv)
+    conditioning = [
+        None if value == "default" else float(value) for value in args.conditioning_eps.split(",")
+    ]
     args.settings_given = args.settings is not None
     args.settings = args.settings or ",".join(SETTINGS)
     if args.speed:
@@ -532,6 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes=_sizes(args.sizes or "300,1000,2000"),
             repetitions=args.repetitions or 5,
             permutations=args.permutations,
+            conditioning_eps=conditioning[0],
             out=sys.stdout,
         )
         return 0
@@ -546,6 +577,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         repetitions=args.repetitions or 100,
         permutations=args.permutations,
         eps_values=[None if value == "default" else float(value) for value in args.eps.split(",")],
+        conditioning_eps_values=conditioning,
         width_sets=[
             None if value == "default" else tuple(float(w) for w in value.split("+"))
             for value in args.widths.split(",")

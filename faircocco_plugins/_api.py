@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from ._estimators.approximate_null import WidthsNull
 from ._estimators.local_null import LocalPermutationFit
+from ._estimators.spectral_null import spectral_null
 from ._estimators.strata import members_of, permutation_batches
 from ._estimators.terms import Route, Terms
 from ._inputs.output import as_output
@@ -21,6 +22,7 @@ from ._inputs.variables import JOINT_ROW
 from ._linalg.backend import as_numpy_scalar, namespace
 from ._linalg.threads import in_memory_on_one_blas_thread
 from ._options import Choice, Options, StatisticKeywords, statistic_default, takes_options
+from ._records.notions import notion_named
 from ._records.params import Interval, check_bool, check_params
 from ._routes.choose import call_terms
 from ._routes.problem import Problem
@@ -340,11 +342,11 @@ def independence_test(
     if n_permutations is not None:
         check_params({"n_permutations": n_permutations}, {"n_permutations": Interval("integer", 1)})
     Choice(NULLS).check(null, "null")
-    if null == "gamma" and n_permutations is not None:
+    if null in ("gamma", "spectral") and n_permutations is not None:
         raise ValueError(
-            f"n_permutations={n_permutations} asks for permutations, but null='gamma' takes "
+            f"n_permutations={n_permutations} asks for permutations, but null={null!r} takes "
             "its p-value from moments and permutes nothing: pass null='permutation' (or "
-            "'auto') to permute, or leave out n_permutations for the gamma null."
+            f"'auto') to permute, or leave out n_permutations for the {null} null."
         )
     progress = check_bool(progress, "progress")
     widths = _check_widths(widths)
@@ -352,14 +354,16 @@ def independence_test(
     problem = Problem.from_arguments(y_pred, sensitive_features, y_true, options)
     fits = [problem.fit(width) for width in widths]
     if null == "auto":
-        calibrated = n_permutations is None and _gamma_is_calibrated(fits[0], options)
-        null = "gamma" if calibrated else "permutation"
+        null = _automatic_null(fits[0], options, n_permutations)
     observed = np.asarray([as_numpy_scalar(fit.terms.statistic) for fit in fits])
     if null == "gamma":
         permuted = np.empty((0, len(fits)))
         # the strata come from the conditioning variable, whose bandwidth no width changes
         null_of_widths = WidthsNull.of([fit.null_factors() for fit in fits], fits[0].strata)
         pvalue = null_of_widths.pvalue(observed.tolist())
+    elif null == "spectral":
+        permuted = np.empty((0, len(fits)))
+        pvalue = spectral_null([fit.residual_features() for fit in fits]).pvalue(observed.tolist())
     else:
         rng = np.random.default_rng(options.random_state)
         count = PERMUTATIONS if n_permutations is None else n_permutations
@@ -377,11 +381,53 @@ def independence_test(
 
 
 #: The nulls of :func:`independence_test`.
-NULLS = ("auto", "permutation", "gamma")
+NULLS = ("auto", "permutation", "gamma", "spectral")
 #: Permutations of the permutation null when :func:`independence_test` is given no number.
 PERMUTATIONS = 1000
 #: Fewest rows at which ``null="auto"`` takes the gamma null (its level was measured from here).
 GAMMA_FROM_ROWS = 100
+#: Fewest rows at which ``null="auto"`` takes the spectral null (its level was measured from
+#: here).
+SPECTRAL_FROM_ROWS = 100
+#: Largest ``conditioning_eps`` at which ``null="auto"`` takes the spectral null under EO and
+#: CAL: a larger ridge leaves a drift that its central weighted sum lacks.
+SPECTRAL_CONDITIONING_EPS = 1e-3
+#: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL (its level was
+#: measured up to here; the ridge's drift grows with N).
+SPECTRAL_CONDITIONAL_TO_ROWS = 300
+
+
+def _automatic_null(fit: Route, options: Options, n_permutations: int | None) -> str:
+    """The null ``null="auto"`` takes: the permutation null when permutations are asked for;
+    otherwise the spectral null, then the gamma null, where each was measured calibrated
+    (:func:`_spectral_is_calibrated`, :func:`_gamma_is_calibrated`); otherwise the permutation
+    null."""
+    if n_permutations is not None:
+        return "permutation"
+    if _spectral_is_calibrated(fit, options):
+        return "spectral"
+    if _gamma_is_calibrated(fit, options):
+        return "gamma"
+    return "permutation"
+
+
+def _spectral_is_calibrated(fit: Route, options: Options) -> bool:
+    """Whether ``null="auto"`` takes the spectral null: where its level was measured within
+    [0.03, 0.07] (the performance page), at the test's own ``eps`` from
+    :data:`SPECTRAL_FROM_ROWS` rows; under DP at any number of rows (its asymptotic law only
+    improves with N), under EO and CAL with a ``conditioning_eps`` of at most
+    :data:`SPECTRAL_CONDITIONING_EPS` and up to :data:`SPECTRAL_CONDITIONAL_TO_ROWS` rows. At
+    the default conditioning ridge (the test's ``eps``, 1.0) the regression on the
+    conditioning variable leaves a drift, and it rejected nearly every fair data set."""
+    if fit.terms.n < SPECTRAL_FROM_ROWS or options.eps != statistic_default("eps", "test"):
+        return False
+    if notion_named(options.notion).given is None:
+        return True
+    return (
+        options.conditioning_eps is not None
+        and options.conditioning_eps <= SPECTRAL_CONDITIONING_EPS
+        and fit.terms.n <= SPECTRAL_CONDITIONAL_TO_ROWS
+    )
 
 
 def _gamma_is_calibrated(fit: Route, options: Options) -> bool:
