@@ -3,9 +3,10 @@
 **Rates** (the default). On generated data it prints the rejection rate at the 5% level, with
 its standard error over repetitions, of :func:`~faircocco_plugins.independence_test` under each
 of its nulls (``--nulls``: the permutation null with ``--permutations`` permutations, the gamma
-null) and, where installed, of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for
-DP, ``KCI_CInd`` for EO and CAL), all on the same data; and, for the FairCOCCO rows, the mean
-chance-adjusted score of the fair (null) data. Two families of settings:
+null, the spectral null), at each ``--eps`` and ``--conditioning-eps``, and, where installed,
+of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for DP, ``KCI_CInd`` for EO and
+CAL), all on the same data; and, for the FairCOCCO rows, the mean chance-adjusted score of the
+fair (null) data. Two families of settings:
 
 * one continuous attribute ``a`` and a weak dependence (``y_pred = y + 0.15 a + noise`` under
   the alternative, ``y_pred = y + noise`` under the null):
@@ -33,7 +34,9 @@ chance-adjusted score of the fair (null) data. Two families of settings:
 leaves out the alternative (size alone), ``--alternative-only`` the null (power alone).
 
 **Speed** (``--speed``). The default test (``null="auto"``, which permutes with a continuous
-conditioning variable) and the gamma null (``null="gamma"``) against causal-learn's KCI
+conditioning variable at the default ``conditioning_eps``; ``--no-default`` leaves it out), the
+gamma null (``null="gamma"``) and the spectral null (``null="spectral"``, at the first
+``--conditioning-eps``) against causal-learn's KCI
 (``KCI_CInd``, or ``KCI_UInd`` under DP) and the permutation test with ``--permutations``
 permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
 otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
@@ -405,6 +408,7 @@ def speed(
     repetitions: int = 5,
     permutations: int = 0,
     conditioning_eps: float | None = None,
+    default: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
     """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
@@ -412,11 +416,9 @@ def speed(
     causal-learn's KCI (and, with ``permutations``, of the permutation test with that many
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
-    ``kci_over_this`` is KCI's median over the method's."""
+    ``kci_over_this`` is KCI's median over the method's; ``default=False`` leaves out the
+    default test (with a continuous conditioning variable, a permutation test of minutes)."""
     methods: dict[str, Callable[[Sample], Any]] = {
-        "faircocco default": lambda s: independence_test(
-            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
-        ),
         "faircocco gamma": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
         ),
@@ -429,6 +431,10 @@ def speed(
             conditioning_eps=conditioning_eps,
         ),
     }
+    if default:
+        methods["faircocco default"] = lambda s: independence_test(
+            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
+        )
     if importlib.util.find_spec("causallearn") is not None:
         methods["causal-learn KCI"] = kci_pvalue
     if permutations:
@@ -493,9 +499,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/independence_test.py",
         description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
-        "test under its permutation and gamma nulls and (where installed) hyppo's HSIC and "
-        "causal-learn's KCI on the same generated data, under the null and a weak dependence; "
-        "or (--speed) the default test's time against KCI's.",
+        "test under its permutation, gamma and spectral nulls and (where installed) hyppo's "
+        "HSIC and causal-learn's KCI on the same generated data, under the null and a weak "
+        "dependence; or (--speed) the default test's and the approximate nulls' time against "
+        "KCI's.",
     )
     parser.add_argument(
         "--settings",
@@ -550,6 +557,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="time the default test against KCI, alternating in one process (sizes default "
         "to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation test)",
     )
+    parser.add_argument(
+        "--no-default",
+        action="store_true",
+        help="with --speed, leave out the default test",
+    )
     args = parser.parse_args(argv)
     conditioning = [
         None if value == "default" else float(value) for value in args.conditioning_eps.split(",")
@@ -563,6 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             repetitions=args.repetitions or 5,
             permutations=args.permutations,
             conditioning_eps=conditioning[0],
+            default=not args.no_default,
             out=sys.stdout,
         )
         return 0

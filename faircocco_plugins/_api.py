@@ -217,14 +217,15 @@ class IndependenceTestResult:
     pvalue : float
         The p-value of the smallest per-width p-value: under the permutation null, calibrated
         by the same permutations (with one width, ``(1 + #{T_b >= T}) / (1 + B)``); under the
-        gamma null, each width's p-value from its shifted gamma distribution and their
-        smallest calibrated by a Gaussian copula of the widths' null correlations.
+        gamma and spectral nulls, each width's p-value from its shifted gamma distribution or
+        its weighted sum of χ²₁ variables, and their smallest calibrated by a Gaussian copula
+        of the widths' null correlations.
     null_distribution : numpy.ndarray of shape (B, W)
-        The permuted statistics ``T_b`` at each width; no rows (``B = 0``) under the gamma null,
-        which permutes nothing.
+        The permuted statistics ``T_b`` at each width; no rows (``B = 0``) under the gamma and
+        spectral nulls, which permute nothing.
     widths : tuple of float
         The kernel widths, as multiples of the bandwidth.
-    null : {"permutation", "gamma"}
+    null : {"permutation", "gamma", "spectral"}
         The null distribution the p-value comes from: the one asked for, or the one
         ``null="auto"`` chose.
     """
@@ -270,7 +271,7 @@ def independence_test(
 ) -> IndependenceTestResult:
     """Test of (conditional) independence with the FairCOCCO statistic.
 
-    Two null distributions (``null``):
+    Three null distributions (``null``):
 
     * **permutation**: DP permutes the attribute rows. EO and CAL permute them within strata of
       the conditioning variable: its levels when it is discrete, where the kernel factors are
@@ -282,20 +283,28 @@ def independence_test(
       and the shifted gamma distribution with these three moments (Pearson's three-moment
       approximation; "How FairCOCCO works" derives it). With a continuous conditioning
       variable, the moments approximate those of the attributes permuted alone within the
-      cells, from their features at every pair of rows of a cell.
+      cells, from their features at every pair of rows of a cell;
+    * **spectral**: the statistic's asymptotic law under (conditional) independence, a weighted
+      sum of χ²₁ variables whose weights are the eigenvalues of the covariance of the products
+      of the two sides' features, each residualised on the conditioning variable by the
+      statistic's ridge regression, with Lindsay, Pilla and Basak's moment approximation of
+      its tail (as KCI and RCoT; "How FairCOCCO works" derives it). It needs no strata, and
+      costs O(N r²) for the features and O(N k²) for ``k ≤ 256`` products per width. Under EO
+      and CAL it holds its level only with a nearly unregularised conditioning
+      (``conditioning_eps`` of about 1e-3): the default ridge leaves a drift.
 
     Several kernel widths are tested at once, and the p-value is that of the smallest
     per-width p-value (a minimum-p aggregation; Westfall and Young 1993, as in Schrab et al.'s
     aggregated kernel tests, 2022): under the permutation null, among the observed and permuted
-    data, which keeps the level exact for any number of widths; under the gamma null, from a
-    Gaussian copula with the widths' correlations under the same null.
+    data, which keeps the level exact for any number of widths; under the gamma and spectral
+    nulls, from a Gaussian copula with the widths' correlations under the same null.
 
     Parameters
     ----------
     n_permutations : int, optional
         Number ``B`` of permutations of the permutation null; by default 1000. Giving it asks
-        for that null: ``null="auto"`` then permutes, and ``null="gamma"``, which permutes
-        nothing, raises a ValueError.
+        for that null: ``null="auto"`` then permutes, and ``null="gamma"`` or
+        ``null="spectral"``, which permute nothing, raise a ValueError.
     eps : float
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
         for power (:ref:`statistic-options`; ``benchmarks/independence_test.py`` and the
@@ -306,15 +315,17 @@ def independence_test(
         dependence, which wider kernels see best, and fine dependence, which narrower ones do;
         ``(1.0,)`` tests at the score's kernel alone. Each width costs one more statistic per
         permutation, or one more set of cumulants.
-    null : {"auto", "permutation", "gamma"}
+    null : {"auto", "permutation", "gamma", "spectral"}
         The null distribution. ``"auto"`` takes the permutation null when ``n_permutations``
-        is given; otherwise the gamma null where its level was measured within [0.03, 0.07]
-        at the 5% level (the performance page): at the default ``eps`` and
-        ``conditioning_eps``, from 100 rows, under DP and with a discrete conditioning
-        variable; elsewhere the permutation null, a continuous conditioning variable included
-        (a continuous outcome under EO, continuous predictions under CAL), where the gamma
-        null's moments are approximate and it rejected up to 11% of fair predictors. The
-        result says which one it used.
+        is given; otherwise the first null whose level was measured within [0.03, 0.07] at
+        the 5% level (the performance page), each at the default ``eps`` and from 100 rows:
+        the spectral null under DP, and under EO and CAL with a ``conditioning_eps`` of at
+        most 1e-3 up to 300 rows; the gamma null at the default ``conditioning_eps`` with a
+        discrete conditioning variable; elsewhere the permutation null, a continuous
+        conditioning variable at the default ``conditioning_eps`` included (a continuous
+        outcome under EO, continuous predictions under CAL), where the gamma null's moments
+        are approximate and it rejected up to 11% of fair predictors, and the spectral null
+        nearly all. The result says which one it used.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool
@@ -334,7 +345,7 @@ def independence_test(
     >>> a = rng.normal(size=200)
     >>> result = independence_test(a + rng.normal(size=200), a, random_state=0)
     >>> result.null, result.pvalue < 0.05
-    ('gamma', True)
+    ('spectral', True)
     >>> permuted = independence_test(a + rng.normal(size=200), a, null="permutation")
     >>> permuted.null_distribution.shape
     (1000, 3)
