@@ -206,6 +206,7 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
     [
         ("dp-continuous-a3", 300, {}, "spectral"),
         ("dp-binary-a1", 2000, {}, "spectral"),  # its asymptotic law only improves with N
+        ("dp-continuous-a3", 299, {}, "gamma"),  # below 300 rows the gamma null
         ("dp-binary-a1", 99, {}, "permutation"),  # below the rows measured
         ("dp-binary-a1", 300, {"eps": 1e-4}, "permutation"),  # another eps
         # EO and CAL at the default conditioning ridge: the gamma null where it is calibrated
@@ -215,6 +216,7 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
         ("eo-continuous-a2", 300, {"conditioning_eps": 1e-3}, "spectral"),
         ("cal-binary-a1", 150, {"conditioning_eps": 1e-4}, "spectral"),
         ("eo-continuous-a2", 301, {"conditioning_eps": 1e-3}, "permutation"),
+        ("eo-continuous-a2", 99, {"conditioning_eps": 1e-3}, "permutation"),
         ("eo-binary-a2", 300, {"conditioning_eps": 1e-2}, "permutation"),
     ],
 )
