@@ -319,14 +319,14 @@ def independence_test(
         The null distribution. ``"auto"`` takes the permutation null when ``n_permutations``
         is given; otherwise the first null whose level was measured within [0.03, 0.07] at
         the 5% level (the performance page), each at the default ``eps``: the spectral null
-        under DP from 300 rows, and under EO and CAL with a ``conditioning_eps`` of at most
-        1e-3 from 100 to 300 rows; the gamma null from 100 rows, under DP and at the default
-        ``conditioning_eps`` with a discrete conditioning variable; elsewhere the permutation
-        null, a continuous
-        conditioning variable at the default ``conditioning_eps`` included (a continuous
-        outcome under EO, continuous predictions under CAL), where the gamma null's moments
-        are approximate and it rejected up to 11% of fair predictors, and the spectral null
-        nearly all. The result says which one it used.
+        from 300 rows, under DP and, up to 1,000 rows, under EO and CAL with a
+        ``conditioning_eps`` of at most 1e-3; the gamma null from 100 rows, under DP and at
+        the default ``conditioning_eps`` with a discrete conditioning variable; elsewhere the
+        permutation null, a continuous conditioning variable at the default
+        ``conditioning_eps`` included (a continuous outcome under EO, continuous predictions
+        under CAL), where the gamma null's moments are approximate and it rejected up to 11%
+        of fair predictors, and the spectral null nearly all. The result says which one it
+        used.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool
@@ -398,12 +398,12 @@ NULLS = ("auto", "permutation", "gamma", "spectral")
 PERMUTATIONS = 1000
 #: Fewest rows at which ``null="auto"`` takes the gamma null (its level was measured from here).
 GAMMA_FROM_ROWS = 100
-#: Fewest rows at which ``null="auto"`` takes the spectral null under DP: below, with three
-#: attributes at 100 rows, it rejected 2.4% of fair data (the gamma null 4.7%).
-SPECTRAL_DP_FROM_ROWS = 300
-#: Rows between which ``null="auto"`` takes the spectral null under EO and CAL (its level was
-#: measured there; the conditioning ridge's drift grows with N).
-SPECTRAL_CONDITIONAL_ROWS = (100, 300)
+#: Fewest rows at which ``null="auto"`` takes the spectral null: at 100 rows, with three
+#: attributes, it rejected 2.4% (DP) and 1.4% (EO) of fair data, a conservative null.
+SPECTRAL_FROM_ROWS = 300
+#: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL (its level was
+#: measured up to here; the conditioning ridge's drift grows with N).
+SPECTRAL_CONDITIONAL_TO_ROWS = 1000
 #: Largest ``conditioning_eps`` at which ``null="auto"`` takes the spectral null under EO and
 #: CAL: a larger ridge leaves a drift that its central weighted sum lacks.
 SPECTRAL_CONDITIONING_EPS = 1e-3
@@ -426,21 +426,21 @@ def _automatic_null(fit: Route, options: Options, n_permutations: int | None) ->
 def _spectral_is_calibrated(fit: Route, options: Options) -> bool:
     """Whether ``null="auto"`` takes the spectral null: where its level was measured within
     [0.03, 0.07], or within a binomial standard error of it (the performance page), at the
-    test's own ``eps``: under DP from :data:`SPECTRAL_DP_FROM_ROWS` rows (its asymptotic law
-    only improves with N); under EO and CAL with a ``conditioning_eps`` of at most
-    :data:`SPECTRAL_CONDITIONING_EPS`, within :data:`SPECTRAL_CONDITIONAL_ROWS`. At the
-    default conditioning ridge (the test's ``eps``, 1.0) the regression on the conditioning
-    variable leaves a drift, and it rejected 96% to 100% of fair data."""
+    test's own ``eps`` from :data:`SPECTRAL_FROM_ROWS` rows: under DP at any number of rows
+    above (its asymptotic law only improves with N); under EO and CAL with a
+    ``conditioning_eps`` of at most :data:`SPECTRAL_CONDITIONING_EPS`, up to
+    :data:`SPECTRAL_CONDITIONAL_TO_ROWS` rows. At the default conditioning ridge (the test's
+    ``eps``, 1.0) the regression on the conditioning variable leaves a drift, and it rejected
+    96% to 100% of fair data."""
     n = fit.terms.n
-    if options.eps != statistic_default("eps", "test"):
+    if n < SPECTRAL_FROM_ROWS or options.eps != statistic_default("eps", "test"):
         return False
     if notion_named(options.notion).given is None:
-        return n >= SPECTRAL_DP_FROM_ROWS
-    fewest, most = SPECTRAL_CONDITIONAL_ROWS
+        return True
     return (
         options.conditioning_eps is not None
         and options.conditioning_eps <= SPECTRAL_CONDITIONING_EPS
-        and fewest <= n <= most
+        and n <= SPECTRAL_CONDITIONAL_TO_ROWS
     )
 
 

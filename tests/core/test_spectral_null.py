@@ -214,9 +214,9 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
         ("eo-continuous-a2", 300, {}, "permutation"),
         # a conditioning ridge of at most 1e-3, up to the rows measured
         ("eo-continuous-a2", 300, {"conditioning_eps": 1e-3}, "spectral"),
-        ("cal-binary-a1", 150, {"conditioning_eps": 1e-4}, "spectral"),
-        ("eo-continuous-a2", 301, {"conditioning_eps": 1e-3}, "permutation"),
-        ("eo-continuous-a2", 99, {"conditioning_eps": 1e-3}, "permutation"),
+        ("cal-binary-a1", 1000, {"conditioning_eps": 1e-4}, "spectral"),
+        ("eo-continuous-a2", 1001, {"conditioning_eps": 1e-3}, "permutation"),
+        ("eo-continuous-a2", 299, {"conditioning_eps": 1e-3}, "permutation"),
         ("eo-binary-a2", 300, {"conditioning_eps": 1e-2}, "permutation"),
     ],
 )
