@@ -23,9 +23,11 @@ variable's effect only in part (a large conditioning ``ε``), ``E[w_i] ≠ 0`` a
 ``N²‖E w‖²``, so the null is calibrated only where the size measurements say so
 (``null="auto"``, :func:`faircocco_plugins.independence_test`).
 
-The ``λ_k`` come from the leading coordinates of ``x`` and ``ẽ`` (the eigenvectors of their
-Grams, which the operators' eigenvalues ``λ / (λ + εN)`` make few); the omitted coordinates'
-share of ``Tr S`` enters as a constant (a sum of many small ``λ_k z_k²`` is close to its mean).
+The ``λ_k`` come from the products of the leading pairs of coordinates of ``x`` and ``ẽ`` (the
+eigenvectors of their Grams, which the operators' eigenvalues ``λ / (λ + εN)`` make few); the
+omitted pairs' share of ``Tr S`` enters as a constant (a sum of many small ``λ_k z_k²`` is close
+to its mean). With few rows and many products the scatter's eigenvalues spread, and the null
+turns conservative (the performance page).
 The tail ``P(T ≥ t)`` is Lindsay, Pilla and Basak's (2000) moment approximation with four support
 points, as RCoT takes it (:class:`WeightedChiSquares`); several kernel widths are combined by
 their smallest p-value, calibrated by the Gaussian copula of the widths' correlations
