@@ -3,9 +3,10 @@
 **Rates** (the default). On generated data it prints the rejection rate at the 5% level, with
 its standard error over repetitions, of :func:`~faircocco_plugins.independence_test` under each
 of its nulls (``--nulls``: the permutation null with ``--permutations`` permutations, the gamma
-null) and, where installed, of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for
-DP, ``KCI_CInd`` for EO and CAL), all on the same data; and, for the FairCOCCO rows, the mean
-chance-adjusted score of the fair (null) data. Two families of settings:
+null, the spectral null), at each ``--eps`` and ``--conditioning-eps``, and, where installed,
+of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for DP, ``KCI_CInd`` for EO and
+CAL), all on the same data; and, for the FairCOCCO rows, the mean chance-adjusted score of the
+fair (null) data. Two families of settings:
 
 * one continuous attribute ``a`` and a weak dependence (``y_pred = y + 0.15 a + noise`` under
   the alternative, ``y_pred = y + noise`` under the null):
@@ -33,7 +34,9 @@ chance-adjusted score of the fair (null) data. Two families of settings:
 leaves out the alternative (size alone), ``--alternative-only`` the null (power alone).
 
 **Speed** (``--speed``). The default test (``null="auto"``, which permutes with a continuous
-conditioning variable) and the gamma null (``null="gamma"``) against causal-learn's KCI
+conditioning variable at the default ``conditioning_eps``; ``--no-default`` leaves it out), the
+gamma null (``null="gamma"``) and the spectral null (``null="spectral"``, at the first
+``--conditioning-eps``) against causal-learn's KCI
 (``KCI_CInd``, or ``KCI_UInd`` under DP) and the permutation test with ``--permutations``
 permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
 otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
@@ -79,7 +82,7 @@ SPEED_SETTING = "eo-continuous-a3"
 EFFECT = 0.15
 CAL_EFFECT = 0.6
 LEVEL = 0.05
-NULLS = ("permutation", "gamma")
+NULLS = ("permutation", "gamma", "spectral")
 
 
 @dataclass(frozen=True)
@@ -186,7 +189,7 @@ Test = Callable[[Sample, int], float]
 
 
 def faircocco_test(permutations: int, options: dict[str, Any], null: str = "permutation") -> Test:
-    # the gamma null permutes nothing, and refuses a number of permutations
+    # the gamma and spectral nulls permute nothing, and refuse a number of permutations
     count = permutations if null == "permutation" else None
 
     def pvalue(s: Sample, seed: int) -> float:
@@ -252,6 +255,7 @@ def run(
     repetitions: int = 100,
     permutations: int = 199,
     eps_values: Sequence[float | None] = (None,),
+    conditioning_eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
     nulls: Sequence[str] = NULLS,
     strengths: Sequence[float] = (1.0,),
@@ -263,8 +267,9 @@ def run(
 ) -> pd.DataFrame:
     """Print and return the rejection rates of each test, setting, size and strength.
 
-    ``eps_values`` and ``width_sets`` list the ``eps`` and the kernel ``widths`` of the
-    FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination is run.
+    ``eps_values``, ``conditioning_eps_values`` and ``width_sets`` list the ``eps``, the
+    ``conditioning_eps`` and the kernel ``widths`` of the FairCOCCO test (``None``: its
+    default), and ``nulls`` its nulls; every combination is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
     alternative (size alone, e.g. at large ``N``), ``alternative_only`` the null (power alone,
@@ -273,16 +278,18 @@ def run(
     if null_only and alternative_only:
         raise ValueError("null_only and alternative_only leave nothing to run; pass one")
     tests = {
-        _variant_name(eps, widths, null): faircocco_test(
+        _variant_name(eps, widths, null, conditioning): faircocco_test(
             permutations,
             {
                 **({} if eps is None else {"eps": eps}),
+                **({} if conditioning is None else {"conditioning_eps": conditioning}),
                 **({} if widths is None else {"widths": widths}),
             },
             null,
         )
         for null in nulls
         for eps in eps_values
+        for conditioning in conditioning_eps_values
         for widths in width_sets
     }
     if peers:
@@ -356,8 +363,15 @@ def _with_error(label: str, rate: float, repetitions: int) -> dict[str, float]:
     return {label: rate, f"{label}_se": float(np.sqrt(rate * (1 - rate) / repetitions))}
 
 
-def _variant_name(eps: float | None, widths: tuple[float, ...] | None, null: str) -> str:
+def _variant_name(
+    eps: float | None,
+    widths: tuple[float, ...] | None,
+    null: str,
+    conditioning: float | None = None,
+) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
+    if conditioning is not None:
+        name += f" ceps={conditioning:g}"
     if widths is not None:
         name += " w=" + "+".join(f"{w:g}" for w in widths)
     if null != "permutation":
@@ -393,21 +407,34 @@ def speed(
     sizes: Sequence[int] = (300, 1000, 2000),
     repetitions: int = 5,
     permutations: int = 0,
+    conditioning_eps: float | None = None,
+    default: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
-    """Median seconds of the default test, of the gamma null and, where installed, of
+    """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
+    at ``conditioning_eps``, by default the test's) and, where installed, of
     causal-learn's KCI (and, with ``permutations``, of the permutation test with that many
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
-    ``kci_over_this`` is KCI's median over the method's."""
+    ``kci_over_this`` is KCI's median over the method's; ``default=False`` leaves out the
+    default test (with a continuous conditioning variable, a permutation test of minutes)."""
     methods: dict[str, Callable[[Sample], Any]] = {
-        "faircocco default": lambda s: independence_test(
-            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
-        ),
         "faircocco gamma": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
         ),
+        "faircocco spectral": lambda s: independence_test(
+            s.y_pred,
+            s.attribute,
+            y_true=s.y_true,
+            notion=s.notion,
+            null="spectral",
+            conditioning_eps=conditioning_eps,
+        ),
     }
+    if default:
+        methods["faircocco default"] = lambda s: independence_test(
+            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
+        )
     if importlib.util.find_spec("causallearn") is not None:
         methods["causal-learn KCI"] = kci_pvalue
     if permutations:
@@ -472,9 +499,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/independence_test.py",
         description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
-        "test under its permutation and gamma nulls and (where installed) hyppo's HSIC and "
-        "causal-learn's KCI on the same generated data, under the null and a weak dependence; "
-        "or (--speed) the default test's time against KCI's.",
+        "test under its permutation, gamma and spectral nulls and (where installed) hyppo's "
+        "HSIC and causal-learn's KCI on the same generated data, under the null and a weak "
+        "dependence; or (--speed) the default test's and the approximate nulls' time against "
+        "KCI's.",
     )
     parser.add_argument(
         "--settings",
@@ -489,6 +517,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--eps", default="default", help="comma-separated eps of the FairCOCCO test, or 'default'"
     )
     parser.add_argument(
+        "--conditioning-eps",
+        default="default",
+        help="comma-separated conditioning_eps of the FairCOCCO test, or 'default' (its eps); "
+        "with --speed, the spectral null's (one value)",
+    )
+    parser.add_argument(
         "--widths",
         default="default",
         help="comma-separated kernel width sets of the FairCOCCO test, each 'default' or "
@@ -497,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--nulls",
         default=",".join(NULLS),
-        help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma)",
+        help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma,spectral)",
     )
     parser.add_argument(
         "--strengths",
@@ -523,7 +557,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="time the default test against KCI, alternating in one process (sizes default "
         "to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation test)",
     )
+    parser.add_argument(
+        "--no-default",
+        action="store_true",
+        help="with --speed, leave out the default test",
+    )
     args = parser.parse_args(argv)
+    conditioning = [
+        None if value == "default" else float(value) for value in args.conditioning_eps.split(",")
+    ]
     args.settings_given = args.settings is not None
     args.settings = args.settings or ",".join(SETTINGS)
     if args.speed:
@@ -532,6 +574,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes=_sizes(args.sizes or "300,1000,2000"),
             repetitions=args.repetitions or 5,
             permutations=args.permutations,
+            conditioning_eps=conditioning[0],
+            default=not args.no_default,
             out=sys.stdout,
         )
         return 0
@@ -546,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         repetitions=args.repetitions or 100,
         permutations=args.permutations,
         eps_values=[None if value == "default" else float(value) for value in args.eps.split(",")],
+        conditioning_eps_values=conditioning,
         width_sets=[
             None if value == "default" else tuple(float(w) for w in value.split("+"))
             for value in args.widths.split(",")

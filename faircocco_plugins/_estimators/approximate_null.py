@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -114,17 +115,25 @@ class NullMoments:
         return 1.0 if excess <= 0.0 else float(gammaincc(shape, excess / scale))
 
 
+class Tail(Protocol):
+    """The upper tail of one width's null distribution."""
+
+    def pvalue(self, statistic: float) -> float:
+        """``P(T ≥ statistic)`` under the null."""
+        ...
+
+
 @dataclass(frozen=True)
 class WidthsNull:
-    """The gamma null of the statistic at several kernel widths: each width's cumulants and
-    the correlations of the widths' statistics under the null."""
+    """A null of the statistic at several kernel widths: each width's tail and the
+    correlations of the widths' statistics under the null."""
 
-    moments: tuple[NullMoments, ...]
+    tails: tuple[Tail, ...]
     correlation: np.ndarray
 
     @classmethod
     def of(cls, factors: Sequence[NullFactors], strata: np.ndarray) -> WidthsNull:
-        """The null of the statistics of ``factors`` (one per width; their rows permuted
+        """The gamma null of the statistics of ``factors`` (one per width; their rows permuted
         together within ``strata``)."""
         groups = _Groups(strata)
         leading = [_Leading.of(f, groups) for f in factors]
@@ -136,17 +145,22 @@ class WidthsNull:
                 covariance[w, v] = covariance[v, w] = 2.0 * terms.trace + 4.0 * terms.shift
                 if v == w:
                     moments.append(_moments(first.mean, covariance[w, w], terms))
+        return cls.from_covariance(tuple(moments), covariance)
+
+    @classmethod
+    def from_covariance(cls, tails: tuple[Tail, ...], covariance: np.ndarray) -> WidthsNull:
+        """The null of ``tails`` whose statistics have ``covariance`` under it."""
         scale = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
         scale[scale == 0.0] = np.inf  # a width without spread is independent of the others
         correlation = np.clip(covariance / np.outer(scale, scale), -1.0, 1.0)
         np.fill_diagonal(correlation, 1.0)
-        return cls(tuple(moments), correlation)
+        return cls(tails, correlation)
 
     def pvalue(self, statistics: Sequence[float]) -> float:
         """The p-value of the smallest of the widths' p-values ``m``: the probability that the
         smallest of the widths' null p-values is at most ``m``, for jointly Gaussian scores
         ``Φ⁻¹(1 − p_w)`` with :attr:`correlation`; between ``m`` and ``W m``."""
-        pvalues = [m.pvalue(t) for m, t in zip(self.moments, statistics, strict=True)]
+        pvalues = [m.pvalue(t) for m, t in zip(self.tails, statistics, strict=True)]
         smallest = min(pvalues)
         if len(pvalues) == 1 or smallest >= 1.0:
             return smallest
@@ -169,7 +183,9 @@ def _moments(mean: float, gaussian_variance: float, terms: _PairTerms) -> NullMo
 def permutation_moments(factors: NullFactors, strata: np.ndarray) -> NullMoments:
     """The first three cumulants of ``‖xᵀ Π e‖²_F`` over uniform permutations ``Π`` of the
     rows of ``e`` within ``strata`` (:class:`WidthsNull` of one width)."""
-    return WidthsNull.of([factors], strata).moments[0]
+    moments = WidthsNull.of([factors], strata).tails[0]
+    assert isinstance(moments, NullMoments)
+    return moments
 
 
 def local_null_factors(

@@ -34,6 +34,7 @@ from .._linalg.backend import (
     trace_of_product,
 )
 from .approximate_null import NullFactors
+from .spectral_null import ResidualFeatures
 from .strata import permutation_strata
 from .terms import Ridge, StrataBlocks, Terms, expected_permuted_trace, permutable
 
@@ -196,6 +197,19 @@ class ExactFit:
         ``e eᵀ = R_e``, from their eigendecompositions (``N`` is below the exact estimator's
         limit, so ``O(N³)`` is its own cost)."""
         return NullFactors(_psd_root(self._host_m), _psd_root(self._host_r_e))
+
+    def residual_features(self) -> ResidualFeatures:
+        """Roots of ``M = P R_u P`` and of ``P R_e P`` (``P = I − R_c``; ``I`` under DP), from
+        their eigendecompositions; ``P`` is recomputed here, so that a score does not hold
+        it."""
+        r_e = self._host_r_e
+        if self._given is not None:
+            host = np.zeros((), dtype=np.float64)
+            projector = np.eye(self.terms.n) - r_operator(
+                self._given.on_host(), self._ridge.conditioning, host
+            )
+            r_e = projector @ r_e @ projector
+        return ResidualFeatures(_psd_root(self._host_m), _psd_root(r_e))
 
     @cached_property
     def _host_m(self) -> np.ndarray:

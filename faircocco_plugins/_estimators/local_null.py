@@ -26,6 +26,7 @@ import numpy as np
 from .._kernels.kernel import KernelInput
 from .approximate_null import NullFactors
 from .lowrank import LowRankFit
+from .spectral_null import ResidualFeatures
 from .strata import local_strata, members_of, permutation_batches
 from .terms import RefittableRoute, permutable
 
@@ -77,6 +78,11 @@ class LocalPermutationFit:
         fit = self._fit if isinstance(self._fit, LowRankFit) else self._lowrank()
         assert isinstance(fit, LowRankFit)
         return fit.local_null_factors(self._attributes, self.strata)
+
+    def residual_features(self) -> ResidualFeatures:
+        """The fit's residual features: the spectral null residualises on the conditioning
+        variable by the statistic's own ridge regression, and needs no strata."""
+        return self._fit.residual_features()
 
     def _null_statistic(self) -> float:
         if not permutable(np.bincount(self.strata)):

@@ -46,6 +46,7 @@ from .._linalg.backend import (
 from .approximate_null import NullFactors, local_null_factors
 from .exact import MAX_EXACT_ROWS
 from .kronecker_rows import KroneckerRows
+from .spectral_null import ResidualFeatures
 from .strata import Strata
 from .terms import Ridge, Role, StrataBlocks, Terms, expected_permuted_trace, permutable
 
@@ -1168,6 +1169,16 @@ class LowRankFit:
         if C in features:
             x = x - features[C] @ solvers[C].solve(features[C].T @ x)
         return NullFactors(x, features[E], solvers[E].lower, self._host_grams[(E, E)])
+
+    def residual_features(self) -> ResidualFeatures:
+        """``x = (I − R_c) Φ̃_u L_u⁻ᵀ`` (:meth:`null_factors`) and ``ẽ = (I − R_c) Φ̃_e L_e⁻ᵀ``,
+        with ``(I − R_c) v = v − Φ̃_c (C_cc + ε_c N I)⁻¹ Φ̃_cᵀ v``."""
+        features, solvers = self._centred_features, self._host_solvers
+        x = self.null_factors().x
+        e = divide_by_lower_transposed(features[E], solvers[E].lower)
+        if C in features:
+            e = e - features[C] @ solvers[C].solve(features[C].T @ e)
+        return ResidualFeatures(x, e)
 
     def local_null_factors(
         self,

@@ -30,6 +30,7 @@ import numpy as np
 from .._inputs.variables import Variable
 from .._linalg.backend import as_numpy_scalar, namespace
 from .approximate_null import NullFactors
+from .spectral_null import ResidualFeatures
 
 if TYPE_CHECKING:
     from .._kernels.kernel import KernelInput
@@ -213,6 +214,11 @@ class Route(Protocol):
         its permutation null (:mod:`._estimators.approximate_null`)."""
         ...
 
+    def residual_features(self) -> ResidualFeatures:
+        """The statistic's two feature sets, each residualised on the conditioning variable,
+        for its spectral null (:mod:`._estimators.spectral_null`)."""
+        ...
+
 
 @runtime_checkable
 class RefittableRoute(Route, Protocol):
@@ -327,3 +333,7 @@ class ConstantAttributesFit:
     def null_factors(self) -> NullFactors:
         zeros = np.zeros((self.terms.n, 1))
         return NullFactors(zeros, zeros)
+
+    def residual_features(self) -> ResidualFeatures:
+        zeros = np.zeros((self.terms.n, 1))
+        return ResidualFeatures(zeros, zeros)

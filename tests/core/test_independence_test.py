@@ -289,7 +289,7 @@ def constant_cases() -> list:
         pytest.param(notion, constant, method, null, id=f"{notion}-{constant}-{method}-{null}")
         for notion, constant in cases
         for method in ("exact", "lowrank")
-        for null in ("permutation", "gamma")
+        for null in ("permutation", "gamma", "spectral")
     ]
 
 
@@ -341,11 +341,11 @@ def test_a_log_gets_the_progress_bar_once_finished(monkeypatch, capsys):
 
 
 def test_asking_for_permutations_gets_the_permutation_null():
-    """Where ``null="auto"`` would take the gamma null (DP, 300 rows, the default eps), a
+    """Where ``null="auto"`` would take the spectral null (DP, 300 rows, the default eps), a
     number of permutations asks for permutations: they were silently not drawn."""
     rng = np.random.default_rng(5)
     y_pred, attributes = independent(300, rng)
-    assert independence_test(y_pred, attributes, random_state=0).null == "gamma"
+    assert independence_test(y_pred, attributes, random_state=0).null == "spectral"
     result = independence_test(y_pred, attributes, n_permutations=199, random_state=0)
     assert result.null == "permutation"
     assert result.null_distribution.shape == (199, 3)

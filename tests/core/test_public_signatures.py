@@ -32,7 +32,7 @@ PINNED = {
             "null_distribution: 'np.ndarray', widths: 'tuple[float, ...]', "
             "null: 'str' = 'permutation') -> None"
         ),
-        "9a9a553aaf7652bc",
+        "442573f90d013b25",
     ),
     "faircocco_plugins:config_context": (
         ("(*, limit_blas_threads: 'bool | None' = None) -> 'Iterator[None]'"),
@@ -86,7 +86,7 @@ PINNED = {
             "widths: 'Sequence[float]' = (0.5, 1.0, 2.0), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "5ef3fe1039589766",
+        "50758c13c53d8055",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),
