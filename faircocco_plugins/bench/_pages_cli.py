@@ -167,7 +167,7 @@ def mixed_command_line(args: argparse.Namespace) -> str:
 
 
 def _run_mixed(args: argparse.Namespace) -> int:
-    from .paper._mixed import write_mixed_page
+    from .paper import write_mixed_page
 
     if not Path(args.export).is_file():
         return command_error("mixed-page", f"EXPORT {args.export} is not a file")
