@@ -30,9 +30,10 @@ def test_test_benchmark_prints_rates_with_standard_errors(
     arguments += ["--permutations", "19", "--eps", "default,1e-4", "--widths", "default,1"]
     assert independence_test.main([*arguments, "--no-peers"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 16  # two settings, two nulls, two eps and two width sets
-    assert sum(" w=1 " in line for line in lines) == 8
+    assert len(lines) == 24  # two settings, three nulls, two eps and two width sets
+    assert sum(" w=1 " in line for line in lines) == 12
     assert sum(" gamma " in line for line in lines) == 8
+    assert sum(" spectral " in line for line in lines) == 8
     for line in lines:
         found = re.search(r"size (\S+) ± (\S+)  power (\S+) ± (\S+)", line)
         assert found is not None
