@@ -524,15 +524,12 @@ class _FairPath(_FairNetwork):
             ax.axvline(target.threshold, linestyle="--", color="0.4", label=f"target: {target}")
         checked = f"validation {target.measure}"
         if target.column != target.measure:
-            checked += f" ({_BOUND_SIDE[target.measure]} bound at {self.confidence:g})"
+            side = "upper" if target.lower_is_fairer else "lower"
+            checked += f" ({side} bound at {self.confidence:g})"
         ax.set_xlabel(checked)
         ax.set_ylabel(f"validation {performance}")
         ax.legend()
         return ax
-
-
-#: Which side of a measure its target's bound lies on.
-_BOUND_SIDE = {"di": "lower", "deo": "upper"}
 
 
 def _label_offsets(x: pd.Series, y: pd.Series, distance: float = 6.0) -> list[tuple[float, float]]:

@@ -616,6 +616,28 @@ def test_plot_path_draws_the_front_against_the_bound_the_target_checks(
         plt.close(ax.figure)
 
 
+def test_plot_path_of_an_adjusted_score_target_draws_its_upper_bound(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x, y, a = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # whether the target is reached is not tested
+        model = _small(notion="dp", target="halve", lam_max=2.0).fit(x, y, sensitive_features=a)
+    ax = model.plot_path()
+    try:
+        assert ax.get_xlabel() == "validation adjusted_score (upper bound at 0.9)"
+        drawn = {c.get_label(): c for c in ax.collections}
+        np.testing.assert_array_equal(
+            drawn["point value"].get_offsets()[:, 0], model.path_["adjusted_score"]
+        )
+    finally:
+        plt.close(ax.figure)
+
+
 def test_path_labels_sit_away_from_the_nearest_step() -> None:
     # two steps close together and one far off: the close pair's labels point apart
     x, y = pd.Series([0.30, 0.31, 0.90]), pd.Series([0.83, 0.835, 0.70])
