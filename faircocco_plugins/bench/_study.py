@@ -528,8 +528,9 @@ def plan_study(
 ) -> tuple[list[Cell], list[RunRecord]]:
     """Every cell of a study, split into cells to run and not-applicable records.
 
-    Cells are ordered by dataset, seed, method, notion and setting, so consecutive cells share
-    their dataset and split (workers cache loaded datasets).
+    Cells are ordered by seed, dataset, method, notion and setting: consecutive cells share
+    their dataset and split (workers cache loaded datasets), and a study stopped early covers
+    every dataset at its first seeds rather than the first datasets at every seed.
 
     Parameters
     ----------
@@ -573,9 +574,9 @@ def plan_study(
         raise ValueError(f"profiles has no entry for the datasets {missing}.")
     cells: list[Cell] = []
     skipped: list[RunRecord] = []
-    for dataset in config.datasets:
-        profile = profiles[dataset]
-        for seed in config.seeds:
+    for seed in config.seeds:
+        for dataset in config.datasets:
+            profile = profiles[dataset]
             for name, spec in methods.items():
                 settings = _settings(config, spec)
                 for notion in config.notions_of(profile.task):

@@ -251,9 +251,30 @@ def test_plan_separates_not_applicable_cells(bench_methods: dict[str, MethodSpec
     assert len(skipped) == 2
     assert {(r.method, r.notion, r.status) for r in skipped} == {("narrow", "eo", "not_applicable")}
     assert "narrow does not support notion='eo' (supported: ['dp'])" in skipped[0].reason
-    # ordered by dataset, seed, method, notion, setting
+    # ordered by seed, dataset, method, notion, setting
     assert [c.seed for c in cells] == sorted(c.seed for c in cells)
     assert len({c.run_id for c in cells} | {r.run_id for r in skipped}) == len(cells) + 2
+
+
+def test_plan_covers_every_dataset_at_a_seed_before_the_next_seed(
+    bench_methods: dict[str, MethodSpec],
+) -> None:
+    config = StudyConfig(
+        name="plan",
+        datasets=("tiny", "small"),
+        methods=("narrow",),
+        notions=("dp",),
+        seeds=(0, 1),
+    )
+    profile = DatasetProfile("tiny", "classification", (("sex", "binary"),), "binary")
+    profiles = {"tiny": profile, "small": dataclasses.replace(profile, name="small")}
+    cells, _ = plan_study(config, {"narrow": bench_methods["narrow"]}, profiles)
+    assert [(c.seed, c.dataset) for c in cells] == [
+        (0, "tiny"),
+        (0, "small"),
+        (1, "tiny"),
+        (1, "small"),
+    ]
 
 
 def test_plan_refuses_several_attributes_for_single_attribute_methods(
