@@ -5,8 +5,8 @@ its standard error over repetitions, of :func:`~faircocco_plugins.independence_t
 of its nulls (``--nulls``: the permutation null with ``--permutations`` permutations, the gamma
 null, the spectral null), at each ``--eps`` and ``--conditioning-eps``, and, where installed,
 of hyppo's HSIC test (DP) and causal-learn's KCI (``KCI_UInd`` for DP, ``KCI_CInd`` for EO and
-CAL), all on the same data; and, for the FairCOCCO rows, the mean chance-adjusted score of the
-fair (null) data. Two families of settings:
+CAL) and RCIT (``RIT`` for DP, ``RCIT`` for EO and CAL), all on the same data; and, for the
+FairCOCCO rows, the mean chance-adjusted score of the fair (null) data. Two families of settings:
 
 * one continuous attribute ``a`` and a weak dependence (``y_pred = y + 0.15 a + noise`` under
   the alternative, ``y_pred = y + noise`` under the null):
@@ -37,11 +37,12 @@ leaves out the alternative (size alone), ``--alternative-only`` the null (power 
 conditioning variable at the default ``conditioning_eps``; ``--no-default`` leaves it out), the
 gamma null (``null="gamma"``) and the spectral null (``null="spectral"``, at the first
 ``--conditioning-eps``) against causal-learn's KCI
-(``KCI_CInd``, or ``KCI_UInd`` under DP) and the permutation test with ``--permutations``
+(``KCI_CInd``, or ``KCI_UInd`` under DP) and RCIT (``RCIT``, or ``RIT`` under DP) and the
+permutation test with ``--permutations``
 permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
 otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
-alternating on the same data sets; it prints each method's median time and KCI's median over
-it.
+alternating on the same data sets; it prints each method's median time, KCI's median over it and
+its median over RCIT's.
 
 The peers are optional: ``pip install -r benchmarks/requirements.txt``.
 
@@ -223,6 +224,23 @@ def kci_pvalue(s: Sample) -> float:
     return float(KCI_CInd().compute_pvalue(measured, attributes, given)[0])
 
 
+def rcit_pvalue(s: Sample, seed: int) -> float:
+    """causal-learn's RCIT as it runs by default (random Fourier features, a Lindsay-Pilla-Basak
+    approximation of its null): ``RCIT`` for EO and CAL, its unconditional ``RIT`` for DP. Its
+    features come from numpy's global generator, seeded here."""
+    from causallearn.utils.RCIT.RCIT import RCIT, RIT
+
+    attributes = _numeric(s.attribute)
+    notion = notion_named(s.notion)
+    variables = {"pred": s.y_pred, "truth": s.y_true}
+    measured = _column(variables[notion.measured])
+    np.random.seed(seed)  # noqa: NPY002 (RCIT draws from numpy's global generator)
+    if notion.given is None:
+        return float(RIT().compute_pvalue(measured, attributes)[0])
+    given = _column(variables[notion.given])
+    return float(RCIT().compute_pvalue(measured, attributes, given)[0])
+
+
 def _column(values: np.ndarray | None) -> np.ndarray:
     assert values is not None, "a notion read a variable its sample lacks"
     return np.asarray(values, dtype=np.float64).reshape(len(values), -1)
@@ -245,6 +263,7 @@ def peer_tests() -> dict[str, Test]:
         tests["hyppo HSIC"] = hsic
     if importlib.util.find_spec("causallearn") is not None:
         tests["causal-learn KCI"] = lambda s, seed: kci_pvalue(s)
+        tests["causal-learn RCIT"] = rcit_pvalue
     return tests
 
 
@@ -437,6 +456,7 @@ def speed(
         )
     if importlib.util.find_spec("causallearn") is not None:
         methods["causal-learn KCI"] = kci_pvalue
+        methods["causal-learn RCIT"] = lambda s: rcit_pvalue(s, 0)
     if permutations:
         methods[f"faircocco permutation B={permutations}"] = lambda s: independence_test(
             s.y_pred,
@@ -471,6 +491,7 @@ def _timed(
             method(data)
             times[name].append(time.perf_counter() - start)
     kci = statistics.median(times.get("causal-learn KCI", [float("nan")]))
+    rcit = statistics.median(times.get("causal-learn RCIT", [float("nan")]))
     rows = []
     for name, values in times.items():
         median = statistics.median(values)
@@ -481,13 +502,14 @@ def _timed(
                 "method": name,
                 "median_seconds": median,
                 "kci_over_this": kci / median,
+                "this_over_rcit": median / rcit,
             }
         )
         if out is not None:
             print(
                 f"{setting:>18} {n:>5} {name:>32}  median {median:.4f} s "
                 f"(min {min(values):.4f}, max {max(values):.4f}, {repetitions} runs)  "
-                f"KCI / this {kci / median:.3g}",
+                f"KCI / this {kci / median:.3g}  this / RCIT {median / rcit:.3g}",
                 file=out,
                 flush=True,
             )
@@ -500,9 +522,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python benchmarks/independence_test.py",
         description="Rejection rates at the 5%% level, with standard errors, of the FairCOCCO "
         "test under its permutation, gamma and spectral nulls and (where installed) hyppo's "
-        "HSIC and causal-learn's KCI on the same generated data, under the null and a weak "
-        "dependence; or (--speed) the default test's and the approximate nulls' time against "
-        "KCI's.",
+        "HSIC and causal-learn's KCI and RCIT on the same generated data, under the null and a "
+        "weak dependence; or (--speed) the default test's and the approximate nulls' time "
+        "against KCI's and RCIT's.",
     )
     parser.add_argument(
         "--settings",
@@ -554,8 +576,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--speed",
         action="store_true",
-        help="time the default test against KCI, alternating in one process (sizes default "
-        "to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation test)",
+        help="time the default test against KCI and RCIT, alternating in one process (sizes "
+        "default to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation "
+        "test)",
     )
     parser.add_argument(
         "--no-default",

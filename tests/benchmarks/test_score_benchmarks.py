@@ -97,3 +97,20 @@ def test_routes_benchmark_prints_both_routes_and_autos_pick(
     # every cell measured: exact, low-rank, auto, the estimates and both permuted statistics
     for line in out.splitlines()[-2:]:
         assert line.count(" ms") + line.count(" s") == 7, line
+
+
+def test_test_benchmark_runs_rcit_beside_kci(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("causallearn")
+    dependent = independence_test.sample("eo-continuous-a1", 400, True, np.random.default_rng(0))
+    strong = independence_test.Sample(
+        dependent.y_pred + 3 * independence_test._numeric(dependent.attribute)[:, 0],
+        dependent.attribute,
+        dependent.y_true,
+        dependent.notion,
+    )
+    assert independence_test.rcit_pvalue(strong, 0) < 1e-3
+    assert independence_test.rcit_pvalue(strong, 0) == independence_test.rcit_pvalue(strong, 0)
+    arguments = ["--speed", "--settings", "eo-binary-a1", "--sizes", "120", "--repetitions", "1"]
+    assert independence_test.main([*arguments, "--permutations", "0", "--no-default"]) == 0
+    (rcit,) = [line for line in capsys.readouterr().out.splitlines() if "RCIT  median" in line]
+    assert "this / RCIT 1 " not in rcit and re.search(r"this / RCIT 1$", rcit)
