@@ -17,12 +17,11 @@ tests check it against autograd.
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels.kernel import Kernel
+from .._kernels.kernel import Kernel, standardise
 from .._linalg.backend import (
     PsdSolver,
     as_like,
@@ -49,21 +48,33 @@ def spread_damping(xp: Any, spread: Any, magnitude: Any) -> Any:
     return xp.clip(spread / (SPREAD_FLOOR * xp.clip(magnitude, min=1.0)), max=1.0)
 
 
-def standardised_gradient(gradient: Any, centred: Any, values: Any) -> Any:
-    """A ``gradient`` in the ``centred`` predictions taken as through standardised predictions.
+def prediction_damping(values: np.ndarray, centred: np.ndarray) -> float:
+    """:func:`spread_damping` of host predictions ``values`` and their ``centred`` copy."""
+    size = centred.size
+    spread, magnitude = (np.sqrt(np.vdot(a, a) / size) for a in (centred, values))
+    return float(spread_damping(namespace(centred), spread, magnitude))
 
-    Under the median heuristic the bandwidth follows the predictions' scale, so the part of the
-    gradient along them is projected out, and the rest is damped below the spread floor
-    (:func:`spread_damping`; ``values`` are the predictions before centring). Constant
-    predictions (no spread) keep the plain gradient.
+
+def scaled_predictions(values: Any, width: float, damping: float, median: bool) -> Any:
+    """The predictions ``values`` (``n × k``) centred and divided by their bandwidth ``width``:
+    the ``z`` of :func:`predictions_statistic`, differentiable in ``values``.
+
+    Under the median heuristic (``median``) the bandwidth follows the predictions' scale, so
+    the gradient is taken through standardised predictions (:func:`standardise`): its parts
+    along their mean and their spread are projected out. Below the spread floor it is scaled
+    by ``damping`` (:func:`spread_damping`, of the host copy); the value is not changed.
     """
-    xp = namespace(gradient, centred, values)
-    size = math.prod(centred.shape)
-    squares = xp.sum(centred * centred)
-    spread = squares > 0
-    along = xp.sum(gradient * centred) / xp.where(spread, squares, 1.0)
-    damping = spread_damping(xp, xp.sqrt(squares / size), xp.sqrt(xp.sum(values * values) / size))
-    return xp.where(spread, (gradient - centred * along) * damping, gradient)
+    if not median:
+        return (values - column_means(values)) / width
+    standard, scale = standardise(values)
+    if damping < 1.0:
+        standard = damping * standard + (1.0 - damping) * _constant(standard)
+    return standard * (_constant(scale) / width)
+
+
+def _constant(array: Any) -> Any:
+    """``array`` without its gradient (a torch tensor detached; other arrays carry none)."""
+    return array.detach() if hasattr(array, "detach") else array
 
 
 class PermutationNull(NamedTuple):
@@ -257,6 +268,31 @@ def predictions_statistic(
         None if weighted is None else nystrom.T @ weighted,
     )
     return Forward(trace, raw, landmark_lower, nystrom, solver, weighted)
+
+
+class PredictionScale(NamedTuple):
+    """What a batch's predictions are scaled by, chosen on the host from their copy: their
+    bandwidth ``width``, the ``damping`` of their gradient and the rows ``pivots`` of their
+    landmarks."""
+
+    width: float
+    damping: float
+    pivots: np.ndarray
+
+
+def batch_statistic(
+    values: Any,
+    scale: PredictionScale,
+    side: AttributeSide,
+    shift: float,
+    kernel: Kernel,
+    median: bool,
+) -> Any:
+    """The statistic of a batch's predictions ``values`` (``n × k``) as a 0-d array of their
+    namespace, differentiable in them: :func:`predictions_statistic` of
+    :func:`scaled_predictions`, with the attribute side moved to their device."""
+    z = scaled_predictions(values, scale.width, scale.damping, median)
+    return predictions_statistic(z, kernel, scale.pivots, side.like(z), shift).trace.value
 
 
 def closed_form_gradient(
