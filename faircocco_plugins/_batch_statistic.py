@@ -224,8 +224,7 @@ class BatchStatistic:
         >>> BatchStatistic.gradient_damping(0.2, 0.5), BatchStatistic.gradient_damping(1e-6, 0.5)
         (1.0, 0.001)
         """
-        host = np.asarray(spread)
-        return float(spread_damping(namespace(host), host, np.asarray(magnitude)))
+        return spread_damping(float(spread), float(magnitude))
 
     def fit(self, sensitive_features: Any, y_true: Any = None) -> BatchStatistic:
         """Fit the kernels of the sensitive attributes and (EO) the outcomes; returns ``self``.

@@ -17,6 +17,7 @@ tests check it against autograd.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -41,18 +42,18 @@ from .lowrank import AttributeTrace, attribute_trace
 SPREAD_FLOOR = 1e-3
 
 
-def spread_damping(xp: Any, spread: Any, magnitude: Any) -> Any:
-    """``min(1, spread / (SPREAD_FLOOR · max(1, magnitude)))`` in the namespace ``xp``: the
-    factor on the gradient of predictions whose spread (root mean square about their mean) is
-    ``spread`` and whose root mean square is ``magnitude``."""
-    return xp.clip(spread / (SPREAD_FLOOR * xp.clip(magnitude, min=1.0)), max=1.0)
+def spread_damping(spread: float, magnitude: float) -> float:
+    """``min(1, spread / (SPREAD_FLOOR · max(1, magnitude)))``: the factor on the gradient of
+    predictions whose spread (root mean square about their mean) is ``spread`` and whose root
+    mean square is ``magnitude``."""
+    return min(1.0, spread / (SPREAD_FLOOR * max(1.0, magnitude)))
 
 
 def prediction_damping(values: np.ndarray, centred: np.ndarray) -> float:
     """:func:`spread_damping` of host predictions ``values`` and their ``centred`` copy."""
     size = centred.size
-    spread, magnitude = (np.sqrt(np.vdot(a, a) / size) for a in (centred, values))
-    return float(spread_damping(namespace(centred), spread, magnitude))
+    spread, magnitude = (math.sqrt(float(np.vdot(a, a)) / size) for a in (centred, values))
+    return spread_damping(spread, magnitude)
 
 
 def scaled_predictions(values: Any, width: float, damping: float, median: bool) -> Any:
