@@ -7,8 +7,10 @@ batch in which every column varies), and every batch only maps its rows through 
 predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
 statistic is the low-rank one of :class:`._estimators.lowrank.LowRankFit`, rearranged so that only
 the predictions' kernel rows depend on the model (:mod:`._estimators.batch`, written once over the
-array API): computed on the host with its gradient in closed form, one autograd node per batch,
-and on the predictions' device for predictions on an accelerator.
+array API). On the host its gradient in the scaled predictions is a closed form, one autograd node
+per batch; for predictions on an accelerator it is computed on their device, with the feature maps
+of the attributes and outcomes kept there, and autograd differentiates it. Either way autograd
+scales the predictions (:func:`._estimators.batch.scaled_predictions`).
 """
 
 from __future__ import annotations
@@ -126,9 +128,10 @@ class BatchStatistic:
     **Its gradient.** With ``G = S⁻¹ X``, ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)``
     and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of ``K_zl``, so both reach
     ``K_zl``, and the Gaussian kernel carries them to ``z`` (the landmarks are rows of ``z``
-    too). One autograd node receives the result. In the Nyström basis ``G = L_l⁻ᵀ G′`` with
-    ``G′ = S′⁻¹ X′``, so ``∂T/∂K = 2 (F − Φ G′) G′ᵀ L_l⁻¹`` and
-    ``∂T/∂K_ll = −εN L_l⁻ᵀ G′G′ᵀ L_l⁻¹``.
+    too). One autograd node receives the result, and autograd carries it through the scaling of
+    the predictions (their centring and, under the median heuristic, their standardisation). In
+    the Nyström basis ``G = L_l⁻ᵀ G′`` with ``G′ = S′⁻¹ X′``, so
+    ``∂T/∂K = 2 (F − Φ G′) G′ᵀ L_l⁻¹`` and ``∂T/∂K_ll = −εN L_l⁻ᵀ G′G′ᵀ L_l⁻¹``.
 
     **The chance adjustment.** With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with
     ``M_e = (I − R_c) R_e (I − R_c)`` becomes ``Tr[R_u (M_e − (I − R_c) Ω (I − R_c))]``. Here

@@ -195,3 +195,26 @@ def test_nan_predictions_on_the_device_route_raise_the_host_routes_error(monkeyp
     monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)
     with pytest.raises(ValueError, match=r"^y_pred column 'y_pred' contains NaN"):
         statistic(pred, a[:100], y[:100])
+
+
+def test_the_device_route_forms_the_batch_feature_rows_on_the_device(monkeypatch):
+    """The attribute and outcome feature maps are kept on the predictions' device: each batch's
+    feature rows are formed there from its scaled rows, not on the host and copied over."""
+    from faircocco_plugins._estimators.lowrank import FeatureMap
+
+    a, y = training_data(2000, 2, continuous=True)
+    statistic = fitted("eo", True, a, y)
+    monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
+    monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)
+    pred = torch.tensor(np.random.default_rng(3).normal(size=256), requires_grad=True)
+    formed = []
+    original = FeatureMap.continuous_rows
+
+    def continuous_rows(self, z, codes=None):
+        formed.append(type(z))
+        return original(self, z, codes)
+
+    monkeypatch.setattr(FeatureMap, "continuous_rows", continuous_rows)
+    for start in (0, 256, 512):
+        statistic(pred, a[start : start + 256], y[start : start + 256]).backward()
+    assert formed and all(kind is torch.Tensor for kind in formed)
