@@ -270,7 +270,7 @@ class BatchStatistic:
                 maps[role] = FeatureMap(
                     self.options.rank, pivot_tolerance(self.options.ridge, role)
                 )
-                maps[role].fit_transform(k, np.zeros(()))
+                maps[role].fit_transform(k, _HOST)
         self._scalings, self._maps = scalings, maps
         #: the inputs the maps were fitted on, and the maps fitted again on a device
         self._fitted_inputs = roles
@@ -337,12 +337,12 @@ class BatchStatistic:
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
         shift = self._shift(rows)
-        z, scale = self._scaled_predictions(pred)
-        if tracked:
-            # the scaling by autograd, the statistic of z as one node with its closed form
-            values = _float64_rows(x, pred.shape)
-            x = scaled_predictions(values, scale.width, scale.damping, self._median)
         with self._side_threads():
+            z, scale = self._scaled_predictions(pred)
+            if tracked:
+                # the scaling by autograd, the statistic of z as one node with its closed form
+                values = _float64_rows(x, pred.shape)
+                x = scaled_predictions(values, scale.width, scale.damping, self._median)
             side = self._attribute_side(rows, shift)
             statistic = host_function(self._statistic(side, scale, shift), x, z)
         return as_output(statistic, y_pred)
