@@ -7,10 +7,9 @@ batch in which every column varies), and every batch only maps its rows through 
 predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
 statistic is the low-rank one of :class:`._estimators.lowrank.LowRankFit`, rearranged so that only
 the predictions' kernel rows depend on the model (:mod:`._estimators.batch`, written once over the
-array API). On the host its gradient in the scaled predictions is a closed form, one autograd node
-per batch; for predictions on an accelerator it is computed on their device, with the feature maps
-of the attributes and outcomes kept there, and autograd differentiates it. Either way autograd
-scales the predictions (:func:`._estimators.batch.scaled_predictions`).
+array API). On the host its gradient is a closed form, one autograd node per batch; for
+predictions on an accelerator it is computed on their device, with the feature maps of the
+attributes and outcomes kept there, and autograd differentiates it.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from ._estimators.batch import (
     closed_form_gradient,
     prediction_damping,
     predictions_statistic,
-    scaled_predictions,
     spread_damping,
 )
 from ._estimators.lowrank import (
@@ -128,9 +126,8 @@ class BatchStatistic:
     **Its gradient.** With ``G = S⁻¹ X``, ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)``
     and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of ``K_zl``, so both reach
     ``K_zl``, and the Gaussian kernel carries them to ``z`` (the landmarks are rows of ``z``
-    too). One autograd node receives the result, and autograd carries it through the scaling of
-    the predictions (their centring and, under the median heuristic, their standardisation). In
-    the Nyström basis ``G = L_l⁻ᵀ G′`` with ``G′ = S′⁻¹ X′``, so
+    too), then through their centring and (median heuristic) standardisation. One autograd node
+    receives the result. In the Nyström basis ``G = L_l⁻ᵀ G′`` with ``G′ = S′⁻¹ X′``, so
     ``∂T/∂K = 2 (F − Φ G′) G′ᵀ L_l⁻¹`` and ``∂T/∂K_ll = −εN L_l⁻ᵀ G′G′ᵀ L_l⁻¹``.
 
     **The chance adjustment.** With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with
@@ -329,22 +326,14 @@ class BatchStatistic:
             # the rows the notion measures, gathered: the gradient reaches y_pred's own rows
             x = y_pred if kept is None else take_rows(y_pred, kept)
         self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-        tracked = getattr(y_pred, "requires_grad", False)
-        if self._kernel.gram_gradient is None and tracked:
+        if self._kernel.gram_gradient is None and getattr(y_pred, "requires_grad", False):
             # no closed form without the kernel's Gram gradient: autograd differentiates the
             # same statistic in the predictions' framework
             return as_output(self._device_statistic(x, pred, rows), y_pred)
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
-        shift = self._shift(rows)
         with self._side_threads():
-            z, scale = self._scaled_predictions(pred)
-            if tracked:
-                # the scaling by autograd, the statistic of z as one node with its closed form
-                values = _float64_rows(x, pred.shape)
-                x = scaled_predictions(values, scale.width, scale.damping, self._median)
-            side = self._attribute_side(rows, shift)
-            statistic = host_function(self._statistic(side, scale, shift), x, z)
+            statistic = host_function(self._statistic(rows), x, pred)
         return as_output(statistic, y_pred)
 
     def _too_few_measured(self, y_true: Any) -> bool:
@@ -437,17 +426,23 @@ class BatchStatistic:
         return pred.take(kept, axis=0), rows.take(kept, axis=0), kept
 
     def _statistic(
-        self, side: AttributeSide, scale: PredictionScale, shift: float
+        self, rows: np.ndarray
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
-        """The statistic of a batch as a function of its scaled host predictions ``z`` (``n ×
-        k``), with its gradient: :func:`._estimators.batch.predictions_statistic` on the
-        pivots of ``scale`` and the attribute ``side``, with its closed-form gradient."""
+        """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
+        gradient: :func:`._estimators.batch.predictions_statistic` of the predictions scaled
+        (:meth:`_scaled_predictions`) on the attribute side of the batch's host ``rows``, with
+        its closed-form gradient."""
+        shift = self._shift(rows)
 
-        def value_and_gradient(z: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+        def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+            z, scale = self._scaled_predictions(values)
+            side = self._attribute_side(rows, shift)
             forward = predictions_statistic(z, self._kernel, scale.pivots, side, shift)
 
             def gradient() -> np.ndarray:
-                return closed_form_gradient(forward, z, self._kernel, scale.pivots, side, shift)
+                return closed_form_gradient(
+                    forward, z, self._kernel, scale, side, shift, self._median
+                )
 
             return float(forward.trace.value), gradient
 
@@ -727,12 +722,6 @@ def _plain_host(value: Any) -> np.ndarray | None:
         return None
     array = np.asarray(array, dtype=np.float64)
     return array[:, None] if array.ndim == 1 else array
-
-
-def _float64_rows(x: Any, shape: tuple[int, ...]) -> Any:
-    """The array ``x`` in ``shape`` (its rows as a matrix) and float64, in its namespace."""
-    xp = namespace(x)
-    return xp.astype(xp.reshape(x, shape), xp.float64)
 
 
 def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:

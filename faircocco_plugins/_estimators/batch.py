@@ -300,12 +300,34 @@ def closed_form_gradient(
     forward: Forward,
     z: np.ndarray,
     kernel: Kernel,
+    scale: PredictionScale,
+    side: AttributeSide,
+    shift: float,
+    median: bool,
+) -> np.ndarray:
+    """The gradient of :func:`predictions_statistic` in the host predictions that ``z`` was
+    scaled from, by ``scale``, in closed form, for a kernel with a Gram gradient: the Notes'
+    ``∂T/∂z``, carried through the scaling as autograd carries it through
+    :func:`scaled_predictions` (the part along the predictions projected out under the median
+    heuristic, the rest damped, then centred)."""
+    d_centred = _z_gradient(forward, z, kernel, scale.pivots, side, shift) / scale.width
+    if median:
+        squares = np.vdot(z, z)
+        if squares > 0:  # constant predictions have no spread to project out
+            along = np.vdot(d_centred, z) / squares
+            d_centred = (d_centred - z * along) * scale.damping
+    return d_centred - column_means(d_centred)
+
+
+def _z_gradient(
+    forward: Forward,
+    z: np.ndarray,
+    kernel: Kernel,
     pivots: np.ndarray,
     side: AttributeSide,
     shift: float,
 ) -> np.ndarray:
-    """``∂T/∂z`` of :func:`predictions_statistic` on the host (the Notes' closed form), for a
-    kernel with a Gram gradient."""
+    """``∂T/∂z`` of :func:`predictions_statistic` (the Notes' closed form)."""
     raw, landmark_lower, nystrom, solver = (
         forward.raw,
         forward.landmark_lower,
