@@ -7,11 +7,12 @@ predictions' Nyström rows depend on the model (:func:`predictions_statistic`). 
 gradient is the closed form of :func:`closed_form_gradient`, one autograd node per batch, which
 reaches the predictions through the kernel's Gram gradient
 (:attr:`._kernels.kernel.Kernel.gram_gradient`); on an accelerator, and for a kernel without
-one, autograd differentiates :func:`predictions_statistic` itself. The closed form stays on the
-CPU, where it is faster: 1.5 against 2.9-3.4 ms per penalty step at batch 256 and 45-50 against
-69-73 ms at 16,384 with the Gaussian kernel, within 10% of autograd at 4,096 (``python
-benchmarks/device_route.py --threads 1``, rows "FairCOCCO" and "FairCOCCO, device route"); the
-tests check it against autograd.
+one, autograd differentiates :func:`batch_statistic`, the same statistic of the predictions
+scaled by :func:`scaled_predictions`. The closed form stays on the CPU, where it is faster:
+2.5-2.6 against 11.1-11.6 ms per penalty step at batch 256 and 17.9-18.3 against 22.9-24.5 ms at
+4,096 on a loaded two-core machine (``python benchmarks/device_route.py --threads 1``, rows
+"FairCOCCO" and "FairCOCCO, device route"); scaling by autograd cost 0.2 ms more than the closed
+form's at batch 256. The tests check it against autograd.
 """
 
 from __future__ import annotations
@@ -56,21 +57,22 @@ def prediction_damping(values: np.ndarray, centred: np.ndarray) -> float:
     return spread_damping(spread, magnitude)
 
 
-def scaled_predictions(values: Any, width: float, damping: float, median: bool) -> Any:
-    """The predictions ``values`` (``n × k``) centred and divided by their bandwidth ``width``:
-    the ``z`` of :func:`predictions_statistic`, differentiable in ``values``.
+def scaled_predictions(values: Any, scale: PredictionScale, median: bool) -> Any:
+    """The predictions ``values`` (``n × k``) centred and divided by their bandwidth
+    ``scale.width``: the ``z`` of :func:`predictions_statistic`, differentiable in ``values``.
 
     Under the median heuristic (``median``) the bandwidth follows the predictions' scale, so
     the gradient is taken through standardised predictions (:func:`standardise`): its parts
     along their mean and their spread are projected out. Below the spread floor it is scaled
-    by ``damping`` (:func:`spread_damping`, of the host copy); the value is not changed.
+    by ``scale.damping``; the value is not changed. :func:`closed_form_gradient` takes the
+    same steps on the host.
     """
     if not median:
-        return (values - column_means(values)) / width
-    standard, scale = standardise(values)
-    if damping < 1.0:
-        standard = damping * standard + (1.0 - damping) * _constant(standard)
-    return standard * (_constant(scale) / width)
+        return (values - column_means(values)) / scale.width
+    standard, spread = standardise(values)
+    if scale.damping < 1.0:
+        standard = scale.damping * standard + (1.0 - scale.damping) * _constant(standard)
+    return standard * (_constant(spread) / scale.width)
 
 
 def _constant(array: Any) -> Any:
@@ -292,7 +294,7 @@ def batch_statistic(
     """The statistic of a batch's predictions ``values`` (``n × k``) as a 0-d array of their
     namespace, differentiable in them: :func:`predictions_statistic` of
     :func:`scaled_predictions`, with the attribute side moved to their device."""
-    z = scaled_predictions(values, scale.width, scale.damping, median)
+    z = scaled_predictions(values, scale, median)
     return predictions_statistic(z, kernel, scale.pivots, side.like(z), shift).trace.value
 
 
