@@ -538,11 +538,15 @@ class BatchStatistic:
         sensitive, truth = self._host_rows.variables(rows)
         features = {}
         roles = self._roles(sensitive, truth, self._scalings)
-        maps = self._maps if like is None else self._maps_on(like)
         for role, k in roles.items():
             features[role] = self._maps[role].codes(k)
-            there = k if like is None else _moved(k, like)
-            features[_factors_of(role)] = maps[role].factor(there, _HOST if like is None else like)
+            if like is None:
+                features[_factors_of(role)] = self._maps[role].factor(k, _HOST)
+                continue
+            device_map = self._maps_on(like)[role]
+            # only the Nyström rows of continuous columns read the rows' numbers
+            moved = _moved(k, like) if device_map.continuous_columns else k
+            features[_factors_of(role)] = device_map.factor(moved, like)
         if self.chance_adjusted:
             n = rows.shape[0]
             strata = self._strata

@@ -21,6 +21,7 @@ import itertools
 import math
 from typing import Any, NamedTuple
 
+import array_api_compat
 import numpy as np
 
 from .._kernels.kernel import Kernel, standardise
@@ -144,13 +145,15 @@ def attribute_side(
     of ``c``; ``strata`` (chance-adjusted) the stratum of each distinct row and of each batch row.
     """
     xp = namespace(expanded)
-    n = float(weights.sum())
-    weight = as_like(weights, expanded)
-    centred = expanded - (weight @ expanded) / n
     # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ: the Gram of the rows
     # scaled by √weight, a product of a matrix with its own transpose, which numpy computes
     # with half the work of a general product; chance-adjusted, summed over the strata's Grams
-    scaled = centred if slots is None else centred * xp.sqrt(weight)[:, None]
+    if slots is None:  # the batch's own rows, each once
+        centred = scaled = expanded - column_means(expanded)
+    else:
+        weight = as_like(weights, expanded)
+        centred = expanded - (weight @ expanded) / float(weights.sum())
+        scaled = centred * xp.sqrt(weight)[:, None]
     stratum_grams = None if strata is None else _stratum_grams(scaled, strata[0])
     gram = scaled.T @ scaled if stratum_grams is None else sum(stratum_grams[1:], stratum_grams[0])
     width = int(gram.shape[0])
@@ -295,7 +298,9 @@ def batch_statistic(
     namespace, differentiable in them: :func:`predictions_statistic` of
     :func:`scaled_predictions`, with the attribute side moved to their device."""
     z = scaled_predictions(values, scale, median)
-    return predictions_statistic(z, kernel, scale.pivots, side.like(z), shift).trace.value
+    # copied to the device once, for the two gathers of the landmarks
+    pivots = namespace(z).asarray(scale.pivots, device=array_api_compat.device(z))
+    return predictions_statistic(z, kernel, pivots, side.like(z), shift).trace.value
 
 
 def closed_form_gradient(
