@@ -9,7 +9,7 @@ reaches the predictions through the kernel's Gram gradient
 (:attr:`._kernels.kernel.Kernel.gram_gradient`); on an accelerator, and for a kernel without
 one, autograd differentiates :func:`batch_statistic`, the same statistic of the predictions
 scaled by :func:`scaled_predictions`. The closed form stays on the CPU, where it is faster:
-2.5-2.6 against 11.1-11.6 ms per penalty step at batch 256 and 17.9-18.3 against 22.9-24.5 ms at
+2.8-3.2 against 5.8-10.0 ms per penalty step at batch 256 and 14.6-20.7 against 17.8-26.4 ms at
 4,096 on a loaded two-core machine (``python benchmarks/device_route.py --threads 1``, rows
 "FairCOCCO" and "FairCOCCO, device route"); scaling by autograd cost 0.2 ms more than the closed
 form's at batch 256. The tests check it against autograd.

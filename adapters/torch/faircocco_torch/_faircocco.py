@@ -115,7 +115,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     With the median heuristic the statistic does not change when the predictions are shifted or
     rescaled. Its gradient is therefore taken through predictions centred and divided by their
     root mean square (:func:`faircocco_plugins.standardise`; for DP and EO inside
-    :class:`faircocco_plugins.BatchStatistic`): the value is the same, and
+    :class:`faircocco_plugins.BatchStatistic`'s closed-form gradient): the value is the same, and
     the gradient loses a spurious component that, with a detached bandwidth, shrinks the
     predictions' spread and can drive training to constant predictions. The same invariance
     makes the gradient grow as ``1 / spread``; below a spread (root mean square about the
