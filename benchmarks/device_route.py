@@ -53,7 +53,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from faircocco_plugins import BatchStatistic, faircocco_score
 from faircocco_plugins._linalg import backend
 from faircocco_plugins._routes import choose
-from faircocco_plugins._routes.device_penalty import batch_statistic
+from faircocco_plugins._routes.device_penalty import device_statistic
 from faircocco_torch import FACLPenalty, FairCOCCOPenalty, HSICPenalty
 
 #: Tensor methods that read a value to the host, and torch functions that write one in.
@@ -255,14 +255,15 @@ def precision_rows(devices: Sequence[str]) -> None:
                 batch = statistic._plain_batch(pred, batch_attributes, batch_y)
                 assert batch is not None, "the batch is one of plain numeric arrays"
                 values, rows, _ = batch
-                shift = statistic.options.ridge.shift("u", 4096)
-                side = statistic._attribute_side(rows, shift)
-                _, width, _, pivots = statistic._scaled_predictions(values)
-                arguments = (side, shift, width, pivots, statistic.options)
-                double = float(batch_statistic(torch.tensor(pred, device=device), *arguments))
+                shift = statistic._shift(rows)
+                like = torch.zeros((), dtype=torch.float64, device=device)
+                side = statistic._attribute_side(rows, shift, like)
+                _, scale = statistic._scaled_predictions(values)
+                arguments = (side, shift, scale, statistic.options)
+                double = float(device_statistic(torch.tensor(pred, device=device), *arguments))
                 single = torch.tensor(pred, dtype=torch.float32, device=device)
                 try:
-                    value = batch_statistic(single, *arguments, torch.float32)
+                    value = device_statistic(single, *arguments, torch.float32)
                     cells.append(f"{abs(float(value) - double) / abs(double):.1e}")
                 except torch.linalg.LinAlgError:
                     cells.append("not positive definite")

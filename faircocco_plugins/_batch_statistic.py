@@ -7,8 +7,9 @@ batch in which every column varies), and every batch only maps its rows through 
 predictions' bandwidth and pivots are refitted on every batch, because the model moves. The
 statistic is the low-rank one of :class:`._estimators.lowrank.LowRankFit`, rearranged so that only
 the predictions' kernel rows depend on the model (:mod:`._estimators.batch`, written once over the
-array API): computed on the host with its gradient in closed form, one autograd node per batch,
-and on the predictions' device for predictions on an accelerator.
+array API). On the host its gradient is a closed form, one autograd node per batch; for
+predictions on an accelerator it is computed on their device, with the feature maps of the
+attributes and outcomes kept there, and autograd differentiates it.
 """
 
 from __future__ import annotations
@@ -19,15 +20,17 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, Unpack
 
+import array_api_compat
 import numpy as np
 
 from ._estimators.batch import (
     AttributeSide,
+    PredictionScale,
     attribute_side,
     closed_form_gradient,
+    prediction_damping,
     predictions_statistic,
     spread_damping,
-    standardised_gradient,
 )
 from ._estimators.lowrank import (
     FeatureMap,
@@ -42,7 +45,7 @@ from ._inputs.row_order import in_order
 from ._inputs.row_table import RowTable
 from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
 from ._kernels.kernel import KernelInput, Scaling, bandwidth_rows
-from ._kernels.levels import LevelRegistry
+from ._kernels.levels import LevelRegistry, unique_inverse
 from ._kernels.range_watch import RangeWatch
 from ._kernels.registry import kernel_named
 from ._linalg.backend import (
@@ -64,6 +67,8 @@ from ._routes.problem import Problem, fit_scaling, measured_rows, roles_of
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
 _STRATUM = "stratum"
+#: The ``like`` of host computations.
+_HOST = np.zeros(())
 #: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
 #: numpy's BLAS to one thread: narrower products run on one thread anyway.
 _NARROW_SIDE = 32
@@ -121,9 +126,9 @@ class BatchStatistic:
     **Its gradient.** With ``G = S⁻¹ X``, ``∂T/∂K = 2 (F − K G) Gᵀ = 2 (P (G L⁻¹)ᵀ − K G Gᵀ)``
     and ``∂T/∂K_ll = −εN G Gᵀ``. ``K_ll`` is the pivots' rows of ``K_zl``, so both reach
     ``K_zl``, and the Gaussian kernel carries them to ``z`` (the landmarks are rows of ``z``
-    too). One autograd node receives the result. In the Nyström basis ``G = L_l⁻ᵀ G′`` with
-    ``G′ = S′⁻¹ X′``, so ``∂T/∂K = 2 (F − Φ G′) G′ᵀ L_l⁻¹`` and
-    ``∂T/∂K_ll = −εN L_l⁻ᵀ G′G′ᵀ L_l⁻¹``.
+    too), then through their centring and (median heuristic) standardisation. One autograd node
+    receives the result. In the Nyström basis ``G = L_l⁻ᵀ G′`` with ``G′ = S′⁻¹ X′``, so
+    ``∂T/∂K = 2 (F − Φ G′) G′ᵀ L_l⁻¹`` and ``∂T/∂K_ll = −εN L_l⁻ᵀ G′G′ᵀ L_l⁻¹``.
 
     **The chance adjustment.** With ``chance_adjusted``, the statistic ``Tr[R_u M_e]`` with
     ``M_e = (I − R_c) R_e (I − R_c)`` becomes ``Tr[R_u (M_e − (I − R_c) Ω (I − R_c))]``. Here
@@ -175,6 +180,8 @@ class BatchStatistic:
         #: whether the kernels were fitted on a batch with a constant column (refitted next)
         self._provisional = False
         self._maps: dict[str, FeatureMap] = {}
+        self._fitted_inputs: dict[str, KernelInput] = {}
+        self._device_maps: tuple[str, dict[str, FeatureMap]] | None = None
         self._host_rows: HostRows
         self._features: RowTable
         self._wide_side: bool
@@ -217,8 +224,7 @@ class BatchStatistic:
         >>> BatchStatistic.gradient_damping(0.2, 0.5), BatchStatistic.gradient_damping(1e-6, 0.5)
         (1.0, 0.001)
         """
-        host = np.asarray(spread)
-        return float(spread_damping(namespace(host), host, np.asarray(magnitude)))
+        return spread_damping(float(spread), float(magnitude))
 
     def fit(self, sensitive_features: Any, y_true: Any = None) -> BatchStatistic:
         """Fit the kernels of the sensitive attributes and (EO) the outcomes; returns ``self``.
@@ -261,8 +267,11 @@ class BatchStatistic:
                 maps[role] = FeatureMap(
                     self.options.rank, pivot_tolerance(self.options.ridge, role)
                 )
-                maps[role].fit_transform(k, np.zeros(()))
+                maps[role].fit_transform(k, _HOST)
         self._scalings, self._maps = scalings, maps
+        #: the inputs the maps were fitted on, and the maps fitted again on a device
+        self._fitted_inputs = roles
+        self._device_maps = None
         # the strata the null permutes within: the outcome's levels or quantile bins under EO
         self._strata = Strata(roles[Role.GIVEN]) if Role.GIVEN in roles else None
         width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
@@ -323,9 +332,8 @@ class BatchStatistic:
             return as_output(self._device_statistic(x, pred, rows), y_pred)
         if self._host_rows.sensitive_is_constant(rows):
             return as_output(host_function(_zero, x, pred), y_pred)
-        shift = self.options.ridge.shift(Role.MEASURED, pred.shape[0])
         with self._side_threads():
-            statistic = host_function(self._statistic(rows, shift), x, pred)
+            statistic = host_function(self._statistic(rows), x, pred)
         return as_output(statistic, y_pred)
 
     def _too_few_measured(self, y_true: Any) -> bool:
@@ -347,15 +355,19 @@ class BatchStatistic:
     def _device_statistic(self, y_pred: Any, pred: np.ndarray, rows: np.ndarray) -> Any:
         """The statistic of the batch on ``y_pred``'s device, from its host copy ``pred`` (for
         the bandwidth and pivots, chosen as on the host route) and its host ``rows`` (for the
-        attribute side, formed on the device from their feature rows; None when the attributes
-        are constant: the statistic is 0)."""
-        shift = self.options.ridge.shift(Role.MEASURED, rows.shape[0])
+        attribute side, formed on the device by the feature maps kept there; None when the
+        attributes are constant: the statistic is 0)."""
+        shift = self._shift(rows)
         side = None
         if not self._host_rows.sensitive_is_constant(rows):
             with self._side_threads():
                 side = self._attribute_side(rows, shift, float64_like(y_pred))
-        _, width, _, pivots = self._scaled_predictions(pred)
-        return device_batch_statistic(y_pred, side, shift, width, pivots, self.options)
+        _, scale = self._scaled_predictions(pred)
+        return device_batch_statistic(y_pred, side, shift, scale, self.options)
+
+    def _shift(self, rows: np.ndarray) -> float:
+        """``εN`` of the predictions (and of the attributes) in a batch of ``rows``."""
+        return self.options.ridge.shift(Role.MEASURED, rows.shape[0])
 
     def _checked_batch(
         self, y_pred: Any, sensitive_features: Any, y_true: Any
@@ -414,41 +426,37 @@ class BatchStatistic:
         return pred.take(kept, axis=0), rows.take(kept, axis=0), kept
 
     def _statistic(
-        self, rows: np.ndarray, shift: float
+        self, rows: np.ndarray
     ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """The statistic of a batch as a function of its host predictions ``(n, k)``, with its
-        gradient: centred and divided by their median distance (median heuristic), then
-        :func:`._estimators.batch.predictions_statistic` on pivots chosen for them and the
-        attribute side of the batch's host ``rows``, with its closed-form gradient.
-        """
-        median = self.options.bandwidth == "median"
+        gradient: :func:`._estimators.batch.predictions_statistic` of the predictions scaled
+        (:meth:`_scaled_predictions`) on the attribute side of the batch's host ``rows``, with
+        its closed-form gradient."""
+        shift = self._shift(rows)
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
-            centred, width, z, pivots = self._scaled_predictions(values)
+            z, scale = self._scaled_predictions(values)
             side = self._attribute_side(rows, shift)
-            forward = predictions_statistic(z, self._kernel, pivots, side, shift)
+            forward = predictions_statistic(z, self._kernel, scale.pivots, side, shift)
 
             def gradient() -> np.ndarray:
-                d_centred = closed_form_gradient(forward, z, self._kernel, pivots, side, shift)
-                d_centred /= width
-                if median:
-                    d_centred = standardised_gradient(d_centred, centred, values)
-                return d_centred - column_means(d_centred)
+                return closed_form_gradient(
+                    forward, z, self._kernel, scale, side, shift, self._median
+                )
 
             return float(forward.trace.value), gradient
 
         return value_and_gradient
 
-    def _scaled_predictions(
-        self, values: np.ndarray
-    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-        """Host predictions ``(n, k)`` centred, their bandwidth (the median distance of a
-        seeded sample of rows, or the fixed one), the centred predictions divided by it, and
-        the pivots incomplete Cholesky chooses for those."""
+    def _scaled_predictions(self, values: np.ndarray) -> tuple[np.ndarray, PredictionScale]:
+        """Host predictions ``(n, k)`` centred and divided by their bandwidth (the median
+        distance of a seeded sample of rows, or the fixed one), and what they were scaled by:
+        that bandwidth, the damping of their gradient and the pivots incomplete Cholesky
+        chooses for them."""
         n = values.shape[0]
         # every registered kernel is translation invariant: centring only keeps digits
         centred = values - column_means(values)
-        if self.options.bandwidth == "median":
+        if self._median:
             sample = bandwidth_rows(n, self.options.random_state)
             sampled = centred if sample.size == n else take_rows(centred, sample)
             width = self._kernel.bandwidth(sampled)
@@ -461,28 +469,37 @@ class BatchStatistic:
             pivot_tolerance(self.options.ridge, Role.MEASURED),
             self.options.rank or self._kernel.default_rank,
         )
-        return centred, width, z, pivots
+        return z, PredictionScale(width, prediction_damping(values, centred), pivots)
+
+    @property
+    def _median(self) -> bool:
+        """Whether the predictions' bandwidth is the median heuristic's."""
+        return self.options.bandwidth == "median"
 
     def _attribute_side(self, rows: np.ndarray, shift: float, like: Any = None) -> AttributeSide:
         """The :class:`AttributeSide` of a batch's host ``rows`` (``shift`` is ``εN`` of ``u``
-        and ``e``), computed in the namespace and on the device of ``like`` (the host without).
+        and ``e``), on the host or, given ``like``, in its namespace and on its device.
 
-        A row of ``P`` depends on the batch only through sums over rows, so while the table of
-        known rows is no longer than the batch (discrete attributes and outcomes), ``P`` is
-        computed on the table's rows weighted by their counts in the batch, whose expanded
-        feature rows are kept, and then read for each row.
+        On the host, a row of ``P`` depends on the batch only through sums over rows, so while
+        the table of known rows is no longer than the batch (discrete attributes and outcomes),
+        ``P`` is computed on the table's rows weighted by their counts in the batch, whose
+        expanded feature rows are kept, and then read for each row. On a device, the feature
+        maps kept there form the batch's own feature rows (:meth:`_feature_rows`).
         """
         n = rows.shape[0]
-        slots, features = self._features.lookup(rows)
-        if slots is not None and self._features.size <= n:
-            expanded, e_width = self._expanded_table(features)
-            if like is not None:
-                expanded = as_like(expanded, like)
-            weights = np.bincount(slots, ones(n), minlength=self._features.size)
+        weights, slots = ones(n), None
+        if like is not None:
+            features = self._feature_rows(rows, like)
+            expanded, e_width = self._expanded(features, like)
         else:
-            if slots is not None:
-                features = {name: take_rows(table, slots) for name, table in features.items()}
-            (expanded, e_width), weights, slots = self._expanded(features, like), ones(n), None
+            slots, features = self._features.lookup(rows)
+            if slots is not None and self._features.size <= n:
+                expanded, e_width = self._expanded_table(features)
+                weights = np.bincount(slots, weights, minlength=self._features.size)
+            else:
+                if slots is not None:
+                    features = {name: take_rows(table, slots) for name, table in features.items()}
+                (expanded, e_width), slots = self._expanded(features), None
         shifts = (shift, self.options.ridge.shift(Role.GIVEN, n))
         strata = None
         if self.chance_adjusted:
@@ -497,37 +514,39 @@ class BatchStatistic:
             self._table_rows = (size, self._expanded(features))
         return self._table_rows[1]
 
-    def _expanded(self, features: dict[str, np.ndarray], like: Any = None) -> tuple[Any, int]:
+    def _expanded(self, features: dict[str, Any], like: Any = None) -> tuple[Any, int]:
         """Feature rows ``W[g] ⊗ φ`` of ``e`` then (EO) ``c``, side by side, from
-        :meth:`_feature_rows`' results, formed in the namespace and on the device of ``like``
-        (the host without); and the width of ``e``'s."""
-
-        def there(array: np.ndarray) -> Any:
-            return array if like is None else as_like(array, like)
-
-        blocks = [
-            row_kronecker(
-                there(self._maps[role].level_rows(features[role])),
-                there(features[_factors_of(role)]),
-            )
-            for role in (Role.ATTRIBUTES, Role.GIVEN)
-            if role in self._maps
-        ]
+        :meth:`_feature_rows`' results, formed in the namespace and on the device of their
+        factor rows; and the width of ``e``'s. The level rows ``W[g]`` are gathered there from
+        the factor of the combinations present (``like``: on its device)."""
+        blocks = []
+        for role in (Role.ATTRIBUTES, Role.GIVEN):
+            if role in self._maps:
+                present, inverse = unique_inverse(features[role])
+                root = self._maps[role].level_rows(present)
+                root = root if like is None else as_like(root, like)
+                blocks.append(row_kronecker(take_rows(root, inverse), features[_factors_of(role)]))
         xp = namespace(*blocks)
         return xp.concat(blocks, axis=1), int(blocks[0].shape[1])
 
-    def _feature_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+    def _feature_rows(self, rows: np.ndarray, like: Any = None) -> dict[str, Any]:
         """Level codes (keyed by the role) and continuous factor rows (keyed by
-        :func:`_factors_of` the role) of distinct host rows, under the fitted maps: what
-        :class:`RowTable` remembers."""
+        :func:`_factors_of` the role) of host rows, under the fitted maps: what
+        :class:`RowTable` remembers. Given ``like``, the factor rows are formed on its device
+        by the maps kept there (:meth:`_maps_on`); codes and strata stay on the host."""
         assert self._scalings is not None
         sensitive, truth = self._host_rows.variables(rows)
         features = {}
         roles = self._roles(sensitive, truth, self._scalings)
         for role, k in roles.items():
-            features[role], features[_factors_of(role)] = self._maps[role].transform(
-                k, np.zeros(())
-            )
+            features[role] = self._maps[role].codes(k)
+            if like is None:
+                features[_factors_of(role)] = self._maps[role].factor(k, _HOST)
+                continue
+            device_map = self._maps_on(like)[role]
+            # only the Nyström rows of continuous columns read the rows' numbers
+            moved = _moved(k, like) if device_map.continuous_columns else k
+            features[_factors_of(role)] = device_map.factor(moved, like)
         if self.chance_adjusted:
             n = rows.shape[0]
             strata = self._strata
@@ -535,6 +554,21 @@ class BatchStatistic:
                 np.zeros(n, dtype=np.int64) if strata is None else strata.assign(roles[Role.GIVEN])
             )
         return features
+
+    def _maps_on(self, like: Any) -> dict[str, FeatureMap]:
+        """The fitted feature maps with their pivots on ``like``'s device: fitted again there
+        on the data the host's were fitted on (the same pivots: they are chosen on a host
+        copy), once per device."""
+        device = str(array_api_compat.device(like))
+        if self._device_maps is None or self._device_maps[0] != device:
+            maps = {}
+            for role, k in self._fitted_inputs.items():
+                maps[role] = FeatureMap(
+                    self.options.rank, pivot_tolerance(self.options.ridge, role)
+                )
+                maps[role].fit_transform(_moved(k, like), like)
+            self._device_maps = (device, maps)
+        return self._device_maps[1]
 
     def _roles(
         self, sensitive: Variable, truth: Variable | None, scalings: dict[str, Scaling]
@@ -640,6 +674,11 @@ class HostRows:
         sensitive, truth = variables
         assert sensitive is not None
         return sensitive, truth
+
+
+def _moved(k: KernelInput, like: Any) -> KernelInput:
+    """``k`` with its numeric columns on ``like``'s device (codes stay on the host)."""
+    return k if k.z is None else replace(k, z=as_like(k.z, like))
 
 
 def _factors_of(role: str) -> str:

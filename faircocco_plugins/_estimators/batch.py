@@ -7,11 +7,12 @@ predictions' Nyström rows depend on the model (:func:`predictions_statistic`). 
 gradient is the closed form of :func:`closed_form_gradient`, one autograd node per batch, which
 reaches the predictions through the kernel's Gram gradient
 (:attr:`._kernels.kernel.Kernel.gram_gradient`); on an accelerator, and for a kernel without
-one, autograd differentiates :func:`predictions_statistic` itself. The closed form stays on the
-CPU, where it is faster: 1.5 against 2.9-3.4 ms per penalty step at batch 256 and 45-50 against
-69-73 ms at 16,384 with the Gaussian kernel, within 10% of autograd at 4,096 (``python
-benchmarks/device_route.py --threads 1``, rows "FairCOCCO" and "FairCOCCO, device route"); the
-tests check it against autograd.
+one, autograd differentiates :func:`batch_statistic`, the same statistic of the predictions
+scaled by :func:`scaled_predictions`. The closed form stays on the CPU, where it is faster:
+2.8-3.2 against 5.8-10.0 ms per penalty step at batch 256 and 14.6-20.7 against 17.8-26.4 ms at
+4,096 on a loaded two-core machine (``python benchmarks/device_route.py --threads 1``, rows
+"FairCOCCO" and "FairCOCCO, device route"); scaling by autograd cost 0.2 ms more than the closed
+form's at batch 256. The tests check it against autograd.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import itertools
 import math
 from typing import Any, NamedTuple
 
+import array_api_compat
 import numpy as np
 
-from .._kernels.kernel import Kernel
+from .._kernels.kernel import Kernel, standardise
 from .._linalg.backend import (
     PsdSolver,
     as_like,
@@ -42,28 +44,41 @@ from .lowrank import AttributeTrace, attribute_trace
 SPREAD_FLOOR = 1e-3
 
 
-def spread_damping(xp: Any, spread: Any, magnitude: Any) -> Any:
-    """``min(1, spread / (SPREAD_FLOOR · max(1, magnitude)))`` in the namespace ``xp``: the
-    factor on the gradient of predictions whose spread (root mean square about their mean) is
-    ``spread`` and whose root mean square is ``magnitude``."""
-    return xp.clip(spread / (SPREAD_FLOOR * xp.clip(magnitude, min=1.0)), max=1.0)
+def spread_damping(spread: float, magnitude: float) -> float:
+    """``min(1, spread / (SPREAD_FLOOR · max(1, magnitude)))``: the factor on the gradient of
+    predictions whose spread (root mean square about their mean) is ``spread`` and whose root
+    mean square is ``magnitude``."""
+    return min(1.0, spread / (SPREAD_FLOOR * max(1.0, magnitude)))
 
 
-def standardised_gradient(gradient: Any, centred: Any, values: Any) -> Any:
-    """A ``gradient`` in the ``centred`` predictions taken as through standardised predictions.
+def prediction_damping(values: np.ndarray, centred: np.ndarray) -> float:
+    """:func:`spread_damping` of host predictions ``values`` and their ``centred`` copy."""
+    size = centred.size
+    spread, magnitude = (math.sqrt(float(np.vdot(a, a)) / size) for a in (centred, values))
+    return spread_damping(spread, magnitude)
 
-    Under the median heuristic the bandwidth follows the predictions' scale, so the part of the
-    gradient along them is projected out, and the rest is damped below the spread floor
-    (:func:`spread_damping`; ``values`` are the predictions before centring). Constant
-    predictions (no spread) keep the plain gradient.
+
+def scaled_predictions(values: Any, scale: PredictionScale, median: bool) -> Any:
+    """The predictions ``values`` (``n × k``) centred and divided by their bandwidth
+    ``scale.width``: the ``z`` of :func:`predictions_statistic`, differentiable in ``values``.
+
+    Under the median heuristic (``median``) the bandwidth follows the predictions' scale, so
+    the gradient is taken through standardised predictions (:func:`standardise`): its parts
+    along their mean and their spread are projected out. Below the spread floor it is scaled
+    by ``scale.damping``; the value is not changed. :func:`closed_form_gradient` takes the
+    same steps on the host.
     """
-    xp = namespace(gradient, centred, values)
-    size = math.prod(centred.shape)
-    squares = xp.sum(centred * centred)
-    spread = squares > 0
-    along = xp.sum(gradient * centred) / xp.where(spread, squares, 1.0)
-    damping = spread_damping(xp, xp.sqrt(squares / size), xp.sqrt(xp.sum(values * values) / size))
-    return xp.where(spread, (gradient - centred * along) * damping, gradient)
+    if not median:
+        return (values - column_means(values)) / scale.width
+    standard, spread = standardise(values)
+    if scale.damping < 1.0:
+        standard = scale.damping * standard + (1.0 - scale.damping) * _constant(standard)
+    return standard * (_constant(spread) / scale.width)
+
+
+def _constant(array: Any) -> Any:
+    """``array`` without its gradient (a torch tensor detached; other arrays carry none)."""
+    return array.detach() if hasattr(array, "detach") else array
 
 
 class PermutationNull(NamedTuple):
@@ -130,13 +145,15 @@ def attribute_side(
     of ``c``; ``strata`` (chance-adjusted) the stratum of each distinct row and of each batch row.
     """
     xp = namespace(expanded)
-    n = float(weights.sum())
-    weight = as_like(weights, expanded)
-    centred = expanded - (weight @ expanded) / n
     # one weighted Gram of the centred [Ē C̄] holds ĒᵀĒ, C̄ᵀC̄ and C̄ᵀĒ: the Gram of the rows
     # scaled by √weight, a product of a matrix with its own transpose, which numpy computes
     # with half the work of a general product; chance-adjusted, summed over the strata's Grams
-    scaled = centred if slots is None else centred * xp.sqrt(weight)[:, None]
+    if slots is None:  # the batch's own rows, each once
+        centred = scaled = expanded - column_means(expanded)
+    else:
+        weight = as_like(weights, expanded)
+        centred = expanded - (weight @ expanded) / float(weights.sum())
+        scaled = centred * xp.sqrt(weight)[:, None]
     stratum_grams = None if strata is None else _stratum_grams(scaled, strata[0])
     gram = scaled.T @ scaled if stratum_grams is None else sum(stratum_grams[1:], stratum_grams[0])
     width = int(gram.shape[0])
@@ -259,7 +276,57 @@ def predictions_statistic(
     return Forward(trace, raw, landmark_lower, nystrom, solver, weighted)
 
 
+class PredictionScale(NamedTuple):
+    """What a batch's predictions are scaled by, chosen on the host from their copy: their
+    bandwidth ``width``, the ``damping`` of their gradient and the rows ``pivots`` of their
+    landmarks."""
+
+    width: float
+    damping: float
+    pivots: np.ndarray
+
+
+def batch_statistic(
+    values: Any,
+    scale: PredictionScale,
+    side: AttributeSide,
+    shift: float,
+    kernel: Kernel,
+    median: bool,
+) -> Any:
+    """The statistic of a batch's predictions ``values`` (``n × k``) as a 0-d array of their
+    namespace, differentiable in them: :func:`predictions_statistic` of
+    :func:`scaled_predictions`, with the attribute side moved to their device."""
+    z = scaled_predictions(values, scale, median)
+    # copied to the device once, for the two gathers of the landmarks
+    pivots = namespace(z).asarray(scale.pivots, device=array_api_compat.device(z))
+    return predictions_statistic(z, kernel, pivots, side.like(z), shift).trace.value
+
+
 def closed_form_gradient(
+    forward: Forward,
+    z: np.ndarray,
+    kernel: Kernel,
+    scale: PredictionScale,
+    side: AttributeSide,
+    shift: float,
+    median: bool,
+) -> np.ndarray:
+    """The gradient of :func:`predictions_statistic` in the host predictions that ``z`` was
+    scaled from, by ``scale``, in closed form, for a kernel with a Gram gradient: the Notes'
+    ``∂T/∂z``, carried through the scaling as autograd carries it through
+    :func:`scaled_predictions` (the part along the predictions projected out under the median
+    heuristic, the rest damped, then centred)."""
+    d_centred = _z_gradient(forward, z, kernel, scale.pivots, side, shift) / scale.width
+    if median:
+        squares = np.vdot(z, z)
+        if squares > 0:  # constant predictions have no spread to project out
+            along = np.vdot(d_centred, z) / squares
+            d_centred = (d_centred - z * along) * scale.damping
+    return d_centred - column_means(d_centred)
+
+
+def _z_gradient(
     forward: Forward,
     z: np.ndarray,
     kernel: Kernel,
@@ -267,8 +334,7 @@ def closed_form_gradient(
     side: AttributeSide,
     shift: float,
 ) -> np.ndarray:
-    """``∂T/∂z`` of :func:`predictions_statistic` on the host (the Notes' closed form), for a
-    kernel with a Gram gradient."""
+    """``∂T/∂z`` of :func:`predictions_statistic` (the Notes' closed form)."""
     raw, landmark_lower, nystrom, solver = (
         forward.raw,
         forward.landmark_lower,

@@ -122,11 +122,9 @@ def batch_on_device(y_pred: Any, n: int) -> bool:
     return n > HOST_BATCH_ROWS and backend.on_accelerator(y_pred)
 
 
-def device_batch_statistic(
-    y_pred: Any, side: Any, shift: float, width: float, pivots: Any, options: Any
-) -> Any:
+def device_batch_statistic(y_pred: Any, side: Any, shift: float, scale: Any, options: Any) -> Any:
     """A training batch's statistic on ``y_pred``'s device (:mod:`._routes.device_penalty`, imported
     on the first call)."""
     from . import device_penalty
 
-    return device_penalty.batch_statistic(y_pred, side, shift, width, pivots, options)
+    return device_penalty.device_statistic(y_pred, side, shift, scale, options)

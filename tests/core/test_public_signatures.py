@@ -20,7 +20,7 @@ PINNED = {
             "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
             "random_state: 'int | None' = None, chance_adjusted: 'bool' = False) -> 'None'"
         ),
-        "e39a385a6b84e435",
+        "3e3b895a1a322661",
     ),
     "faircocco_plugins:BatchStatistic.fit": (
         ("(self, sensitive_features: 'Any', y_true: 'Any' = None) -> 'BatchStatistic'"),
