@@ -33,8 +33,8 @@ FairCOCCO rows, the mean chance-adjusted score of the fair (null) data. Two fami
 ``--strengths`` multiplies the alternative's effect (power at several strengths); ``--null-only``
 leaves out the alternative (size alone), ``--alternative-only`` the null (power alone).
 
-**Speed** (``--speed``). The default test (``null="auto"``, which permutes with a continuous
-conditioning variable at the default ``conditioning_eps``; ``--no-default`` leaves it out), the
+**Speed** (``--speed``). The default test (``null="auto"``, which takes the spectral null from
+300 rows at the test's defaults; ``--no-default`` leaves it out), the
 gamma null (``null="gamma"``) and the spectral null (``null="spectral"``, at the first
 ``--conditioning-eps``) against causal-learn's KCI
 (``KCI_CInd``, or ``KCI_UInd`` under DP) and RCIT (``RCIT``, or ``RIT`` under DP) and the
@@ -276,6 +276,7 @@ def run(
     eps_values: Sequence[float | None] = (None,),
     conditioning_eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
+    attribute_kernels: Sequence[str | None] = (None,),
     nulls: Sequence[str] = NULLS,
     strengths: Sequence[float] = (1.0,),
     peers: bool = True,
@@ -286,9 +287,10 @@ def run(
 ) -> pd.DataFrame:
     """Print and return the rejection rates of each test, setting, size and strength.
 
-    ``eps_values``, ``conditioning_eps_values`` and ``width_sets`` list the ``eps``, the
-    ``conditioning_eps`` and the kernel ``widths`` of the FairCOCCO test (``None``: its
-    default), and ``nulls`` its nulls; every combination is run.
+    ``eps_values``, ``conditioning_eps_values``, ``width_sets`` and ``attribute_kernels`` list
+    the ``eps``, the ``conditioning_eps``, the kernel ``widths`` and the ``attribute_kernel``
+    of the FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination
+    is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
     alternative (size alone, e.g. at large ``N``), ``alternative_only`` the null (power alone,
@@ -297,12 +299,13 @@ def run(
     if null_only and alternative_only:
         raise ValueError("null_only and alternative_only leave nothing to run; pass one")
     tests = {
-        _variant_name(eps, widths, null, conditioning): faircocco_test(
+        _variant_name(eps, widths, null, conditioning, attribute_kernel): faircocco_test(
             permutations,
             {
                 **({} if eps is None else {"eps": eps}),
                 **({} if conditioning is None else {"conditioning_eps": conditioning}),
                 **({} if widths is None else {"widths": widths}),
+                **({} if attribute_kernel is None else {"attribute_kernel": attribute_kernel}),
             },
             null,
         )
@@ -310,6 +313,7 @@ def run(
         for eps in eps_values
         for conditioning in conditioning_eps_values
         for widths in width_sets
+        for attribute_kernel in attribute_kernels
     }
     if peers:
         tests.update(peer_tests())
@@ -387,10 +391,13 @@ def _variant_name(
     widths: tuple[float, ...] | None,
     null: str,
     conditioning: float | None = None,
+    attribute_kernel: str | None = None,
 ) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
     if conditioning is not None:
         name += f" ceps={conditioning:g}"
+    if attribute_kernel is not None:
+        name += f" {attribute_kernel}"
     if widths is not None:
         name += " w=" + "+".join(f"{w:g}" for w in widths)
     if null != "permutation":
@@ -431,12 +438,12 @@ def speed(
     out: TextIO | None = None,
 ) -> pd.DataFrame:
     """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
-    at ``conditioning_eps``, by default the test's) and, where installed, of
-    causal-learn's KCI (and, with ``permutations``, of the permutation test with that many
+    at ``conditioning_eps``, by default the test's own) and, where installed, of
+    causal-learn's KCI and RCIT (and, with ``permutations``, of the permutation test with that many
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
-    ``kci_over_this`` is KCI's median over the method's; ``default=False`` leaves out the
-    default test (with a continuous conditioning variable, a permutation test of minutes)."""
+    ``kci_over_this`` is KCI's median over the method's, ``this_over_rcit`` the method's over
+    RCIT's; ``default=False`` leaves out the default test."""
     methods: dict[str, Callable[[Sample], Any]] = {
         "faircocco gamma": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
@@ -447,7 +454,7 @@ def speed(
             y_true=s.y_true,
             notion=s.notion,
             null="spectral",
-            conditioning_eps=conditioning_eps,
+            **({} if conditioning_eps is None else {"conditioning_eps": conditioning_eps}),
         ),
     }
     if default:
@@ -551,6 +558,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "multiples of the bandwidth joined by '+' (e.g. 'default,1')",
     )
     parser.add_argument(
+        "--attribute-kernels",
+        default="default",
+        help="comma-separated attribute kernels of the FairCOCCO test, each 'default', "
+        "'product' or 'joint'",
+    )
+    parser.add_argument(
         "--nulls",
         default=",".join(NULLS),
         help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma,spectral)",
@@ -617,6 +630,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         width_sets=[
             None if value == "default" else tuple(float(w) for w in value.split("+"))
             for value in args.widths.split(",")
+        ],
+        attribute_kernels=[
+            None if value == "default" else value for value in args.attribute_kernels.split(",")
         ],
         nulls=args.nulls.split(","),
         strengths=[float(value) for value in args.strengths.split(",")],

@@ -293,7 +293,8 @@ def independence_test(
       its tail (as KCI and RCoT; "How FairCOCCO works" derives it). It needs no strata, and
       costs O(N r²) for the features and O(N k²) for ``k ≤ 256`` products per width. Under EO
       and CAL it holds its level only with a nearly unregularised conditioning
-      (``conditioning_eps`` of about 1e-3): the default ridge leaves a drift.
+      (``conditioning_eps`` of at most about 1e-3, the test's default 1e-5 included): a
+      larger ridge leaves a drift.
 
     Several kernel widths are tested at once, and the p-value is that of the smallest
     per-width p-value (a minimum-p aggregation; Westfall and Young 1993, as in Schrab et al.'s
@@ -311,6 +312,15 @@ def independence_test(
         Regularisation ε of the statistic. The default 1.0, larger than the score's 1e-4, is
         for power (:ref:`statistic-options`; ``benchmarks/independence_test.py`` and the
         performance page have the measurements).
+    conditioning_eps : float, optional
+        ε of the conditioning variable's operator under EO and CAL. The default 1e-5
+        conditions almost exactly, as KCI's and RCIT's residual regressions do; ``None``
+        takes ``eps``.
+    attribute_kernel : {"joint", "product"}
+        The default ``"joint"`` (one Gaussian on the standardised attributes, nominal columns
+        one-hot, as KCI and RCIT take them) found a continuous attribute's effect among three
+        mixed attributes far more often than ``"product"``, which spreads the power over every
+        combination of levels (the performance page).
     widths : sequence of float
         Kernel widths of the measured variable and the attributes, as multiples of
         ``bandwidth`` (the median distance by default). The default (0.5, 1, 2) finds smooth
@@ -321,14 +331,14 @@ def independence_test(
         The null distribution. ``"auto"`` takes the permutation null when ``n_permutations``
         is given; otherwise the first null whose level was measured within [0.03, 0.07] at
         the 5% level (the performance page), each at the default ``eps``: the spectral null
-        from 300 rows, under DP and, up to 1,000 rows, under EO and CAL with a
-        ``conditioning_eps`` of at most 1e-3; the gamma null from 100 rows, under DP and at
-        the default ``conditioning_eps`` with a discrete conditioning variable; elsewhere the
-        permutation null, a continuous conditioning variable at the default
-        ``conditioning_eps`` included (a continuous outcome under EO, continuous predictions
-        under CAL), where the gamma null's moments are approximate and it rejected up to 11%
-        of fair predictors, and the spectral null nearly all. The result says which one it
-        used.
+        from 300 rows, under DP and, up to 5,000 rows, under EO and CAL with a
+        ``conditioning_eps`` of at most 1e-3 (the default included); the gamma null from 100
+        rows at the test's defaults, under DP and with a discrete conditioning variable;
+        elsewhere the permutation null: below 300 rows with a continuous conditioning variable
+        (a continuous outcome under EO, continuous predictions under CAL), where the gamma
+        null's moments are approximate and it rejected up to 11% of fair predictors, and
+        with a larger ``conditioning_eps``, where the spectral null rejected nearly all. The
+        result says which one it used.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool
@@ -405,7 +415,7 @@ GAMMA_FROM_ROWS = 100
 SPECTRAL_FROM_ROWS = 300
 #: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL (its level was
 #: measured up to here; the conditioning ridge's drift grows with N).
-SPECTRAL_CONDITIONAL_TO_ROWS = 1000
+SPECTRAL_CONDITIONAL_TO_ROWS = 5000
 #: Largest ``conditioning_eps`` at which ``null="auto"`` takes the spectral null under EO and
 #: CAL: a larger ridge leaves a drift that its central weighted sum lacks.
 SPECTRAL_CONDITIONING_EPS = 1e-3
@@ -430,9 +440,9 @@ def _spectral_is_calibrated(fit: Route, options: Options) -> bool:
     [0.03, 0.07], or within a binomial standard error of it (the performance page), at the
     test's own ``eps`` from :data:`SPECTRAL_FROM_ROWS` rows: under DP at any number of rows
     above (its asymptotic law only improves with N); under EO and CAL with a
-    ``conditioning_eps`` of at most :data:`SPECTRAL_CONDITIONING_EPS`, up to
-    :data:`SPECTRAL_CONDITIONAL_TO_ROWS` rows. At the default conditioning ridge (the test's
-    ``eps``, 1.0) the regression on the conditioning variable leaves a drift, and it rejected
+    ``conditioning_eps`` of at most :data:`SPECTRAL_CONDITIONING_EPS` (the test's default
+    1e-5 included), up to :data:`SPECTRAL_CONDITIONAL_TO_ROWS` rows. With a conditioning
+    ridge of 1.0 the regression on the conditioning variable leaves a drift, and it rejected
     96% to 100% of fair data."""
     n = fit.terms.n
     if n < SPECTRAL_FROM_ROWS or options.eps != statistic_default("eps", "test"):
@@ -448,16 +458,18 @@ def _spectral_is_calibrated(fit: Route, options: Options) -> bool:
 
 def _gamma_is_calibrated(fit: Route, options: Options) -> bool:
     """Whether ``null="auto"`` takes the gamma null: where its level was measured within
-    [0.03, 0.07] (the performance page), at the test's own ``eps`` and conditioning ``eps``
-    from :data:`GAMMA_FROM_ROWS` rows, under DP or with a discrete conditioning variable,
-    whose permutation null's mean and variance it has exactly. Not with a continuous
-    conditioning variable (a local permutation fit), whose moments it approximates: there it
-    rejected up to 11% of fair predictors (under EO at 100 and 150 rows) and 7.5% of 200 at
-    1,000 rows."""
+    [0.03, 0.07] (the performance page), at the test's own ``eps``, ``conditioning_eps`` and
+    ``attribute_kernel`` from :data:`GAMMA_FROM_ROWS` rows, under DP or with a discrete
+    conditioning variable, whose permutation null's mean and variance it has exactly. Not
+    with a continuous conditioning variable (a local permutation fit), whose moments it
+    approximates: there it rejected up to 11% of fair predictors (under EO at 100 and 150
+    rows) and 7.5% of 200 at 1,000 rows."""
     return (
         fit.terms.n >= GAMMA_FROM_ROWS
-        and options.eps == statistic_default("eps", "test")
-        and options.conditioning_eps is None
+        and all(
+            getattr(options, name) == statistic_default(name, "test")
+            for name in ("eps", "conditioning_eps", "attribute_kernel")
+        )
         and not isinstance(fit, LocalPermutationFit)
     )
 

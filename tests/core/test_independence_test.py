@@ -106,8 +106,10 @@ def test_pvalue_follows_its_formula(method, notion):
     smallest = [min(np.mean(statistics[:, j] >= row[j]) for j in range(3)) for row in statistics]
     assert result.pvalue == pytest.approx(np.mean(smallest <= smallest[0]), abs=1e-15)
     assert 1 / (1 + b) <= result.pvalue <= 1.0
-    # the test's statistic and score are at its own eps, 1.0; width 1 is the score's kernel
-    options = {"y_true": y_true, "notion": notion, "method": method, "eps": 1.0}
+    # the test's statistic and score are at its own eps, 1.0, and conditioning eps, 1e-5;
+    # width 1 is the score's kernel
+    options = {"y_true": y_true, "notion": notion, "method": method}
+    options |= {"eps": 1.0, "conditioning_eps": 1e-5}
     assert result.statistic[1] == pytest.approx(
         faircocco_statistic(y_pred, attribute, **options), rel=1e-12
     )
@@ -225,7 +227,9 @@ def test_null_distribution_is_that_of_explicitly_permuted_attributes(method, not
             for level in (0.0, 1.0):
                 rows = np.flatnonzero(y_true == level)
                 order[rows] = permuting.permutation(rows)
-        explicit.append(faircocco_statistic(y_pred, attribute[order], eps=1.0, **options))
+        explicit.append(
+            faircocco_statistic(y_pred, attribute[order], eps=1.0, conditioning_eps=1e-5, **options)
+        )
     explicit = np.asarray(explicit)
     # measured KS p-values 0.21 (DP) and 0.90 (EO); means within 1.6 standard errors
     null = result.null_distribution[:, 0]

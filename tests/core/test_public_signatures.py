@@ -58,7 +58,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "adjusted: 'bool' = False, data: 'Any' = None) -> 'Any'"
         ),
-        "91c3b2def2cdb4ca",
+        "16340731478f5c59",
     ),
     "faircocco_plugins:faircocco_statistic": (
         (
@@ -81,12 +81,12 @@ PINNED = {
             "notion: 'str' = 'dp', n_permutations: 'int | None' = None, "
             "random_state: 'int | None' = None, method: 'str' = 'auto', "
             "rank: 'int | None' = None, eps: 'float' = 1.0, "
-            "conditioning_eps: 'float | None' = None, attribute_kernel: 'str' = 'product', "
+            "conditioning_eps: 'float | None' = 1e-05, attribute_kernel: 'str' = 'joint', "
             "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
             "widths: 'Sequence[float]' = (0.5, 1.0, 2.0), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "50758c13c53d8055",
+        "c1259b1ef5158e5f",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),

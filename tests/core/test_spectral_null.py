@@ -210,15 +210,22 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
         ("dp-continuous-a3", 299, {}, "gamma"),  # below 300 rows the gamma null
         ("dp-binary-a1", 99, {}, "permutation"),  # below the rows measured
         ("dp-binary-a1", 300, {"eps": 1e-4}, "permutation"),  # another eps
-        # EO and CAL at the default conditioning ridge: the gamma null where it is calibrated
-        ("eo-binary-a2", 300, {}, "gamma"),
-        ("eo-continuous-a2", 300, {}, "permutation"),
-        # a conditioning ridge of at most 1e-3, up to the rows measured
+        # EO and CAL at the default conditioning ridge (1e-5) or any of at most 1e-3, up to
+        # the rows measured
+        ("eo-binary-a2", 300, {}, "spectral"),
+        ("eo-continuous-a2", 300, {}, "spectral"),
         ("eo-continuous-a2", 300, {"conditioning_eps": 1e-3}, "spectral"),
-        ("cal-binary-a1", 1000, {"conditioning_eps": 1e-4}, "spectral"),
-        ("eo-continuous-a2", 1001, {"conditioning_eps": 1e-3}, "permutation"),
-        ("eo-continuous-a2", 299, {"conditioning_eps": 1e-3}, "permutation"),
+        (
+            "cal-binary-a1",
+            1000,
+            {"conditioning_eps": 1e-4, "attribute_kernel": "product"},
+            "spectral",
+        ),
+        ("eo-continuous-a1", 5001, {}, "permutation"),
+        ("eo-continuous-a2", 299, {}, "permutation"),
+        ("eo-binary-a2", 299, {}, "gamma"),  # below 300 rows the gamma null
         ("eo-binary-a2", 300, {"conditioning_eps": 1e-2}, "permutation"),
+        ("eo-binary-a2", 300, {"conditioning_eps": None}, "permutation"),  # the ridge of eps
     ],
 )
 def test_auto_takes_the_spectral_null_where_it_was_measured_calibrated(
