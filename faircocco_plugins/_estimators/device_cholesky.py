@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import torch
 
-from .._kernels.device_order import canonical_order
+from .._inputs.row_order import lexicographic_order
 from .._kernels.kernel import Kernel
 from .lowrank import PIVOT_BLOCK
 
@@ -55,7 +55,7 @@ def incomplete_cholesky(
     n = int(z.shape[0])
     rank_cap = min(max_rank, n)
     # rows in lexicographic order: the first of equal largest residuals has the smallest values
-    order = canonical_order([z[:, j] for j in range(z.shape[1])])
+    order = lexicographic_order([z[:, j] for j in range(z.shape[1])])
     ordered = z[order]
     residual = kernel.diagonal(ordered)
     # relative to the diagonal, as on the host (where the residual starts), without a copy

@@ -257,13 +257,17 @@ def host_array(value: Any) -> Any:
     return np.asarray(array_api_compat.to_device(value, "cpu"))
 
 
+def detached(array: Any) -> Any:
+    """``array`` without its autograd history: orders, levels, bandwidths and pivots carry no
+    gradient."""
+    return array.detach() if hasattr(array, "detach") else array
+
+
 def to_host(array: Any) -> np.ndarray:
     """A detached float64 numpy copy (bandwidths and pivots never carry gradients)."""
     if isinstance(array, np.ndarray):
         return np.asarray(array, dtype=np.float64)  # per training batch: skip the general route
-    if hasattr(array, "detach"):
-        array = array.detach()
-    return np.asarray(array_api_compat.to_device(array, "cpu"), dtype=np.float64)
+    return np.asarray(array_api_compat.to_device(detached(array), "cpu"), dtype=np.float64)
 
 
 def as_numpy_scalar(value: Any) -> float:

@@ -18,9 +18,9 @@ host route instead: a variable with more than :data:`._estimators.lowrank.MAX_CO
 combinations present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS`
 level groups.
 
-The results are those of the host route:
-the same canonical row order (:mod:`._kernels.device_order`), the same median bandwidths
-(:mod:`._kernels.device_bandwidth`), the same levels and level factors, the same pivots
+The results are those of the host route, by the same functions on the device's tensors:
+the same canonical row order (:func:`._inputs.row_order.lexicographic_order`), the same median
+bandwidths (:mod:`._kernels.device_bandwidth`), the same levels and level factors, the same pivots
 (:mod:`._estimators.device_cholesky`), and the per-group moments mixed by the same function
 (:func:`._estimators.lowrank.mixed_moments`); only the order of floating-point sums differs.
 Variables with nominal columns (host codes) take the host route. The permutation null is the host
@@ -52,9 +52,9 @@ from .._estimators.lowrank import (
     pivot_tolerance,
 )
 from .._estimators.terms import ConstantAttributesFit, Role, Terms
+from .._inputs.row_order import lexicographic_order
 from .._kernels.device_bandwidth import scaled
 from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
-from .._kernels.device_order import canonical_order
 from .._kernels.kernel import KernelInput, refuse_unscalable
 from .._kernels.levels import MAX_LEVELS, LevelEncoder
 from .._kernels.registry import kernel_named
@@ -75,7 +75,7 @@ def device_terms(problem: Problem) -> Terms | None:
     if any(v.codes is not None or v.numeric is None for v in variables.values()):
         return None
     options = problem.options
-    order = canonical_order(
+    order = lexicographic_order(
         [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
     )
     joint = options.attribute_kernel == "joint"

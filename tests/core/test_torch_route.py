@@ -25,8 +25,8 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 from faircocco_plugins._estimators.device_cholesky import (  # noqa: E402
     incomplete_cholesky as device_cholesky,
 )
+from faircocco_plugins._inputs.row_order import lexicographic_order  # noqa: E402
 from faircocco_plugins._kernels.device_bandwidth import median_distance as device_median  # noqa: E402
-from faircocco_plugins._kernels.device_order import canonical_order  # noqa: E402
 from faircocco_plugins._linalg import backend  # noqa: E402
 from faircocco_plugins._routes import device as device_route  # noqa: E402
 
@@ -245,7 +245,9 @@ def test_equal_largest_residuals_go_to_the_smallest_values():
 
 def test_canonical_order_sorts_rows_lexicographically():
     columns = [torch.tensor([2.0, 1.0, 2.0, 1.0]), torch.tensor([0.0, 5.0, -1.0, 3.0])]
-    assert canonical_order(columns).tolist() == [3, 1, 2, 0]
+    assert lexicographic_order(columns).tolist() == [3, 1, 2, 0]
+    # numpy columns take the host's sort, to the same order
+    assert lexicographic_order([c.numpy() for c in columns]).tolist() == [3, 1, 2, 0]
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
