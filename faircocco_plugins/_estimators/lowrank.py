@@ -32,7 +32,13 @@ import array_api_compat
 import numpy as np
 
 from .._kernels.kernel import Kernel, KernelInput, to_host
-from .._kernels.levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
+from .._kernels.levels import (
+    LevelEncoder,
+    LevelRegistry,
+    distinct_count,
+    level_columns,
+    unique_inverse,
+)
 from .._linalg.backend import (
     PsdSolver,
     add_rows,
@@ -554,7 +560,7 @@ class FeatureMap:
             # too many combinations for an exact factor: the numeric column with the most
             # levels joins the continuous block, where incomplete Cholesky caps the rank
             assert z_host is not None
-            discrete.remove(max(discrete, key=lambda j: np.unique(z_host[:, j]).size))
+            discrete.remove(max(discrete, key=lambda j: distinct_count(z_host[:, j])))
         if self.levels.n_combinations > MAX_COMBINATIONS:
             raise ValueError(
                 f"the nominal columns of one variable have {self.levels.n_combinations} level "

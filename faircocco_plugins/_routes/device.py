@@ -54,9 +54,14 @@ from .._estimators.lowrank import (
 from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._inputs.row_order import lexicographic_order
 from .._kernels.device_bandwidth import scaled
-from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
 from .._kernels.kernel import KernelInput, refuse_unscalable
-from .._kernels.levels import MAX_LEVELS, LevelEncoder
+from .._kernels.levels import (
+    MAX_LEVELS,
+    LevelEncoder,
+    combination_keys,
+    distinct_count,
+    unique_inverse,
+)
 from .._kernels.registry import kernel_named
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
@@ -245,16 +250,16 @@ class _RoleMap:
         self.role = role
         z = roles[role].z
         width = int(z.shape[1])
-        structure = [distinct_values(z[:, j]) for j in range(width)]
-        self._counts = torch.stack([count for count, _, _ in structure])
-        self._values = torch.stack([values for _, values, _ in structure])
+        levels = [unique_inverse(z[:, j], MAX_LEVELS) for j in range(width)]
+        self._counts = torch.stack([torch.max(codes) + 1 for _, codes in levels])
+        self._values = torch.stack([values for values, _ in levels])
         self._differentiated = differentiated_columns(roles, role)
         differentiated = torch.zeros(width, dtype=torch.bool, device=z.device)
         differentiated[self._differentiated] = True
         discrete = (self._counts <= MAX_LEVELS) & ~differentiated
         radices = torch.where(discrete, self._counts, 1)
         self.keys = combination_keys(
-            [torch.where(discrete[j], codes, 0) for j, (_, _, codes) in enumerate(structure)],
+            [torch.where(discrete[j], codes, 0) for j, (_, codes) in enumerate(levels)],
             list(radices),
         )
         self.grid = torch.prod(radices)

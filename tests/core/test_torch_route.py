@@ -16,6 +16,7 @@ from array_api_compat import is_torch_array
 from faircocco_plugins import faircocco_score, faircocco_statistic
 from faircocco_plugins._estimators.lowrank import PIVOT_BLOCK, incomplete_cholesky
 from faircocco_plugins._kernels.kernel import median_distance
+from faircocco_plugins._kernels.levels import distinct_count, unique_inverse
 from faircocco_plugins._kernels.registry import kernel_named
 
 torch = pytest.importorskip("torch")
@@ -248,6 +249,15 @@ def test_canonical_order_sorts_rows_lexicographically():
     assert lexicographic_order(columns).tolist() == [3, 1, 2, 0]
     # numpy columns take the host's sort, to the same order
     assert lexicographic_order([c.numpy() for c in columns]).tolist() == [3, 1, 2, 0]
+
+
+def test_levels_of_tensors_are_those_of_numpy_arrays():
+    column = np.array([2.0, -1.0, 2.0, 0.5, -1.0])
+    uniques, codes = unique_inverse(column, 4)
+    got_uniques, got_codes = unique_inverse(torch.tensor(column), 4)
+    assert got_codes.tolist() == codes.tolist() == [2, 0, 2, 1, 0]
+    assert got_uniques[:3].tolist() == uniques[:3].tolist() == [-1.0, 0.5, 2.0]
+    assert distinct_count(torch.tensor(column)).item() == distinct_count(column) == 3
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo", "cal"])
