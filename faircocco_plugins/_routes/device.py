@@ -18,11 +18,11 @@ host route instead: a variable with more than :data:`._estimators.lowrank.MAX_CO
 combinations present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS`
 level groups.
 
-The results are those of the host route, by the same functions on the device's tensors:
-the same canonical row order (:func:`._inputs.row_order.lexicographic_order`), the same median
-bandwidths (:mod:`._kernels.device_bandwidth`), the same levels and level factors, the same pivots
-(:mod:`._estimators.device_cholesky`), and the per-group moments mixed by the same function
-(:func:`._estimators.lowrank.mixed_moments`); only the order of floating-point sums differs.
+The results are those of the host route, by the same functions on the device's tensors: the
+canonical row order (:func:`._inputs.row_order.lexicographic_order`), the median bandwidths
+(:func:`._kernels.kernel.sample_widths`), the levels (:func:`._kernels.levels.unique_inverse`) and
+level factors, the pivots (:mod:`._estimators.device_cholesky`), and the per-group moments mixed
+by :func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums differs.
 Variables with nominal columns (host codes) take the host route. The permutation null is the host
 route's, computed on first use (a score without chance adjustment never needs it). The exact
 estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -53,8 +54,7 @@ from .._estimators.lowrank import (
 )
 from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._inputs.row_order import lexicographic_order
-from .._kernels.device_bandwidth import scaled
-from .._kernels.kernel import KernelInput, refuse_unscalable
+from .._kernels.kernel import KernelInput, bandwidth_rows, refuse_unscalable, sample_widths
 from .._kernels.levels import (
     MAX_LEVELS,
     LevelEncoder,
@@ -83,21 +83,9 @@ def device_terms(problem: Problem) -> Terms | None:
     order = lexicographic_order(
         [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
     )
-    joint = options.attribute_kernel == "joint"
     kernel = kernel_named(options.kernel)
     inputs = {
-        name: KernelInput(
-            scaled(
-                v.numeric[order],
-                shared=name != "sensitive" or joint,
-                standardised=name == "sensitive" and joint,
-                bandwidth=options.bandwidth,
-                random_state=options.random_state,
-                norm=kernel.norm,
-            ),
-            None,
-            kernel=kernel,
-        )
+        name: KernelInput(_scaled(v.numeric[order], name, options), None, kernel=kernel)
         for name, v in variables.items()
     }
     roles = roles_of(options.notion, **inputs)
@@ -193,6 +181,33 @@ def _lowrank_terms(
     # the permutation null needs per-stratum moments in the same feature basis, which the host
     # route has (computed on first use only)
     return replace(terms, compute_null_statistic=lambda: problem.fit().terms.null_statistic)
+
+
+def _scaled(values: torch.Tensor, name: str, options: Any) -> torch.Tensor:
+    """``(values − centres) / widths`` of variable ``name`` as :func:`._routes.problem.fit_scaling`
+    and ``apply`` give on the rows of ``values`` (in their canonical order), by
+    :func:`._kernels.kernel.sample_widths` on the device; a width beyond float64 makes its column
+    NaN, which the route refuses as the host does."""
+    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    rows = _bandwidth_rows(int(values.shape[0]), options.random_state, values.device)
+    sample = values.detach() if rows is None else values.detach()[rows]
+    centres, widths = sample_widths(
+        sample,
+        int(values.shape[1]),
+        shared=name != "sensitive" or joint,
+        standardised=joint,
+        bandwidth=options.bandwidth,
+        kernel=kernel_named(options.kernel),
+    )
+    return (values - centres) / torch.where(torch.isfinite(widths), widths, torch.nan)
+
+
+@cache
+def _bandwidth_rows(n: int, random_state: int | None, device: torch.device) -> torch.Tensor | None:
+    """The rows of :func:`._kernels.kernel.bandwidth_rows` on ``device`` (None: all rows), copied
+    there once per size and seed."""
+    rows = bandwidth_rows(n, random_state)
+    return None if rows.size == n else torch.from_numpy(np.ascontiguousarray(rows)).to(device)
 
 
 def bits(values: torch.Tensor) -> torch.Tensor:
