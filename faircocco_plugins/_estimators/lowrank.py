@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, Protocol
 import array_api_compat
 import numpy as np
 
+from .._inputs.row_order import lexicographic_order
 from .._kernels.kernel import Kernel, KernelInput, to_host
 from .._kernels.levels import (
     LevelEncoder,
@@ -43,6 +44,7 @@ from .._linalg.backend import (
     PsdSolver,
     add_rows,
     as_like,
+    detached,
     divide_by_lower_transposed,
     eye_like,
     namespace,
@@ -227,8 +229,16 @@ def incomplete_cholesky(
     factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance``, relative to the kernel's
     diagonal (:func:`absolute_tolerance`), must be above rounding level: a pivot's own residual
     is left at its rounding error, not set to zero. ``initial`` are rows to pivot on, in this
-    order, before the greedy choice (the pivots of a subset of the rows, to extend).
+    order, before the greedy choice (the pivots of a subset of the rows, to extend). The next
+    pivot is the row of the largest residual, and among equal largest residuals the row with the
+    lexicographically smallest values (:func:`greedy_pivots`).
+
+    Arrays other than numpy's (a device's tensors; without ``initial`` and ``levels``) take the
+    same pivots by :func:`_device_cholesky`, whose factor may have zero columns past the rank.
     """
+    if not isinstance(z, np.ndarray):
+        assert not len(initial) and levels is None, "initial pivots and levels: numpy only"
+        return _device_cholesky(detached(z), kernel, tolerance, max_rank)
     n = z.shape[0]
     # float64 as the factor, whatever the dtype of z
     residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
@@ -269,6 +279,53 @@ def incomplete_cholesky(
         residual -= scratch
         chosen.append(i)
     return np.asarray(chosen, dtype=np.int64), _transposed(blocks, len(chosen), n)
+
+
+def _device_cholesky(z: Any, kernel: Kernel, tolerance: float, max_rank: int) -> tuple[Any, Any]:
+    """:func:`incomplete_cholesky` on a device: the pivots (``−1`` past the rank) and the factor
+    (``n × r``, its columns past the rank zero), with no host read but once per block of pivots.
+
+    On an accelerator the launches, not the arithmetic, bound the time, so each pivot costs a
+    fixed number of device operations whatever the number of rows: the rows are sorted
+    lexicographically once, so that ``argmax`` (the first of equal largest values) breaks ties by
+    value without a pass per column, and the factor rows so far are subtracted in one product.
+    The stopping test is read once per block of :data:`PIVOT_BLOCK` pivots, as on the host: a
+    pivot past the tolerance within the block is masked (its factor row is zero and leaves the
+    residual as it is). The residuals round differently from the host's (which subtracts the
+    factor rows block by block): two residuals equal but for rounding may be ordered the other
+    way, and the factor take the other row, its statistic then within the low-rank
+    approximation error; exact ties, the common case, are broken alike.
+    """
+    xp = namespace(z)
+    n = int(z.shape[0])
+    order = lexicographic_order([z[:, j] for j in range(z.shape[1])])
+    ordered = xp.take(z, order, axis=0)
+    residual = kernel.diagonal(ordered)
+    limit = tolerance * xp.max(residual)  # relative to the diagonal, as on the host
+    # room for every pivot, though a factor usually stops well before: only rows written are read
+    rows = xp.empty((min(max_rank, n), n), dtype=residual.dtype, device=array_api_compat.device(z))
+    # a masked pivot divides its column by √∞: the column is zero, and its residual (which may
+    # be 0) never divides
+    infinity = xp.full((1,), xp.inf, dtype=residual.dtype, device=array_api_compat.device(z))
+    pivots, actives = [], []
+    for k in range(rows.shape[0]):
+        # (indexing rather than take: array-api-compat's take costs three more operations)
+        i = xp.reshape(xp.argmax(residual), (1,))
+        pivot_residual = residual[i]
+        # past the tolerance, the residual stays as it is, so every later pivot is masked too
+        active = pivot_residual > limit
+        column = kernel.gram(ordered, ordered[i, :])[:, 0]
+        if k:
+            column = column - (xp.permute_dims(rows[:k], (1, 0)) @ rows[:k, i])[:, 0]
+        rows[k, :] = column / xp.sqrt(xp.where(active, pivot_residual, infinity))
+        residual = residual - rows[k] * rows[k]
+        pivots.append(i)
+        actives.append(active)
+        if k % PIVOT_BLOCK == PIVOT_BLOCK - 1 and not bool(xp.any(active)):
+            break
+    used = len(pivots)
+    found = xp.where(xp.concat(actives), xp.take(order, xp.concat(pivots)), -1)
+    return found, xp.permute_dims(xp.take(rows[:used], xp.argsort(order), axis=1), (1, 0))
 
 
 def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:

@@ -9,25 +9,24 @@ columns are factored over their levels, and the level values), the number of lev
 combinations present, the rank of each incomplete Cholesky factor, the keys and row counts of
 the level groups (the segments of the per-group Grams), and whether every column is finite (the
 inputs' check for NaN, deferred to this copy). A score makes no other read but the incomplete
-Cholesky's stopping test, once per block of pivots (:mod:`._estimators.device_cholesky`): it is
-chosen between 0 and the ratio on the device (:meth:`._estimators.terms.Terms.score`), and returned
-as a tensor. To need no earlier copy, the device applies the host's rule for discrete columns
-itself, and fits each continuous factor on the variable with its discrete columns zeroed, which
-leaves the factor of the other columns as it is. Data that the host would treat otherwise take the
-host route instead: a variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level
-combinations present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS`
-level groups.
+Cholesky's stopping test, once per block of pivots: it is chosen between 0 and the ratio on the
+device (:meth:`._estimators.terms.Terms.score`), and returned as a tensor. To need no earlier
+copy, the device applies the host's rule for discrete columns itself, and fits each continuous
+factor on the variable with its discrete columns zeroed, which leaves the factor of the other
+columns as it is. Data that the host would treat otherwise take the host route instead: a
+variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level combinations present
+(the host drops levels column by column), or more than :data:`_GROUP_SLOTS` level groups.
 
 The results are those of the host route, by the same functions on the device's tensors: the
 canonical row order (:func:`._inputs.row_order.lexicographic_order`), the median bandwidths
 (:func:`._kernels.kernel.sample_widths`), the levels (:func:`._kernels.levels.unique_inverse`) and
-level factors, the pivots (:mod:`._estimators.device_cholesky`), and the per-group moments mixed
-by :func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums differs.
-Variables with nominal columns (host codes) take the host route. The permutation null is the host
-route's, computed on first use (a score without chance adjustment never needs it). The exact
-estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
-bandwidths too, and one copy (whether the attributes are constant, and the check for NaN); its
-strata, which only its null uses, are found on the host on first use.
+level factors, the pivots (:func:`._estimators.lowrank.incomplete_cholesky`), and the per-group
+moments mixed by :func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums
+differs. Variables with nominal columns (host codes) take the host route. The permutation null
+is the host route's, computed on first use (a score without chance adjustment never needs it).
+The exact estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's
+row order and bandwidths too, and one copy (whether the attributes are constant, and the check
+for NaN); its strata, which only its null uses, are found on the host on first use.
 """
 
 from __future__ import annotations
@@ -40,7 +39,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from .._estimators.device_cholesky import incomplete_cholesky
 from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
@@ -49,6 +47,7 @@ from .._estimators.lowrank import (
     LowRankFit,
     _psd_square_root,
     centre_moments,
+    incomplete_cholesky,
     mixed_moments,
     pivot_tolerance,
 )
@@ -281,7 +280,7 @@ class _RoleMap:
         self._present = distinct_count(self.keys)
         self.continuous_z = z * (~discrete).to(z.dtype)
         self.kernel = roles[role].kernel
-        self.factor = incomplete_cholesky(
+        self._pivots, self._factor = incomplete_cholesky(
             self.continuous_z,
             self.kernel,
             pivot_tolerance(options.ridge, role),
@@ -290,7 +289,8 @@ class _RoleMap:
 
     def small_results(self) -> list[torch.Tensor]:
         """What the host needs of this fit: counts, first values, present combinations, rank."""
-        return [self._counts, self._values, self._present[None], self.factor.rank[None]]
+        rank = torch.count_nonzero(self._pivots >= 0)
+        return [self._counts, self._values, self._present[None], rank[None]]
 
     def read_small_results(self, host: Any) -> None:
         """Take :meth:`small_results` from the host's copy, and decide as the host route."""
@@ -329,8 +329,8 @@ class _RoleMap:
         factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
         its pivots, which carry gradients (see :class:`._estimators.lowrank.FeatureMap`)."""
         if not is_tracked(k):
-            return self.factor.rows[: self.rank].T
-        landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
+            return self._factor[:, : self.rank]
+        landmarks = self.continuous_z[self._pivots[: self.rank]]
         lower = torch.linalg.cholesky(self.kernel.gram(landmarks, landmarks))
         return divide_by_lower_transposed(self.kernel.gram(self.continuous_z, landmarks), lower)
 
