@@ -978,12 +978,12 @@ class GroupedMoments:
         array per variable)."""
         xp = namespace(like)
         block = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
-        bounds = (np.flatnonzero(np.diff(groups)) + 1).tolist()
-        for start, stop in zip([0, *bounds], [*bounds, groups.size], strict=True):
-            rows = block[start:stop]
-            sums = xp.sum(rows, axis=0)
-            gram = xp.permute_dims(rows, (1, 0)) @ rows
-            self._accumulate(int(groups[start]), stop - start, sums, gram)
+        starts = [0, *(np.flatnonzero(np.diff(groups)) + 1).tolist()]
+        sizes = np.diff([*starts, groups.size]).tolist()
+        for start, size, (sums, gram) in zip(
+            starts, sizes, segment_moments(block, sizes), strict=True
+        ):
+            self._accumulate(int(groups[start]), size, sums, gram)
         self.n += groups.size
 
     def _accumulate(self, group: int, count: int, sums: Any, gram: Any) -> None:
@@ -1076,6 +1076,18 @@ class GroupedMoments:
 
     def counts(self, groups: Iterable[int]) -> int:
         return sum(self._groups[g].count for g in groups)
+
+
+def segment_moments(rows: Any, sizes: Sequence[int]) -> list[tuple[Any, Any]]:
+    """The sums and Gram of each segment of consecutive ``rows``, ``sizes`` rows long (the factor
+    rows of each level group, sorted by group): one product per segment, on the rows' device."""
+    xp = namespace(rows)
+    moments, start = [], 0
+    for size in sizes:
+        segment = rows[start : start + size]
+        moments.append((xp.sum(segment, axis=0), xp.permute_dims(segment, (1, 0)) @ segment))
+        start += size
+    return moments
 
 
 def mixed_moments(

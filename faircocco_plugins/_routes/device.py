@@ -21,12 +21,13 @@ The results are those of the host route, by the same functions on the device's t
 canonical row order (:func:`._inputs.row_order.lexicographic_order`), the median bandwidths
 (:func:`._kernels.kernel.sample_widths`), the levels (:func:`._kernels.levels.unique_inverse`) and
 level factors, the pivots (:func:`._estimators.lowrank.incomplete_cholesky`), and the per-group
-moments mixed by :func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums
-differs. Variables with nominal columns (host codes) take the host route. The permutation null
-is the host route's, computed on first use (a score without chance adjustment never needs it).
-The exact estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's
-row order and bandwidths too, and one copy (whether the attributes are constant, and the check
-for NaN); its strata, which only its null uses, are found on the host on first use.
+moments (:func:`._estimators.lowrank.segment_moments`) mixed by
+:func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums differs.
+Variables with nominal columns (host codes) take the host route. The permutation null is the host
+route's, computed on first use (a score without chance adjustment never needs it). The exact
+estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
+bandwidths too, and one copy (whether the attributes are constant, and the check for NaN); its
+strata, which only its null uses, are found on the host on first use.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .._estimators.lowrank import (
     incomplete_cholesky,
     mixed_moments,
     pivot_tolerance,
+    segment_moments,
 )
 from .._estimators.terms import ConstantAttributesFit, Role, Terms
 from .._inputs.row_order import lexicographic_order
@@ -157,9 +159,9 @@ def _lowrank_terms(
         if tracked and combinations.size * m.rank > n:
             return None  # explicit feature rows would change their factor (small batches)
     factors = {role: m.continuous_factor(roles[role]) for role, m in maps.items()}
-    group_sums, group_grams = _group_moments(
-        torch.cat(list(factors.values()), dim=1)[order], sizes.tolist()
-    )
+    moments = segment_moments(torch.cat(list(factors.values()), dim=1)[order], sizes.tolist())
+    group_sums = torch.stack([sums for sums, _ in moments])
+    group_grams = torch.stack([gram for _, gram in moments])
     sums, grams = mixed_moments(
         torch.as_tensor(np.stack(group_codes, axis=1), device=like.device),
         group_sums,
@@ -333,16 +335,3 @@ class _RoleMap:
         landmarks = self.continuous_z[self._pivots[: self.rank]]
         lower = torch.linalg.cholesky(self.kernel.gram(landmarks, landmarks))
         return divide_by_lower_transposed(self.kernel.gram(self.continuous_z, landmarks), lower)
-
-
-def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sums and Grams of the factor rows of each group, the rows sorted by group (of ``sizes``
-    rows each): one product per group's segment."""
-    sums, grams = [], []
-    start = 0
-    for size in sizes:
-        block = factors[start : start + size]
-        sums.append(torch.sum(block, dim=0))
-        grams.append(block.T @ block)
-        start += size
-    return torch.stack(sums), torch.stack(grams)
