@@ -215,13 +215,13 @@ class LevelKernel(NamedTuple):
 
 
 def incomplete_cholesky(
-    z: np.ndarray,
+    z: Any,
     kernel: Kernel,
     tolerance: float,
     max_rank: int,
     initial: Sequence[int] | np.ndarray = (),
     levels: LevelKernel | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[Any, Any]:
     """Pivoted incomplete Cholesky factorisation of ``kernel`` on the rows of ``z``, times the
     kernel between the rows' level combinations when ``levels`` are given.
 
@@ -234,7 +234,8 @@ def incomplete_cholesky(
     lexicographically smallest values (:func:`greedy_pivots`).
 
     Arrays other than numpy's (a device's tensors; without ``initial`` and ``levels``) take the
-    same pivots by :func:`_device_cholesky`, whose factor may have zero columns past the rank.
+    same pivots by :func:`_device_cholesky`, which reads the device once per block of pivots;
+    its pivots past the rank are −1, and their factor columns zero.
     """
     if not isinstance(z, np.ndarray):
         assert not len(initial) and levels is None, "initial pivots and levels: numpy only"
@@ -293,7 +294,7 @@ def _device_cholesky(z: Any, kernel: Kernel, tolerance: float, max_rank: int) ->
     pivot past the tolerance within the block is masked (its factor row is zero and leaves the
     residual as it is). The residuals round differently from the host's (which subtracts the
     factor rows block by block): two residuals equal but for rounding may be ordered the other
-    way, and the factor take the other row, its statistic then within the low-rank
+    way, and the factor takes the other row, its statistic then within the low-rank
     approximation error; exact ties, the common case, are broken alike.
     """
     xp = namespace(z)

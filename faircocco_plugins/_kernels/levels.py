@@ -93,8 +93,9 @@ def unique_inverse(values: Any, slots: int | None = None) -> tuple[Any, Any]:
         uniques, inverse = _host_unique_inverse(values)
         return (uniques if slots is None else np.resize(uniques, slots)), inverse
     xp = namespace(values)
-    order = xp.argsort(detached(values))
-    ordered = xp.take(detached(values), order)
+    values = detached(values)
+    order = xp.argsort(values)
+    ordered = xp.take(values, order)
     rank = xp.cumulative_sum(xp.astype(ordered[1:] != ordered[:-1], xp.int64), include_initial=True)
     # the first sorted entry of each rank up to the slots (past the last rank: clipped)
     first = xp.searchsorted(rank, xp.arange(slots, device=array_api_compat.device(rank)))
@@ -103,6 +104,7 @@ def unique_inverse(values: Any, slots: int | None = None) -> tuple[Any, Any]:
 
 
 def _host_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``, in O(n) for small non-negative integer keys."""
     if values.dtype.kind in "iu" and values.size and values.min() >= 0:
         top = int(values.max()) + 1
         if top <= 4 * values.size + 1024:
