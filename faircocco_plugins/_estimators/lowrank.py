@@ -326,7 +326,8 @@ def _device_cholesky(z: Any, kernel: Kernel, tolerance: float, max_rank: int) ->
             break
     used = len(pivots)
     found = xp.where(xp.concat(actives), xp.take(order, xp.concat(pivots)), -1)
-    return found, xp.permute_dims(xp.take(rows[:used], xp.argsort(order), axis=1), (1, 0))
+    back = xp.argsort(order, stable=False)  # the inverse permutation
+    return found, xp.permute_dims(xp.take(rows[:used], back, axis=1), (1, 0))
 
 
 def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:

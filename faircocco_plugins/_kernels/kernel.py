@@ -123,7 +123,7 @@ def _sorted_median(sample: Any, norm: int) -> Any:
     """:func:`median_distance` of a device's sample, but 0 for a constant sample: the order
     statistics of its sorted distances."""
     xp = namespace(sample)
-    distances = xp.sort(pairwise_distances(sample, norm))
+    distances = xp.sort(pairwise_distances(sample, norm), stable=False)
     zeros = xp.count_nonzero(distances == 0)
     median = _middle(distances, xp.zeros_like(zeros))
     # the non-zero distances are the sorted tail, after the zeros

