@@ -31,12 +31,20 @@ from typing import Any, NamedTuple, Protocol
 import array_api_compat
 import numpy as np
 
+from .._inputs.row_order import lexicographic_order
 from .._kernels.kernel import Kernel, KernelInput, to_host
-from .._kernels.levels import LevelEncoder, LevelRegistry, level_columns, unique_inverse
+from .._kernels.levels import (
+    LevelEncoder,
+    LevelRegistry,
+    distinct_count,
+    level_columns,
+    unique_inverse,
+)
 from .._linalg.backend import (
     PsdSolver,
     add_rows,
     as_like,
+    detached,
     divide_by_lower_transposed,
     eye_like,
     namespace,
@@ -207,13 +215,13 @@ class LevelKernel(NamedTuple):
 
 
 def incomplete_cholesky(
-    z: np.ndarray,
+    z: Any,
     kernel: Kernel,
     tolerance: float,
     max_rank: int,
     initial: Sequence[int] | np.ndarray = (),
     levels: LevelKernel | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[Any, Any]:
     """Pivoted incomplete Cholesky factorisation of ``kernel`` on the rows of ``z``, times the
     kernel between the rows' level combinations when ``levels`` are given.
 
@@ -221,8 +229,17 @@ def incomplete_cholesky(
     factor ``K[:, pivots] chol(K[pivots, pivots])⁻ᵀ``. ``tolerance``, relative to the kernel's
     diagonal (:func:`absolute_tolerance`), must be above rounding level: a pivot's own residual
     is left at its rounding error, not set to zero. ``initial`` are rows to pivot on, in this
-    order, before the greedy choice (the pivots of a subset of the rows, to extend).
+    order, before the greedy choice (the pivots of a subset of the rows, to extend). The next
+    pivot is the row of the largest residual, and among equal largest residuals the row with the
+    lexicographically smallest values (:func:`greedy_pivots`).
+
+    Arrays other than numpy's (a device's tensors; without ``initial`` and ``levels``) take the
+    same pivots by :func:`_device_cholesky`, which reads the device once per block of pivots;
+    its pivots past the rank are −1, and their factor columns zero.
     """
+    if not isinstance(z, np.ndarray):
+        assert not len(initial) and levels is None, "initial pivots and levels: numpy only"
+        return _device_cholesky(detached(z), kernel, tolerance, max_rank)
     n = z.shape[0]
     # float64 as the factor, whatever the dtype of z
     residual = np.asarray(kernel.diagonal(z), dtype=np.float64)
@@ -263,6 +280,54 @@ def incomplete_cholesky(
         residual -= scratch
         chosen.append(i)
     return np.asarray(chosen, dtype=np.int64), _transposed(blocks, len(chosen), n)
+
+
+def _device_cholesky(z: Any, kernel: Kernel, tolerance: float, max_rank: int) -> tuple[Any, Any]:
+    """:func:`incomplete_cholesky` on a device: the pivots (``−1`` past the rank) and the factor
+    (``n × r``, its columns past the rank zero), with no host read but once per block of pivots.
+
+    On an accelerator the launches, not the arithmetic, bound the time, so each pivot costs a
+    fixed number of device operations whatever the number of rows: the rows are sorted
+    lexicographically once, so that ``argmax`` (the first of equal largest values) breaks ties by
+    value without a pass per column, and the factor rows so far are subtracted in one product.
+    The stopping test is read once per block of :data:`PIVOT_BLOCK` pivots, as on the host: a
+    pivot past the tolerance within the block is masked (its factor row is zero and leaves the
+    residual as it is). The residuals round differently from the host's (which subtracts the
+    factor rows block by block): two residuals equal but for rounding may be ordered the other
+    way, and the factor takes the other row, its statistic then within the low-rank
+    approximation error; exact ties, the common case, are broken alike.
+    """
+    xp = namespace(z)
+    n = int(z.shape[0])
+    order = lexicographic_order([z[:, j] for j in range(z.shape[1])])
+    ordered = xp.take(z, order, axis=0)
+    residual = kernel.diagonal(ordered)
+    limit = tolerance * xp.max(residual)  # relative to the diagonal, as on the host
+    # room for every pivot, though a factor usually stops well before: only rows written are read
+    rows = xp.empty((min(max_rank, n), n), dtype=residual.dtype, device=array_api_compat.device(z))
+    # a masked pivot divides its column by √∞: the column is zero, and its residual (which may
+    # be 0) never divides
+    infinity = xp.full((1,), xp.inf, dtype=residual.dtype, device=array_api_compat.device(z))
+    pivots, actives = [], []
+    for k in range(rows.shape[0]):
+        # (indexing rather than take: array-api-compat's take costs three more operations)
+        i = xp.reshape(xp.argmax(residual), (1,))
+        pivot_residual = residual[i]
+        # past the tolerance, the residual stays as it is, so every later pivot is masked too
+        active = pivot_residual > limit
+        column = kernel.gram(ordered, ordered[i, :])[:, 0]
+        if k:
+            column = column - (xp.permute_dims(rows[:k], (1, 0)) @ rows[:k, i])[:, 0]
+        rows[k, :] = column / xp.sqrt(xp.where(active, pivot_residual, infinity))
+        residual = residual - rows[k] * rows[k]
+        pivots.append(i)
+        actives.append(active)
+        if k % PIVOT_BLOCK == PIVOT_BLOCK - 1 and not bool(xp.any(active)):
+            break
+    used = len(pivots)
+    found = xp.where(xp.concat(actives), xp.take(order, xp.concat(pivots)), -1)
+    back = xp.argsort(order, stable=False)  # the inverse permutation
+    return found, xp.permute_dims(xp.take(rows[:used], back, axis=1), (1, 0))
 
 
 def greedy_pivots(residual: np.ndarray, columns: list[np.ndarray]) -> Any:
@@ -554,7 +619,7 @@ class FeatureMap:
             # too many combinations for an exact factor: the numeric column with the most
             # levels joins the continuous block, where incomplete Cholesky caps the rank
             assert z_host is not None
-            discrete.remove(max(discrete, key=lambda j: np.unique(z_host[:, j]).size))
+            discrete.remove(max(discrete, key=lambda j: distinct_count(z_host[:, j])))
         if self.levels.n_combinations > MAX_COMBINATIONS:
             raise ValueError(
                 f"the nominal columns of one variable have {self.levels.n_combinations} level "
@@ -915,12 +980,12 @@ class GroupedMoments:
         array per variable)."""
         xp = namespace(like)
         block = factors[0] if len(factors) == 1 else xp.concat(factors, axis=1)
-        bounds = (np.flatnonzero(np.diff(groups)) + 1).tolist()
-        for start, stop in zip([0, *bounds], [*bounds, groups.size], strict=True):
-            rows = block[start:stop]
-            sums = xp.sum(rows, axis=0)
-            gram = xp.permute_dims(rows, (1, 0)) @ rows
-            self._accumulate(int(groups[start]), stop - start, sums, gram)
+        starts = [0, *(np.flatnonzero(np.diff(groups)) + 1).tolist()]
+        sizes = np.diff([*starts, groups.size]).tolist()
+        for start, size, (sums, gram) in zip(
+            starts, sizes, segment_moments(block, sizes), strict=True
+        ):
+            self._accumulate(int(groups[start]), size, sums, gram)
         self.n += groups.size
 
     def _accumulate(self, group: int, count: int, sums: Any, gram: Any) -> None:
@@ -1013,6 +1078,18 @@ class GroupedMoments:
 
     def counts(self, groups: Iterable[int]) -> int:
         return sum(self._groups[g].count for g in groups)
+
+
+def segment_moments(rows: Any, sizes: Sequence[int]) -> list[tuple[Any, Any]]:
+    """The sums and Gram of each segment of consecutive ``rows``, ``sizes`` rows long (the factor
+    rows of each level group, sorted by group): one product per segment, on the rows' device."""
+    xp = namespace(rows)
+    moments, start = [], 0
+    for size in sizes:
+        segment = rows[start : start + size]
+        moments.append((xp.sum(segment, axis=0), xp.permute_dims(segment, (1, 0)) @ segment))
+        start += size
+    return moments
 
 
 def mixed_moments(

@@ -12,27 +12,42 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from .._linalg.backend import take_rows, to_host
+from .._linalg.backend import detached, namespace, take_rows, to_host
 from .variables import Variable
 
 
 def canonical_order(variables: Sequence[Variable]) -> np.ndarray:
-    """The permutation that sorts the rows of ``variables`` lexicographically by their values.
+    """The permutation that sorts the rows of ``variables`` lexicographically by their values
+    (:func:`lexicographic_order` of their host columns)."""
+    return lexicographic_order(_key_columns(variables))
 
-    The first column (the predictions, when they come first) orders the rows; only runs of
-    equal values there are sorted by the other columns, so data whose first column has few ties
-    costs one sort of one column. Rows equal in every column are interchangeable, so how their
-    ties are broken does not matter.
+
+def lexicographic_order(columns: Sequence[Any]) -> Any:
+    """The permutation that sorts rows by ``columns[0]``, then ``columns[1]``, ... (1-D arrays of
+    one namespace, on detached values). Rows equal in every column are interchangeable, so how
+    their ties are broken does not matter.
+
+    Numpy columns: the first column orders the rows, and only runs of equal values there are
+    sorted by the other columns, so data whose first column has few ties costs one sort of one
+    column. Other arrays (a device's tensors): stable sorts from the last column to the first,
+    a fixed number of operations and no host read.
     """
-    keys = _key_columns(variables)
+    if not isinstance(columns[0], np.ndarray):
+        xp = namespace(*columns)
+        columns = [detached(column) for column in columns]
+        order = xp.argsort(columns[-1], stable=True)
+        for column in reversed(columns[:-1]):
+            order = xp.take(order, xp.argsort(xp.take(column, order), stable=True))
+        return order
     # not a stable sort (a third faster at 10⁶ rows): ties are sorted by the other columns below
-    order = np.argsort(keys[0])
-    leading = keys[0][order]
+    order = np.argsort(columns[0])
+    leading = columns[0][order]
     tied = leading[1:] == leading[:-1]
-    if len(keys) == 1 or not tied.any():
+    if len(columns) == 1 or not tied.any():
         return order
     # rows whose leading value repeats, in runs that keep their place in the order
     in_run = np.zeros(order.size, dtype=bool)
@@ -41,7 +56,7 @@ def canonical_order(variables: Sequence[Variable]) -> np.ndarray:
     run = np.cumsum(np.concatenate([[True], ~tied]))[in_run]
     members = order[in_run]
     # np.lexsort sorts by its last key first
-    within = np.lexsort([column[members] for column in reversed(keys[1:])] + [run])
+    within = np.lexsort([column[members] for column in reversed(columns[1:])] + [run])
     order[in_run] = members[within]
     return order
 

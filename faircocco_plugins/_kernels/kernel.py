@@ -25,7 +25,15 @@ import array_api_compat
 import numpy as np
 
 from .._inputs.variables import Variable
-from .._linalg.backend import as_like, namespace, ones, take_rows, to_host
+from .._linalg.backend import (
+    as_like,
+    detached,
+    namespace,
+    ones,
+    pairwise_distances,
+    take_rows,
+    to_host,
+)
 
 #: Rows sampled for the median heuristic.
 BANDWIDTH_SAMPLE = 1000
@@ -75,21 +83,28 @@ def concat_inputs(*inputs: KernelInput) -> KernelInput:
     return KernelInput(z, codes_block, levels, kernel=kernel)
 
 
-def median_distance(sample: np.ndarray, norm: int = 2) -> float:
-    """Median pairwise distance of the rows of ``sample``, in the ℓp norm with ``p = norm``
-    (Euclidean by default; 1 for the city-block distance).
+def median_distance(sample: Any, norm: int = 2) -> Any:
+    """Median pairwise distance of the rows of ``sample`` (detached), in the ℓp norm with
+    ``p = norm`` (Euclidean by default; 1 for the city-block distance): a float for a numpy
+    sample, else a 0-d array on the sample's device.
 
     When the median is 0 (most binary columns: more than half the pairs are equal) the median of
     the non-zero distances is used, which for a binary column is the gap between its two values.
     A constant sample has no non-zero distance; it gets bandwidth 1, and since its kernel is
     constant, its centred Gram matrix is 0 whatever the bandwidth.
 
-    Samples with few distinct rows (binary and categorical codes, labels) are summarised by
-    their distinct rows and counts, which gives the same median in O(n) instead of O(n²). One
-    column with many distinct values takes the median from a band of its sorted differences.
     Values of any magnitude are taken in binary units (:func:`in_binary_units`), where squared
-    distances neither overflow nor underflow.
+    distances neither overflow nor underflow. A numpy sample with few distinct rows (binary and
+    categorical codes, labels) is summarised by its distinct rows and counts, which gives the
+    same median in O(n) instead of O(n²), and one column with many distinct values takes the
+    median from a band of its sorted differences. Other arrays sort the distances of all pairs
+    (at most :data:`BANDWIDTH_SAMPLE` rows, so half a million) on their device and read the same
+    order statistics, without a host round trip.
     """
+    if not isinstance(sample, np.ndarray):
+        xp = namespace(sample)
+        median = in_binary_units(lambda scaled: _sorted_median(scaled, norm), detached(sample))
+        return xp.where(median > 0, median, xp.ones_like(median))
     exponent = float(binary_exponent(sample))
     if abs(exponent) <= _SAFE_EXPONENT:
         median = _median_distance(sample, norm)
@@ -102,23 +117,39 @@ def median_distance(sample: np.ndarray, norm: int = 2) -> float:
 #: neither overflow nor underflow: :func:`median_distance` takes the values as they are,
 #: without the copies of binary units.
 _SAFE_EXPONENT = 256
-#: scipy's names of the ℓp distances :func:`median_distance` takes.
-_METRICS = {1: "cityblock", 2: "euclidean"}
+
+
+def _sorted_median(sample: Any, norm: int) -> Any:
+    """:func:`median_distance` of a device's sample, but 0 for a constant sample: the order
+    statistics of its sorted distances."""
+    xp = namespace(sample)
+    distances = xp.sort(pairwise_distances(sample, norm), stable=False)
+    zeros = xp.count_nonzero(distances == 0)
+    median = _middle(distances, xp.zeros_like(zeros))
+    # the non-zero distances are the sorted tail, after the zeros
+    nonzero = _middle(distances, zeros)
+    total = distances.shape[0]
+    return xp.where(median > 0, median, xp.where(zeros < total, nonzero, xp.zeros_like(median)))
+
+
+def _middle(ordered: Any, start: Any) -> Any:
+    """The median of ``ordered[start:]`` (the mean of its two middle entries), ``start`` a 0-d
+    device count; clipped into range when the tail is empty (the caller then discards it)."""
+    xp = namespace(ordered)
+    total = ordered.shape[0]
+    count = total - start
+    middle = xp.stack([start + (count - 1) // 2, start + count // 2])
+    pair = xp.take(ordered, xp.clip(middle, 0, total - 1))
+    return (pair[0] + pair[1]) / 2
 
 
 def _median_distance(sample: np.ndarray, norm: int) -> float:
-    """:func:`median_distance`, but 0 for a constant sample."""
-    # imported here, so that the plugin contract, which exports this function, loads no scipy
-    from scipy.spatial.distance import pdist as scipy_pdist
-
-    def pdist(rows: np.ndarray) -> np.ndarray:
-        return scipy_pdist(rows, _METRICS[norm])
-
+    """:func:`median_distance` of a numpy sample, but 0 for a constant sample."""
     column = np.sort(sample[:, 0]) if sample.shape[1] == 1 else None
     few = _few_distinct_rows(sample) if column is None else _few_distinct_values(column)
     if few is not None:
         distinct, counts = few
-        values = pdist(distinct)
+        values = pairwise_distances(distinct, norm)
         pairs = np.outer(counts, counts)[np.triu_indices(distinct.shape[0], k=1)].astype(float)
         ties = float(np.sum(counts * (counts - 1) / 2))
         median = _weighted_median(np.concatenate([[0.0], values]), np.concatenate([[ties], pairs]))
@@ -129,7 +160,7 @@ def _median_distance(sample: np.ndarray, norm: int) -> float:
     banded = None if column is None else _median_of_differences(column)
     if banded is not None and banded > 0:
         return banded
-    distances = pdist(sample)
+    distances = pairwise_distances(sample, norm)
     median = _median(distances)
     if median > 0:
         return median
@@ -331,34 +362,24 @@ class Scaling:
         rows: np.ndarray,
         kernel: Kernel,
     ) -> Scaling:
-        """``kernel``'s bandwidths on the rows ``rows`` (or the fixed ``bandwidth``).
-
-        ``shared`` gives all numeric columns one bandwidth, the median distance of the whole
-        vector, instead of one each. ``standardised`` gives one bandwidth too, of the vector with
-        each of the variable's own numeric columns (not the one-hot ones) divided by its
-        standard deviation (:func:`column_spreads`), so that it does not depend on their units:
-        each column's width is its spread times that median distance.
-        """
+        """``kernel``'s bandwidths on the rows ``rows`` (or the fixed ``bandwidth``), by
+        :func:`sample_widths` on a host copy of them."""
         numeric = _numeric_block(variable, onehot_nominal)
         if numeric is None:
             return cls((), (), onehot_nominal, kernel)
         # all rows (the common case of a training batch) need no copy
         sample = to_host(numeric if rows.size == numeric.shape[0] else take_rows(numeric, rows))
-        centres = tuple(column_centres(sample).tolist())
-        p = sample.shape[1]
-        if bandwidth != "median":
-            widths = (float(bandwidth),) * p
-        elif standardised:
-            own = 0 if variable.numeric is None else int(variable.numeric.shape[1])
-            spreads = column_spreads(sample, own)
-            widths = tuple((spreads * kernel.bandwidth(sample / spreads)).tolist())
-        elif shared:
-            widths = (kernel.bandwidth(sample),) * p
-        else:
-            widths = tuple(kernel.bandwidth(sample[:, j : j + 1]) for j in range(p))
+        centres, widths = sample_widths(
+            sample,
+            0 if variable.numeric is None else int(variable.numeric.shape[1]),
+            shared=shared,
+            standardised=standardised,
+            bandwidth=bandwidth,
+            kernel=kernel,
+        )
         if not np.all(np.isfinite(widths)):
             refuse_unscalable(variable, onehot_nominal, ~np.isfinite(widths))
-        return cls(widths, centres, onehot_nominal, kernel)
+        return cls(tuple(widths.tolist()), tuple(centres.tolist()), onehot_nominal, kernel)
 
     def widened(self, factor: float) -> Scaling:
         """The same scaling with every bandwidth multiplied by ``factor``."""
@@ -380,6 +401,38 @@ class Scaling:
         if not bool(xp.all(finite)):
             refuse_unscalable(variable, self.onehot_nominal, to_host(finite) == 0)
         return KernelInput(z, codes, levels, kernel=self.kernel)
+
+
+def sample_widths(
+    sample: Any,
+    own: int,
+    *,
+    shared: bool,
+    standardised: bool,
+    bandwidth: str | float,
+    kernel: Kernel,
+) -> tuple[Any, Any]:
+    """The centres and bandwidths of the columns of a variable's row sample (detached), in the
+    sample's namespace and on its device: ``kernel``'s bandwidths, or the fixed ``bandwidth``.
+
+    ``shared`` gives all columns one bandwidth, the median distance of the whole vector, instead
+    of one each. ``standardised`` gives one bandwidth too, of the vector with each of its first
+    ``own`` columns (the variable's own numeric columns, not one-hot ones) divided by its
+    standard deviation (:func:`column_spreads`), so that it does not depend on their units: each
+    column's width is its spread times that median distance.
+    """
+    xp = namespace(sample)
+    p = sample.shape[1]
+    centres = column_centres(sample)
+    ones = xp.ones(p, dtype=sample.dtype, device=array_api_compat.device(sample))
+    if bandwidth != "median":
+        return centres, float(bandwidth) * ones
+    if standardised:
+        spreads = column_spreads(sample, own)
+        return centres, spreads * kernel.bandwidth(sample / spreads)
+    if shared:
+        return centres, kernel.bandwidth(sample) * ones
+    return centres, xp.stack([kernel.bandwidth(sample[:, j : j + 1]) for j in range(p)])
 
 
 def column_spreads(sample: Any, columns: int) -> Any:
@@ -512,10 +565,10 @@ class Kernel(ABC):
     #: fast enough for a low rank to hold it.
     default_rank: ClassVar[int]
 
-    def bandwidth(self, sample: np.ndarray) -> float:
-        """The scale of the rows of a host ``(m, p)`` sample, by which their variable is
-        divided: the median heuristic, the median ℓp distance between its rows (``p`` is
-        :attr:`norm`)."""
+    def bandwidth(self, sample: Any) -> Any:
+        """The scale of the rows of an ``(m, p)`` sample, by which their variable is divided:
+        the median heuristic, the median ℓp distance between its rows (``p`` is :attr:`norm`;
+        :func:`median_distance`)."""
         return median_distance(sample, self.norm)
 
     @abstractmethod

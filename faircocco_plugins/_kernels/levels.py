@@ -7,10 +7,13 @@ level set is only known once every chunk has been seen, so codes are handed out 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+import array_api_compat
 import numpy as np
 
+from .._linalg.backend import add_rows, detached, namespace
 from .kernel import Kernel
 
 #: A numeric column with at most this many distinct values is factored exactly over its levels.
@@ -65,9 +68,7 @@ class LevelRegistry:
         radix = (codes.max(axis=0) + 1).tolist()
         if math.prod(radix) < 2**62:
             # one mixed-radix int64 key per row: a linear-time unique
-            key = np.zeros(codes.shape[0], dtype=np.int64)
-            for j, size in enumerate(radix):
-                key = key * size + codes[:, j]
+            key = combination_keys(list(codes.T), radix)
             uniques, inverse = unique_inverse(key)
             rows = np.empty((uniques.size, codes.shape[1]), dtype=np.int64)
             rows[inverse] = codes  # rows with one key are equal: any of them will do
@@ -77,7 +78,32 @@ class LevelRegistry:
         return self.codes_of([tuple(r) for r in rows.tolist()])[inverse]
 
 
-def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_inverse(values: Any, slots: int | None = None) -> tuple[Any, Any]:
+    """The distinct ``values`` (1-D, detached) in increasing order, and each entry's index among
+    them: its rank, the level code of a discrete column (``np.unique(values,
+    return_inverse=True)``).
+
+    With ``slots`` (needed for arrays other than numpy's), the smallest ``slots`` distinct values,
+    then values of no meaning: no shape depends on the data, so a device's array is not read
+    (the count is the largest index plus one, read with the device route's other small results).
+    Numpy arrays take ``np.unique``, or a count of each value, in O(n), for small non-negative
+    integers (keys); other arrays one sort on their device.
+    """
+    if isinstance(values, np.ndarray):
+        uniques, inverse = _host_unique_inverse(values)
+        return (uniques if slots is None else np.resize(uniques, slots)), inverse
+    xp = namespace(values)
+    values = detached(values)
+    order = xp.argsort(values, stable=False)
+    ordered = xp.take(values, order)
+    rank = xp.cumulative_sum(xp.astype(ordered[1:] != ordered[:-1], xp.int64), include_initial=True)
+    # the first sorted entry of each rank up to the slots (past the last rank: clipped)
+    first = xp.searchsorted(rank, xp.arange(slots, device=array_api_compat.device(rank)))
+    uniques = xp.take(ordered, xp.clip(first, max=ordered.shape[0] - 1))
+    return uniques, add_rows(ordered.shape[0], order, rank)  # each entry's rank, in its place
+
+
+def _host_unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)``, in O(n) for small non-negative integer keys."""
     if values.dtype.kind in "iu" and values.size and values.min() >= 0:
         top = int(values.max()) + 1
@@ -89,6 +115,24 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniques, inverse.reshape(-1)
 
 
+def distinct_count(values: Any) -> Any:
+    """The number of distinct ``values`` (1-D), by one sort (0-d, on a device's array)."""
+    xp = namespace(values)
+    # not stable (the array API's default): numpy's quicksort, as np.unique's, 2.5x faster
+    ordered = xp.sort(detached(values), stable=False)
+    return 1 + xp.count_nonzero(ordered[1:] != ordered[:-1])
+
+
+def combination_keys(codes: Sequence[Any], radices: Sequence[Any]) -> Any:
+    """Mixed-radix keys of the rows' level codes (one array per column), the first column most
+    significant, so that keys sort as the rows of codes do. The radices may be device values: a
+    column of radix 1 and code 0 leaves the keys as they are."""
+    key = namespace(*codes).zeros_like(codes[0])
+    for column, size in zip(codes, radices, strict=True):
+        key = key * size + column
+    return key
+
+
 def level_columns(z: np.ndarray | None) -> list[int]:
     """Numeric columns (of a host copy) with at most :data:`MAX_LEVELS` distinct values."""
     if z is None:
@@ -97,7 +141,7 @@ def level_columns(z: np.ndarray | None) -> list[int]:
     return [
         j
         for j in range(z.shape[1])
-        if np.unique(head[:, j]).size <= MAX_LEVELS and np.unique(z[:, j]).size <= MAX_LEVELS
+        if distinct_count(head[:, j]) <= MAX_LEVELS and distinct_count(z[:, j]) <= MAX_LEVELS
     ]
 
 

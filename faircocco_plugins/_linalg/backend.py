@@ -1,9 +1,9 @@
 """The few linear-algebra operations the array API standard lacks, per backend.
 
 The math is written once against the array API. What the standard lacks (Cholesky factors and
-solves, triangular solves, scattered row sums, host functions with a hand-written gradient) is
-done here for numpy through SciPy's LAPACK, and for torch tensors by :mod:`._linalg.torch_ops`,
-imported only when a torch tensor arrives.
+solves, triangular solves, pairwise distances, scattered row sums, host functions with a
+hand-written gradient) is done here for numpy through SciPy, and for torch tensors by
+:mod:`._linalg.torch_ops`, imported only when a torch tensor arrives.
 """
 
 from __future__ import annotations
@@ -120,6 +120,18 @@ def _solve_lower(lower: np.ndarray, rhs: np.ndarray, *, transposed: bool) -> np.
     if info:
         raise np.linalg.LinAlgError(f"Singular triangular matrix (diagonal entry {info}).")
     return solved
+
+
+def pairwise_distances(rows: Any, norm: int) -> Any:
+    """The ℓp distances (``p = norm``, 1 or 2) between the rows ``i < j`` of ``rows``, in
+    scipy's ``pdist`` order; correctly rounded (torch's own ``sqrt`` on the CPU is not)."""
+    if _is_torch(rows):
+        return _torch_ops().pairwise_distances(rows, norm)
+    # imported here, so that the plugin contract, which exports the median heuristic, loads no
+    # scipy
+    from scipy.spatial.distance import pdist
+
+    return pdist(rows, {1: "cityblock", 2: "euclidean"}[norm])
 
 
 def add_rows(n_rows: int, index: np.ndarray, values: Any) -> Any:
@@ -257,13 +269,17 @@ def host_array(value: Any) -> Any:
     return np.asarray(array_api_compat.to_device(value, "cpu"))
 
 
+def detached(array: Any) -> Any:
+    """``array`` without its autograd history: orders, levels, bandwidths and pivots carry no
+    gradient."""
+    return array.detach() if hasattr(array, "detach") else array
+
+
 def to_host(array: Any) -> np.ndarray:
     """A detached float64 numpy copy (bandwidths and pivots never carry gradients)."""
     if isinstance(array, np.ndarray):
         return np.asarray(array, dtype=np.float64)  # per training batch: skip the general route
-    if hasattr(array, "detach"):
-        array = array.detach()
-    return np.asarray(array_api_compat.to_device(array, "cpu"), dtype=np.float64)
+    return np.asarray(array_api_compat.to_device(detached(array), "cpu"), dtype=np.float64)
 
 
 def as_numpy_scalar(value: Any) -> float:

@@ -29,6 +29,11 @@ def divide_by_lower_transposed(b: torch.Tensor, lower: torch.Tensor) -> torch.Te
     return torch.linalg.solve_triangular(lower.mT, b, upper=True, left=False)
 
 
+def pairwise_distances(rows: torch.Tensor, norm: int) -> torch.Tensor:
+    """The ℓp distances between the rows ``i < j`` of ``rows`` (``torch.pdist``)."""
+    return torch.nn.functional.pdist(rows, p=norm)
+
+
 def add_rows(zeros: torch.Tensor, index: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """``zeros[index[g]] += values[g]``, out of place: autograd records one node."""
     return zeros.index_add(0, index, values)

@@ -9,20 +9,20 @@ columns are factored over their levels, and the level values), the number of lev
 combinations present, the rank of each incomplete Cholesky factor, the keys and row counts of
 the level groups (the segments of the per-group Grams), and whether every column is finite (the
 inputs' check for NaN, deferred to this copy). A score makes no other read but the incomplete
-Cholesky's stopping test, once per block of pivots (:mod:`._estimators.device_cholesky`): it is
-chosen between 0 and the ratio on the device (:meth:`._estimators.terms.Terms.score`), and returned
-as a tensor. To need no earlier copy, the device applies the host's rule for discrete columns
-itself, and fits each continuous factor on the variable with its discrete columns zeroed, which
-leaves the factor of the other columns as it is. Data that the host would treat otherwise take the
-host route instead: a variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level
-combinations present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS`
-level groups.
+Cholesky's stopping test, once per block of pivots: it is chosen between 0 and the ratio on the
+device (:meth:`._estimators.terms.Terms.score`), and returned as a tensor. To need no earlier
+copy, the device applies the host's rule for discrete columns itself, and fits each continuous
+factor on the variable with its discrete columns zeroed, which leaves the factor of the other
+columns as it is. Data that the host would treat otherwise take the host route instead: a
+variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level combinations present
+(the host drops levels column by column), or more than :data:`_GROUP_SLOTS` level groups.
 
-The results are those of the host route:
-the same canonical row order (:mod:`._kernels.device_order`), the same median bandwidths
-(:mod:`._kernels.device_bandwidth`), the same levels and level factors, the same pivots
-(:mod:`._estimators.device_cholesky`), and the per-group moments mixed by the same function
-(:func:`._estimators.lowrank.mixed_moments`); only the order of floating-point sums differs.
+The results are those of the host route, by the same functions on the device's tensors: the
+canonical row order (:func:`._inputs.row_order.lexicographic_order`), the median bandwidths
+(:func:`._kernels.kernel.sample_widths`), the levels (:func:`._kernels.levels.unique_inverse`) and
+level factors, the pivots (:func:`._estimators.lowrank.incomplete_cholesky`), and the per-group
+moments (:func:`._estimators.lowrank.segment_moments`) mixed by
+:func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums differs.
 Variables with nominal columns (host codes) take the host route. The permutation null is the host
 route's, computed on first use (a score without chance adjustment never needs it). The exact
 estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
 import torch
 
-from .._estimators.device_cholesky import incomplete_cholesky
 from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
@@ -48,15 +48,21 @@ from .._estimators.lowrank import (
     LowRankFit,
     _psd_square_root,
     centre_moments,
+    incomplete_cholesky,
     mixed_moments,
     pivot_tolerance,
+    segment_moments,
 )
 from .._estimators.terms import ConstantAttributesFit, Role, Terms
-from .._kernels.device_bandwidth import scaled
-from .._kernels.device_levels import combination_keys, distinct_count, distinct_values
-from .._kernels.device_order import canonical_order
-from .._kernels.kernel import KernelInput, refuse_unscalable
-from .._kernels.levels import MAX_LEVELS, LevelEncoder
+from .._inputs.row_order import lexicographic_order
+from .._kernels.kernel import KernelInput, bandwidth_rows, refuse_unscalable, sample_widths
+from .._kernels.levels import (
+    MAX_LEVELS,
+    LevelEncoder,
+    combination_keys,
+    distinct_count,
+    unique_inverse,
+)
 from .._kernels.registry import kernel_named
 from .._linalg.backend import divide_by_lower_transposed
 from .problem import Problem, roles_of
@@ -75,24 +81,12 @@ def device_terms(problem: Problem) -> Terms | None:
     if any(v.codes is not None or v.numeric is None for v in variables.values()):
         return None
     options = problem.options
-    order = canonical_order(
+    order = lexicographic_order(
         [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
     )
-    joint = options.attribute_kernel == "joint"
     kernel = kernel_named(options.kernel)
     inputs = {
-        name: KernelInput(
-            scaled(
-                v.numeric[order],
-                shared=name != "sensitive" or joint,
-                standardised=name == "sensitive" and joint,
-                bandwidth=options.bandwidth,
-                random_state=options.random_state,
-                norm=kernel.norm,
-            ),
-            None,
-            kernel=kernel,
-        )
+        name: KernelInput(_scaled(v.numeric[order], name, options), None, kernel=kernel)
         for name, v in variables.items()
     }
     roles = roles_of(options.notion, **inputs)
@@ -165,9 +159,9 @@ def _lowrank_terms(
         if tracked and combinations.size * m.rank > n:
             return None  # explicit feature rows would change their factor (small batches)
     factors = {role: m.continuous_factor(roles[role]) for role, m in maps.items()}
-    group_sums, group_grams = _group_moments(
-        torch.cat(list(factors.values()), dim=1)[order], sizes.tolist()
-    )
+    moments = segment_moments(torch.cat(list(factors.values()), dim=1)[order], sizes.tolist())
+    group_sums = torch.stack([sums for sums, _ in moments])
+    group_grams = torch.stack([gram for _, gram in moments])
     sums, grams = mixed_moments(
         torch.as_tensor(np.stack(group_codes, axis=1), device=like.device),
         group_sums,
@@ -188,6 +182,33 @@ def _lowrank_terms(
     # the permutation null needs per-stratum moments in the same feature basis, which the host
     # route has (computed on first use only)
     return replace(terms, compute_null_statistic=lambda: problem.fit().terms.null_statistic)
+
+
+def _scaled(values: torch.Tensor, name: str, options: Any) -> torch.Tensor:
+    """``(values − centres) / widths`` of variable ``name`` as :func:`._routes.problem.fit_scaling`
+    and ``apply`` give on the rows of ``values`` (in their canonical order), by
+    :func:`._kernels.kernel.sample_widths` on the device; a width beyond float64 makes its column
+    NaN, which the route refuses as the host does."""
+    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    rows = _bandwidth_rows(int(values.shape[0]), options.random_state, values.device)
+    sample = values.detach() if rows is None else values.detach()[rows]
+    centres, widths = sample_widths(
+        sample,
+        int(values.shape[1]),
+        shared=name != "sensitive" or joint,
+        standardised=joint,
+        bandwidth=options.bandwidth,
+        kernel=kernel_named(options.kernel),
+    )
+    return (values - centres) / torch.where(torch.isfinite(widths), widths, torch.nan)
+
+
+@cache
+def _bandwidth_rows(n: int, random_state: int | None, device: torch.device) -> torch.Tensor | None:
+    """The rows of :func:`._kernels.kernel.bandwidth_rows` on ``device`` (None: all rows), copied
+    there once per size and seed."""
+    rows = bandwidth_rows(n, random_state)
+    return None if rows.size == n else torch.from_numpy(np.ascontiguousarray(rows)).to(device)
 
 
 def bits(values: torch.Tensor) -> torch.Tensor:
@@ -245,23 +266,23 @@ class _RoleMap:
         self.role = role
         z = roles[role].z
         width = int(z.shape[1])
-        structure = [distinct_values(z[:, j]) for j in range(width)]
-        self._counts = torch.stack([count for count, _, _ in structure])
-        self._values = torch.stack([values for _, values, _ in structure])
+        levels = [unique_inverse(z[:, j], MAX_LEVELS) for j in range(width)]
+        self._counts = torch.stack([torch.max(codes) + 1 for _, codes in levels])
+        self._values = torch.stack([values for values, _ in levels])
         self._differentiated = differentiated_columns(roles, role)
         differentiated = torch.zeros(width, dtype=torch.bool, device=z.device)
         differentiated[self._differentiated] = True
         discrete = (self._counts <= MAX_LEVELS) & ~differentiated
         radices = torch.where(discrete, self._counts, 1)
         self.keys = combination_keys(
-            [torch.where(discrete[j], codes, 0) for j, (_, _, codes) in enumerate(structure)],
+            [torch.where(discrete[j], codes, 0) for j, (_, codes) in enumerate(levels)],
             list(radices),
         )
         self.grid = torch.prod(radices)
         self._present = distinct_count(self.keys)
         self.continuous_z = z * (~discrete).to(z.dtype)
         self.kernel = roles[role].kernel
-        self.factor = incomplete_cholesky(
+        self._pivots, self._factor = incomplete_cholesky(
             self.continuous_z,
             self.kernel,
             pivot_tolerance(options.ridge, role),
@@ -270,7 +291,8 @@ class _RoleMap:
 
     def small_results(self) -> list[torch.Tensor]:
         """What the host needs of this fit: counts, first values, present combinations, rank."""
-        return [self._counts, self._values, self._present[None], self.factor.rank[None]]
+        rank = torch.count_nonzero(self._pivots >= 0)
+        return [self._counts, self._values, self._present[None], rank[None]]
 
     def read_small_results(self, host: Any) -> None:
         """Take :meth:`small_results` from the host's copy, and decide as the host route."""
@@ -309,20 +331,7 @@ class _RoleMap:
         factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
         its pivots, which carry gradients (see :class:`._estimators.lowrank.FeatureMap`)."""
         if not is_tracked(k):
-            return self.factor.rows[: self.rank].T
-        landmarks = self.continuous_z[self.factor.pivots[: self.rank]]
+            return self._factor[:, : self.rank]
+        landmarks = self.continuous_z[self._pivots[: self.rank]]
         lower = torch.linalg.cholesky(self.kernel.gram(landmarks, landmarks))
         return divide_by_lower_transposed(self.kernel.gram(self.continuous_z, landmarks), lower)
-
-
-def _group_moments(factors: torch.Tensor, sizes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sums and Grams of the factor rows of each group, the rows sorted by group (of ``sizes``
-    rows each): one product per group's segment."""
-    sums, grams = [], []
-    start = 0
-    for size in sizes:
-        block = factors[start : start + size]
-        sums.append(torch.sum(block, dim=0))
-        grams.append(block.T @ block)
-        start += size
-    return torch.stack(sums), torch.stack(grams)
