@@ -195,12 +195,19 @@ class Problem:
         attributes, the two whose dependence the statistic measures (the conditioning
         variable's stay).
         """
-        rows = bandwidth_rows(self.n, self.options.random_state)
         measured = notion_named(self.options.notion).measured
         return {
-            name: fit_scaling(name, variable, self.options, rows).widened(
-                width_factor if name in ("sensitive", measured) else 1.0
-            )
+            name: scaling.widened(width_factor if name in ("sensitive", measured) else 1.0)
+            for name, scaling in self._median_scalings.items()
+        }
+
+    @cached_property
+    def _median_scalings(self) -> dict[str, Scaling]:
+        """The bandwidths at width 1, fitted once: the test's several widths widen the same
+        median distances, whose sort was a quarter of its time at 1,000 rows."""
+        rows = bandwidth_rows(self.n, self.options.random_state)
+        return {
+            name: fit_scaling(name, variable, self.options, rows)
             for name, variable in self.variables().items()
         }
 
