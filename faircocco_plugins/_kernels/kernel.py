@@ -619,7 +619,16 @@ class Kernel(ABC):
 DIRECT_COLUMNS = 8
 
 
-class Gaussian(Kernel):
+class UnitDiagonal:
+    """The diagonal of a kernel of the distance between rows, ``k(0) = 1``."""
+
+    def diagonal(self, z: Any) -> Any:
+        """Ones: every row is at distance 0 from itself."""
+        xp = namespace(z)
+        return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
+
+
+class Gaussian(UnitDiagonal, Kernel):
     """The unit-bandwidth Gaussian kernel ``exp(-‖z − z′‖² / 2)`` on inputs scaled by the median
     heuristic (:func:`median_distance`), the paper's kernel."""
 
@@ -659,11 +668,6 @@ class Gaussian(Kernel):
             return xp.exp(-0.5 * sq)
         sq = xp.sum(z1 * z1, axis=1)[:, None] + xp.sum(z2 * z2, axis=1)[None, :] - 2.0 * (z1 @ z2.T)
         return xp.exp(-0.5 * xp.clip(sq, min=0.0))
-
-    def diagonal(self, z: Any) -> Any:
-        """Ones: every row is at distance 0 from itself."""
-        xp = namespace(z)
-        return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
 
     def frequencies(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         """Standard normal: the Gaussian's spectral density is Gaussian."""

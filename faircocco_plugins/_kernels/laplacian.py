@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
 from .._linalg.backend import namespace
-from .kernel import Kernel
+from .kernel import Kernel, UnitDiagonal
 
 
-class Laplacian(Kernel):
+class Laplacian(UnitDiagonal, Kernel):
     """The unit-bandwidth Laplacian kernel ``exp(−‖z − z′‖₁)`` on inputs scaled by the median
     city-block distance."""
 
@@ -51,11 +50,6 @@ class Laplacian(Kernel):
         for j in range(1, z1.shape[1]):
             distance = distance + xp.abs(z1[:, j : j + 1] - z2[:, j : j + 1].T)
         return xp.exp(-distance)
-
-    def diagonal(self, z: Any) -> Any:
-        """Ones: every row is at distance 0 from itself."""
-        xp = namespace(z)
-        return xp.ones(z.shape[:-1], dtype=z.dtype, device=array_api_compat.device(z))
 
     def frequencies(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         """Standard Cauchy: the spectral density of ``exp(−|t|)`` is ``1 / (π (1 + ω²))``,
