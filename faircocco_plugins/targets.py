@@ -40,6 +40,7 @@ from ._api import faircocco_score
 from ._inputs.binary_labels import positive_labels
 from ._inputs.column_kinds import attribute_kind
 from ._inputs.variables import check_unique_names
+from ._kernels.registry import DEFAULT_KERNEL
 from ._records.params import Interval, check_bool, check_params
 
 __all__ = [
@@ -841,6 +842,7 @@ def adjusted_score_columns(
     *,
     y_true: Any = None,
     notion: str = "dp",
+    kernel: str = DEFAULT_KERNEL,
     settings: TargetSettings | None = None,
     random_state: int | None = 0,
 ) -> dict[str, float]:
@@ -888,6 +890,9 @@ def adjusted_score_columns(
     y_true : array-like, optional
         The outcome as the notion takes it (``Notion.outcome``); not used under DP.
     notion : {"dp", "eo", "cal"}
+    kernel : str
+        The score's kernel, by its registered name (that of the penalty or moment trained
+        with, so that a target is measured as it was trained for).
     settings : TargetSettings, optional
         Its ``confidence``; the defaults of :class:`TargetSettings` when not given.
     random_state : int, optional
@@ -922,6 +927,7 @@ def adjusted_score_columns(
             frame,
             y_true=outcome,
             notion=notion,
+            kernel=kernel,
             adjusted=True,
             random_state=random_state,
         )

@@ -218,7 +218,7 @@ PINNED = {
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "da73677853b9f526",
+        "713623c2e07b9cc9",
     ),
     "faircocco_torch:FairCOCCOPathRegressor": (
         (
@@ -232,7 +232,7 @@ PINNED = {
             "confidence=0.9, bins=4, intersections=False, lam_min=0.5, lam_max=500.0, "
             "lam_factor=2.0, epochs_per_step=3, refine_steps=3, model='network')"
         ),
-        "915e22335124b985",
+        "7e8ea035498016a5",
     ),
     "faircocco_torch:FairCOCCOPenalty": (
         (
@@ -419,13 +419,14 @@ PINNED = {
     "faircocco_fairlearn:FairCOCCOGridSearch": (
         (
             "(estimator: 'Any', constraints: 'Any', *, target: 'Any' = 'halve', "
-            "notion: 'str | None' = None, validation_fraction: 'float' = 0.2, "
-            "random_state: 'int | None' = None, bins: 'int' = 4, "
+            "notion: 'str | None' = None, kernel: 'str | None' = None, "
+            "validation_fraction: 'float' = 0.2, random_state: 'int | None' = None, "
+            "bins: 'int' = 4, "
             "confidence: 'float' = 0.9, intersections: 'bool' = False, grid_size: 'int' = 10, "
             "grid_limit: 'float' = 2.0, grid_offset: 'Any' = None, grid: 'Any' = None, "
             "sample_weight_name: 'str' = 'sample_weight') -> 'None'"
         ),
-        "1d2d8d392b893cc6",
+        "5db7634ede323b8f",
     ),
     "faircocco_fairlearn:FairCOCCOGridSearch.fit": (
         (

@@ -26,7 +26,9 @@ from faircocco_plugins.plugins import (
     Interval,
     align_by_index,
     check_params,
+    kernel_named,
     notion_named,
+    statistic_default,
     toolkit_name,
 )
 from faircocco_plugins.targets import (
@@ -106,6 +108,9 @@ class FairCOCCOGridSearch(GridSearch):
         ``"eo"`` for ``EqualizedOdds``, ``"eopp"`` for ``TruePositiveRateParity``), else
         ``"eo"`` for a parity of error rates that equalised odds implies
         (``FalsePositiveRateParity``), and a :class:`FairCOCCOMoment`'s own.
+    kernel : str, optional
+        The adjusted score's kernel, by its registered name; default a
+        :class:`FairCOCCOMoment`'s own, else ``"gaussian"``.
     validation_fraction : float
         Share of the rows held out to measure the predictors.
     random_state : int, optional
@@ -177,6 +182,7 @@ class FairCOCCOGridSearch(GridSearch):
         *,
         target: Any = "halve",
         notion: str | None = None,
+        kernel: str | None = None,
         validation_fraction: float = 0.2,
         random_state: int | None = None,
         bins: int = 4,
@@ -201,6 +207,7 @@ class FairCOCCOGridSearch(GridSearch):
         self.grid_limit = grid_limit
         self.target = target
         self.notion = notion
+        self.kernel = kernel
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.bins = bins
@@ -260,7 +267,7 @@ class FairCOCCOGridSearch(GridSearch):
                 f"{type(self.constraints).__name__} is not a ClassificationMoment. Use "
                 "fairlearn's GridSearch."
             )
-        notion = self._notion()
+        notion, kernel = self._notion(), self._kernel()
         rows = _paired_rows(
             {
                 "X": X,
@@ -275,7 +282,14 @@ class FairCOCCOGridSearch(GridSearch):
         check_target_groups(
             self.target, _table(sensitive_held), y_held == 1, rows="validation rows", bins=self.bins
         )
-        measured = (_safe_indexing(rows["X"], held), y_held, sensitive_held, notion, settings)
+        measured = (
+            _safe_indexing(rows["X"], held),
+            y_held,
+            sensitive_held,
+            notion,
+            kernel,
+            settings,
+        )
         trained = {key: _safe_indexing(values, train) for key, values in rows.items()}
         X_train, y_train = trained.pop("X"), trained.pop("y")
         trained["sensitive_features"] = self._groups(trained["sensitive_features"])
@@ -347,6 +361,15 @@ class FairCOCCOGridSearch(GridSearch):
             )
         return notion
 
+    def _kernel(self) -> str:
+        """``kernel``, or the :class:`FairCOCCOMoment`'s, or the score's default."""
+        if self.kernel is not None:
+            kernel_named(self.kernel)  # a registered kernel, or a ValueError that lists them
+            return self.kernel
+        if isinstance(self.constraints, FairCOCCOMoment):
+            return str(self.constraints.kernel)
+        return str(statistic_default("kernel"))
+
     def _split(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions of the training and held-out rows, stratified by label where every
         label has rows enough, in their original order."""
@@ -365,6 +388,7 @@ def _measures(
     y: np.ndarray,
     sensitive_features: Any,
     notion: str,
+    kernel: str,
     settings: TargetSettings,
 ) -> dict[str, Any]:
     """One row of ``candidates_``: the predictor on the held-out rows (the adjusted score and
@@ -383,6 +407,7 @@ def _measures(
             _table(sensitive_features),
             y_true=notion_named(notion).outcome(y.astype(float)),
             notion=notion,
+            kernel=kernel,
             settings=settings,
         ),
         **target_columns(y == 1, predicted == 1, _table(sensitive_features), settings=settings),

@@ -351,3 +351,42 @@ def test_a_target_groups_as_the_path_does_quartiles_and_intersections_when_asked
     search.fit(X, y, sensitive_features=people)
     assert len(search.bin_edges_["age"]) == 3  # quartiles, the targets' default bins
     assert {"di[sex]", "di[age]", "di[intersections]"} <= set(search.candidates_.columns)
+
+
+@pytest.mark.parametrize("given", ["search", "moment"])
+def test_the_adjusted_score_is_measured_with_the_kernel_given(given: str) -> None:
+    """``kernel=`` (or a FairCOCCOMoment's own kernel) is the held-out adjusted score's: the
+    kept predictor's column equals the public metric with that kernel, not the Gaussian's."""
+    X, y, _ = biased(600)
+    age = np.random.default_rng(4).uniform(18, 80, 600) + 10 * X[:, 0]
+    moment = FairCOCCOMoment("dp", n_features=4, random_state=0, kernel="laplacian")
+    constraints = moment if given == "moment" else DemographicParity()
+    options = {} if given == "moment" else {"kernel": "laplacian", "bins": 2}
+    search = FairCOCCOGridSearch(
+        LogisticRegression(), constraints, grid_size=3, target={"di": 0.0}, random_state=0,
+        **options,
+    )  # fmt: skip
+    search.fit(X, y, sensitive_features=age)
+    rows = search.validation_rows_
+    scores = search.predict_proba(X[rows])[:, 1]
+    measured = {
+        kernel: faircocco_metric(
+            y[rows],
+            scores,
+            sensitive_features=age[rows],
+            notion="dp",
+            adjusted=True,
+            kernel=kernel,
+        )
+        for kernel in ("laplacian", "gaussian")
+    }
+    kept = search.candidates_["adjusted_score"].iloc[search.best_idx_]
+    assert kept == pytest.approx(measured["laplacian"], rel=1e-9)
+    assert kept != pytest.approx(measured["gaussian"], rel=1e-3)
+
+
+def test_an_unknown_kernel_is_refused_with_the_registered_names() -> None:
+    X, y, sex = biased(200)
+    search = FairCOCCOGridSearch(LogisticRegression(), DemographicParity(), kernel="cosine")
+    with pytest.raises(ValueError, match=r"kernel='cosine'.*gaussian"):
+        search.fit(X, y, sensitive_features=sex)

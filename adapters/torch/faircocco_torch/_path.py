@@ -275,6 +275,7 @@ class _FairPath(_FairNetwork):
             y_scale=getattr(self, "y_scale_", 1.0),
             units=units,
             settings=self._settings(),
+            kernel=self.kernel,
         )
         with torch_threads(self.n_threads):
             history, rows = self._steps(training, penalty, measures)
@@ -656,7 +657,7 @@ class FairCOCCOPathClassifier(_FairPath, FairCOCCOClassifier):
     penalty, notion, kernel, penalty_on, hidden_layer_sizes, batch_size, learning_rate,
     weight_decay, device, n_threads, verbose, random_state
         As for :class:`FairCOCCOClassifier` (``penalty=None`` and constraints are refused:
-        they have no λ to raise; ``notion`` is also the adjusted score's).
+        they have no λ to raise; ``notion`` and ``kernel`` are also the adjusted score's).
 
     Attributes
     ----------
@@ -731,7 +732,8 @@ class FairCOCCOPathRegressor(_FairPath, FairCOCCORegressor):
         ``"linear"``, the lower validation MSE for ``"auto"``).
     penalty, notion, kernel, hidden_layer_sizes, batch_size, learning_rate, weight_decay,
     device, n_threads, verbose, random_state
-        As for :class:`FairCOCCORegressor`.
+        As for :class:`FairCOCCORegressor` (``notion`` and ``kernel`` are also the adjusted
+        score's).
 
     Attributes
     ----------

@@ -13,7 +13,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from torch import nn
 
 from faircocco_plugins.gaps import disparate_impact_ratios, farthest_from_parity
-from faircocco_plugins.plugins import notion_named
+from faircocco_plugins.plugins import notion_named, statistic_default
 from faircocco_plugins.targets import (
     AUC_FLOOR,
     Target,
@@ -97,6 +97,7 @@ class ValidationMeasures:
         y_scale: float = 1.0,
         units: Mapping[str, tuple[float, float]] | None = None,
         settings: TargetSettings | None = None,
+        kernel: str = statistic_default("kernel"),
     ) -> None:
         if not math.isfinite(y_scale * y_scale):
             raise ValueError(
@@ -108,6 +109,7 @@ class ValidationMeasures:
         self.frame = attribute_frame(sensitive, schema, units)
         self.task = task
         self.notion = notion
+        self.kernel = kernel
         self.y_scale = y_scale
         self.settings = TargetSettings() if settings is None else settings
 
@@ -194,5 +196,10 @@ class ValidationMeasures:
         (:func:`faircocco_plugins.targets.adjusted_score_columns`)."""
         y_true = notion_named(self.notion).outcome(truth)
         return adjusted_score_columns(
-            pred, self.frame, y_true=y_true, notion=self.notion, settings=self.settings
+            pred,
+            self.frame,
+            y_true=y_true,
+            notion=self.notion,
+            kernel=self.kernel,
+            settings=self.settings,
         )

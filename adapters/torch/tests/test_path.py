@@ -22,6 +22,7 @@ from torch_helpers import biased_task  # noqa: E402
 
 import faircocco_torch._estimators as estimators_module  # noqa: E402
 import faircocco_torch._path as path_module  # noqa: E402
+from faircocco_plugins import faircocco_score  # noqa: E402
 from faircocco_plugins.targets import Target, choose_step  # noqa: E402
 from faircocco_torch import (  # noqa: E402
     FairCOCCOClassifier,
@@ -698,6 +699,26 @@ def test_validation_measures_match_a_literal_computation() -> None:
     assert reversed_row["di"] == pytest.approx(1 / 2)
     assert reversed_row["di_ratio"] == pytest.approx(1 / 2)
     assert math.isclose(reversed_row["accuracy"], 0.25)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_the_adjusted_score_is_measured_with_the_path_s_kernel(kernel: str) -> None:
+    rng = np.random.default_rng(5)
+    age = pd.Series(rng.uniform(18, 80, 300), name="age")
+    features = torch.tensor(
+        np.column_stack([age / 30 + rng.normal(size=300), rng.normal(size=300)])
+    )
+    targets = torch.tensor((rng.random(300) < 0.5).astype(float))
+    encoder = SensitiveEncoder().fit(age)
+    model = nn.Sequential(nn.Linear(2, 1), nn.Flatten(0)).double()
+    measures = ValidationMeasures(
+        (features, targets, encoder.transform(age)), encoder.schema_, task="classification",
+        notion="dp", kernel=kernel,
+    )  # fmt: skip
+    probabilities = torch.sigmoid(measures.outputs(model)).numpy()
+    frame = attribute_frame(encoder.transform(age), encoder.schema_)
+    expected = faircocco_score(probabilities, frame, kernel=kernel, adjusted=True, random_state=0)
+    assert measures(model)["adjusted_score"] == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_harness_registers_the_path_with_its_targets() -> None:
