@@ -62,7 +62,8 @@ from ._linalg.backend import (
 from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
 from ._records.notions import NOTION_RECORDS, notion_named
-from ._routes.choose import batch_on_device, device_batch_statistic
+from ._routes.choose import BatchRoute, batch_route
+from ._routes.dispatch import device_batch_statistic
 from ._routes.problem import Problem, fit_scaling, measured_rows, roles_of
 
 #: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
@@ -311,27 +312,27 @@ class BatchStatistic:
         if self._too_few_measured(y_true):
             x = y_pred if is_array_api_obj(y_pred) else np.asarray(y_pred, dtype=np.float64)
             return as_output(host_function(_zero, x), y_pred)
-        batch = self._plain_batch(y_pred, sensitive_features, y_true)
-        if batch is not None and batch_on_device(y_pred, batch[0].shape[0]):
-            pred, rows, kept = batch
-            self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-            measured = y_pred if kept is None else take_rows(y_pred, kept)
-            return as_output(self._device_statistic(measured, pred, rows), y_pred)
-        # everything is computed on the host; only y_pred's gradient goes back to its framework
+        plain = self._plain_batch(y_pred, sensitive_features, y_true)
         pred, rows, kept = (
-            batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
+            plain if plain is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
         x = pred
         if is_array_api_obj(y_pred):
             # the rows the notion measures, gathered: the gradient reaches y_pred's own rows
             x = y_pred if kept is None else take_rows(y_pred, kept)
         self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-        if self._kernel.gram_gradient is None and getattr(y_pred, "requires_grad", False):
-            # no closed form without the kernel's Gram gradient: autograd differentiates the
-            # same statistic in the predictions' framework
+        route = batch_route(
+            y_pred,
+            rows.shape[0],
+            plain=plain is not None,
+            closed_form=self._kernel.gram_gradient is not None,
+            constant_attributes=self._host_rows.sensitive_is_constant(rows),
+        )
+        if route is BatchRoute.DEVICE:
             return as_output(self._device_statistic(x, pred, rows), y_pred)
-        if self._host_rows.sensitive_is_constant(rows):
+        if route is BatchRoute.ZERO:
             return as_output(host_function(_zero, x, pred), y_pred)
+        # everything is computed on the host; only y_pred's gradient goes back to its framework
         with self._side_threads():
             statistic = host_function(self._statistic(rows), x, pred)
         return as_output(statistic, y_pred)
