@@ -15,7 +15,7 @@ attributes and outcomes kept there, and autograd differentiates it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, Unpack
@@ -32,6 +32,7 @@ from ._estimators.batch import (
     predictions_statistic,
     spread_damping,
 )
+from ._estimators.batch_rows import HostRows, has_constant_column, plain_host
 from ._estimators.lowrank import (
     FeatureMap,
     incomplete_cholesky,
@@ -43,9 +44,9 @@ from ._estimators.terms import Role
 from ._inputs.output import as_output
 from ._inputs.row_order import in_order
 from ._inputs.row_table import RowTable
-from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
+from ._inputs.variables import Variable, check_lengths, is_array_api_obj, to_variable
 from ._kernels.kernel import KernelInput, Scaling, bandwidth_rows
-from ._kernels.levels import LevelRegistry, unique_inverse
+from ._kernels.levels import unique_inverse
 from ._kernels.range_watch import RangeWatch
 from ._kernels.registry import kernel_named
 from ._linalg.backend import (
@@ -394,7 +395,7 @@ class BatchStatistic:
             # a column constant in this batch has no spread to fit a bandwidth, pivots or
             # strata on: kernels fitted here would misjudge every later batch, so they serve
             # this batch only and the next batch fits them again
-            self._provisional = _has_constant_column(rows)
+            self._provisional = has_constant_column(rows)
         return pred.numeric, rows, problem.kept
 
     def _plain_batch(
@@ -410,7 +411,7 @@ class BatchStatistic:
         """
         if not self.is_fitted:
             return None
-        pred = _plain_host(y_pred)
+        pred = plain_host(y_pred)
         rows = self._host_rows.plain_rows(sensitive_features, y_true)
         if pred is None or rows is None or pred.shape[0] != rows.shape[0] or pred.shape[0] < 2:
             return None
@@ -419,7 +420,7 @@ class BatchStatistic:
             return None
         if not self._notion.restricts_rows:
             return pred, rows, None
-        truth = _plain_host(y_true)
+        truth = plain_host(y_true)
         if truth is None or truth.shape[0] != pred.shape[0] or not math.isfinite(truth.sum()):
             return None
         kept = measured_rows(self._notion, truth)
@@ -585,98 +586,6 @@ class BatchStatistic:
         )
 
 
-class HostRows:
-    """A batch's sensitive attributes and outcomes as one float64 host matrix, and back.
-
-    Nominal columns are stored as codes that stay the same across batches (level values are
-    registered as they appear), so equal rows of different batches are equal host rows.
-    """
-
-    def __init__(self, sensitive: Variable, truth: Variable | None) -> None:
-        self._templates = (sensitive, truth)
-        self._registries = tuple(
-            [] if v is None else [LevelRegistry() for _ in v.nominal_names] for v in self._templates
-        )
-        self._sensitive_width = len(sensitive.names)
-        # numeric columns only, named as an array's: a batch of arrays has this layout (a
-        # DataFrame's names would not match it)
-        self._plain = all(
-            v.codes is None and v.names == array_names(v.argument, len(v.names))
-            for v in self._templates
-            if v is not None
-        )
-
-    def rows(self, sensitive: Variable, truth: Variable | None) -> np.ndarray:
-        """The ``(n, m)`` host matrix: each variable's numeric columns, then its codes."""
-        blocks = []
-        for variable, template, registries in zip(
-            (sensitive, truth), self._templates, self._registries, strict=True
-        ):
-            if variable is None or template is None:
-                continue
-            _check_layout(variable, template)
-            if variable.numeric is not None:
-                blocks.append(variable.numeric)
-            for j, registry in enumerate(registries):
-                assert variable.codes is not None
-                codes = registry.codes_of(variable.levels[j].tolist())[variable.codes[:, j]]
-                blocks.append(codes[:, None])
-        return np.concatenate(blocks, axis=1, dtype=np.float64)
-
-    def plain_rows(self, sensitive: Any, truth: Any) -> np.ndarray | None:
-        """:meth:`rows` of floating arrays or tensors in the fitted layout of numeric columns,
-        straight from their values (not checked for NaN); None for anything else."""
-        if not self._plain:
-            return None
-        blocks = []
-        for value, template in zip((sensitive, truth), self._templates, strict=True):
-            if template is None:
-                continue  # the outcomes of DP, ignored as by the full validation
-            block = _plain_host(value)
-            if block is None or block.shape[1] != len(template.names):
-                return None
-            blocks.append(block)
-        if any(block.shape[0] != blocks[0].shape[0] for block in blocks):
-            return None
-        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
-
-    def numeric_columns(self, rows: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
-        """The numeric columns of host ``rows``, by name."""
-        start = 0
-        for template in self._templates:
-            if template is None:
-                continue
-            for j, name in enumerate(template.numeric_names):
-                yield name, rows[:, start + j]
-            start += len(template.numeric_names) + len(template.nominal_names)
-
-    def sensitive_is_constant(self, rows: np.ndarray) -> bool:
-        sensitive = rows[:, : self._sensitive_width]
-        return bool((sensitive == sensitive[:1]).all())
-
-    def variables(self, rows: np.ndarray) -> tuple[Variable, Variable | None]:
-        """The variables of host ``rows`` (the inverse of :meth:`rows`)."""
-        variables: list[Variable | None] = []
-        start = 0
-        for template, registries in zip(self._templates, self._registries, strict=True):
-            if template is None:
-                variables.append(None)
-                continue
-            p, q = len(template.numeric_names), len(template.nominal_names)
-            variables.append(
-                replace(
-                    template,
-                    numeric=rows[:, start : start + p] if p else None,
-                    codes=rows[:, start + p : start + p + q].astype(np.int64) if q else None,
-                    levels=tuple(np.asarray(registry.values) for registry in registries),
-                )
-            )
-            start += p + q
-        sensitive, truth = variables
-        assert sensitive is not None
-        return sensitive, truth
-
-
 def _moved(k: KernelInput, like: Any) -> KernelInput:
     """``k`` with its numeric columns on ``like``'s device (codes stay on the host)."""
     return k if k.z is None else replace(k, z=as_like(k.z, like))
@@ -688,25 +597,6 @@ def _factors_of(role: str) -> str:
     return f"{role} factors"
 
 
-def _has_constant_column(rows: np.ndarray) -> bool:
-    """Whether a column of the host ``rows`` takes one value only."""
-    return bool((rows == rows[:1]).all(axis=0).any())
-
-
-def _check_layout(variable: Variable, fitted: Variable) -> None:
-    """A batch must have the numeric and nominal columns the kernels were fitted on."""
-    if (variable.numeric_names, variable.nominal_names) != (
-        fitted.numeric_names,
-        fitted.nominal_names,
-    ):
-        raise ValueError(
-            f"{variable.argument} has numeric columns {list(variable.numeric_names)} and nominal "
-            f"columns {list(variable.nominal_names)}, but the kernels were fitted on numeric "
-            f"{list(fitted.numeric_names)} and nominal {list(fitted.nominal_names)}; pass every "
-            "batch in the layout of the data given to fit."
-        )
-
-
 def _check_joint(sensitive: Variable, options: Options) -> None:
     """The joint kernel one-hot encodes nominal columns with the levels of each batch, which
     would give batches different layouts; numbers keep one layout."""
@@ -716,17 +606,6 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
             f"encode {list(sensitive.nominal_names)} first, e.g. with SensitiveEncoder), or use "
             "attribute_kernel='product'."
         )
-
-
-def _plain_host(value: Any) -> np.ndarray | None:
-    """A 1-D or 2-D floating array or tensor as an ``(n, m)`` float64 host array, else None."""
-    if value is None:
-        return None
-    array = host_array(value)
-    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.ndim not in (1, 2):
-        return None
-    array = np.asarray(array, dtype=np.float64)
-    return array[:, None] if array.ndim == 1 else array
 
 
 def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
