@@ -63,7 +63,7 @@ from ._linalg.backend import (
 from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
 from ._records.notions import NOTION_RECORDS, notion_named
-from ._routes.choose import BatchRoute, batch_route
+from ._routes.choose import BatchRoute, batch_route, fits_kernels_ahead
 from ._routes.dispatch import device_batch_statistic
 from ._routes.problem import Problem, fit_scaling, measured_rows, roles_of
 
@@ -171,8 +171,8 @@ class BatchStatistic:
         self.options = Options.check(notion=notion, **keywords, method="lowrank")
         self._kernel = kernel_named(self.options.kernel)
         self._notion = notion_named(notion)
-        if self._notion.conditioned_on == "pred":
-            ahead = [n for n, r in NOTION_RECORDS.items() if r.conditioned_on != "pred"]
+        if not fits_kernels_ahead(notion):
+            ahead = [name for name in NOTION_RECORDS if fits_kernels_ahead(name)]
             raise ValueError(
                 f"BatchStatistic supports notion={' or '.join(map(repr, ahead))}: "
                 f"{self._notion.title} conditions on the predictions, so its kernels cannot be "

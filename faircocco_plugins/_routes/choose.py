@@ -247,10 +247,32 @@ def batch_route(
 
 
 def fits_kernels_ahead(notion: str, method: str = "lowrank") -> bool:
-    """Whether a training penalty under ``notion`` and ``method`` fits its attribute and outcome
-    kernels once (:class:`faircocco_plugins.BatchStatistic`): a notion conditioned on the
-    predictions cannot fit its kernels ahead of a batch, and the batch statistic is the
-    low-rank one."""
+    """Whether a training penalty fits its attribute and outcome kernels once, ahead of its
+    batches (:class:`faircocco_plugins.BatchStatistic`), rather than refitting every kernel on
+    every batch.
+
+    A notion conditioned on the predictions (calibration) cannot fit its kernels ahead of a
+    batch, and the batch statistic is the low-rank one, so ``method="exact"`` refits too.
+
+    Parameters
+    ----------
+    notion : str
+        The notion's name (``"dp"``, ``"eo"``, ...).
+    method : {"auto", "exact", "lowrank"}
+        The penalty's estimator.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from faircocco_plugins.plugins import fits_kernels_ahead
+    >>> fits_kernels_ahead("eo", "auto"), fits_kernels_ahead("cal", "auto")
+    (True, False)
+    >>> fits_kernels_ahead("dp", "exact")
+    False
+    """
     return notion_named(notion).conditioned_on != "pred" and method != "exact"
 
 
