@@ -64,7 +64,7 @@ class ScoreRoute(StrEnum):
     DEVICE_EXACT = "device exact"
     #: the low-rank estimator on the tensors' accelerator (:mod:`.device`), measured first
     DEVICE_LOWRANK = "device lowrank"
-    #: the host's routes below, as :meth:`.problem.Problem.fit` computes them
+    #: the host's routes below, as :meth:`.problem.Problem.fit` chooses and computes them
     HOST = "host"
     #: constant sensitive attributes: every term 0
     CONSTANT = "constant"
@@ -157,10 +157,10 @@ def choose_route(
     """The route of an in-memory :class:`.problem.Problem`, from its rows, kinds of columns,
     tensors (tracked, on an accelerator), options and the estimators' cost model.
 
-    Without ``measured``, the route from the problem alone; a route that measures the features
-    (:class:`Measured`) asks again with what it measured. ``host`` leaves out the device routes
-    (the host computing a problem); ``method`` overrides the options' estimator (the local
-    null's refits are low-rank).
+    Without ``measured``: a device route or :attr:`ScoreRoute.HOST`, or with ``host`` (the
+    host computing the problem) the host's estimator. A route that measures the features
+    (:class:`Measured`) asks again with what it measured. ``method`` overrides the options'
+    estimator (the local null's refits are low-rank).
     """
     options: Options = problem.options
     n = problem.n
@@ -168,9 +168,11 @@ def choose_route(
     auto = method is None and options.method == "auto"
     tracked = any(is_tracked(v.numeric) for v in problem.variables().values())
     if measured is None:
-        # CPU tensors take the host route, which is faster on the CPU (performance docs,
-        # "Device route"); variables with nominal columns (host codes) take it too
-        if not host and backend.on_accelerator(problem.like) and _numeric_only(problem):
+        if not host:
+            # CPU tensors take the host route, which is faster on the CPU (performance docs,
+            # "Device route"); variables with nominal columns (host codes) take it too
+            if not (backend.on_accelerator(problem.like) and _numeric_only(problem)):
+                return ScoreRoute.HOST
             return ScoreRoute.DEVICE_EXACT if estimator == "exact" else ScoreRoute.DEVICE_LOWRANK
         if problem.sensitive.is_constant():
             return ScoreRoute.CONSTANT

@@ -12,7 +12,7 @@ from typing import Any
 from .._estimators.terms import ConstantAttributesFit, Terms
 from .._inputs.variables import JOINT_ROW, report_labels
 from .._options import Options
-from .choose import DataRoute, ScoreRoute, choose_route, data_route, estimator_of
+from .choose import DEVICE_ROUTES, DataRoute, ScoreRoute, choose_route, data_route, estimator_of
 from .dask import fit_dask
 from .problem import Problem, report_columns, select_columns
 from .stream import fit_stream
@@ -65,7 +65,7 @@ def _fitted_terms(problem: Problem) -> Terms:
     tensors' on their accelerator (:mod:`.device`, imported on the first one), measured there
     first, or the host's (:meth:`.problem.Problem.fit`)."""
     route = choose_route(problem)
-    if route in (ScoreRoute.DEVICE_EXACT, ScoreRoute.DEVICE_LOWRANK):
+    if route in DEVICE_ROUTES:
         from . import device
 
         measurement = device.measure(problem, route)
