@@ -12,7 +12,8 @@ Some rules read the widths of the low-rank features (level combinations times pi
 are known only once the feature maps are fitted: the route that fits them reports them
 (:class:`Measured`), and :func:`choose_route` is asked again, before any estimator runs.
 
-This module imports no route; every route imports it.
+This module imports no route, so that every route may import it; :mod:`.dispatch` runs the
+route chosen.
 """
 
 from __future__ import annotations
