@@ -257,7 +257,7 @@ def precision_rows(devices: Sequence[str]) -> None:
                 values, rows, _ = batch
                 shift = statistic._shift(rows)
                 like = torch.zeros((), dtype=torch.float64, device=device)
-                side = statistic._attribute_side(rows, shift, like)
+                side = statistic._fitted.attribute_side(rows, shift, like)
                 _, scale = statistic._scaled_predictions(values)
                 arguments = (side, shift, scale, statistic.options)
                 double = float(device_statistic(torch.tensor(pred, device=device), *arguments))

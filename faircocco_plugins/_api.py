@@ -24,7 +24,7 @@ from ._linalg.threads import in_memory_on_one_blas_thread
 from ._options import Choice, Options, StatisticKeywords, statistic_default, takes_options
 from ._records.notions import notion_named
 from ._records.params import Interval, check_bool, check_params
-from ._routes.choose import call_terms
+from ._routes.dispatch import call_terms
 from ._routes.problem import Problem
 
 

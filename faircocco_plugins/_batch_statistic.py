@@ -15,63 +15,43 @@ attributes and outcomes kept there, and autograd differentiates it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from contextlib import nullcontext
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any, Unpack
 
-import array_api_compat
 import numpy as np
 
+from ._batch_kernels import BatchKernels
 from ._estimators.batch import (
-    AttributeSide,
     PredictionScale,
-    attribute_side,
     closed_form_gradient,
     prediction_damping,
     predictions_statistic,
     spread_damping,
 )
+from ._estimators.batch_rows import has_constant_column, plain_host
 from ._estimators.lowrank import (
-    FeatureMap,
     incomplete_cholesky,
     pivot_tolerance,
-    row_kronecker,
 )
-from ._estimators.strata import Strata
 from ._estimators.terms import Role
 from ._inputs.output import as_output
 from ._inputs.row_order import in_order
-from ._inputs.row_table import RowTable
-from ._inputs.variables import Variable, array_names, check_lengths, is_array_api_obj, to_variable
-from ._kernels.kernel import KernelInput, Scaling, bandwidth_rows
-from ._kernels.levels import LevelRegistry, unique_inverse
-from ._kernels.range_watch import RangeWatch
+from ._inputs.variables import Variable, check_lengths, is_array_api_obj, to_variable
+from ._kernels.kernel import bandwidth_rows
 from ._kernels.registry import kernel_named
 from ._linalg.backend import (
-    as_like,
     column_means,
     float64_like,
     host_array,
     host_function,
-    namespace,
-    ones,
     refuse_unreadable_tensors,
     take_rows,
 )
-from ._linalg.threads import single_blas_thread
 from ._options import BatchKeywords, Options, statistic_default, takes_options
 from ._records.notions import NOTION_RECORDS, notion_named
-from ._routes.choose import batch_on_device, device_batch_statistic
-from ._routes.problem import Problem, fit_scaling, measured_rows, roles_of
-
-#: The feature name under which :class:`RowTable` keeps each row's stratum (chance adjustment).
-_STRATUM = "stratum"
-#: The ``like`` of host computations.
-_HOST = np.zeros(())
-#: Most columns of the attribute side (``e`` and ``c`` together) computed without limiting
-#: numpy's BLAS to one thread: narrower products run on one thread anyway.
-_NARROW_SIDE = 32
+from ._routes.choose import BatchRoute, batch_route, fits_kernels_ahead
+from ._routes.dispatch import device_batch_statistic
+from ._routes.problem import Problem, measured_rows
 
 
 class BatchStatistic:
@@ -169,31 +149,29 @@ class BatchStatistic:
         self.options = Options.check(notion=notion, **keywords, method="lowrank")
         self._kernel = kernel_named(self.options.kernel)
         self._notion = notion_named(notion)
-        if self._notion.conditioned_on == "pred":
-            ahead = [n for n, r in NOTION_RECORDS.items() if r.conditioned_on != "pred"]
+        if not fits_kernels_ahead(notion):
+            ahead = [name for name in NOTION_RECORDS if fits_kernels_ahead(name)]
             raise ValueError(
                 f"BatchStatistic supports notion={' or '.join(map(repr, ahead))}: "
                 f"{self._notion.title} conditions on the predictions, so its kernels cannot be "
                 "fitted ahead. Use faircocco_statistic."
             )
-        self._scalings: dict[str, Scaling] | None = None
+        #: the attribute and outcome kernels, once fitted
+        self._fitted_kernels: BatchKernels | None = None
         #: whether the kernels were fitted on a batch with a constant column (refitted next)
         self._provisional = False
-        self._maps: dict[str, FeatureMap] = {}
-        self._fitted_inputs: dict[str, KernelInput] = {}
-        self._device_maps: tuple[str, dict[str, FeatureMap]] | None = None
-        self._host_rows: HostRows
-        self._features: RowTable
-        self._wide_side: bool
-        #: the table's size and its rows from :meth:`_expanded`, while they are current
-        self._table_rows: tuple[int, tuple[np.ndarray, int]] | None = None
-        self._ranges: RangeWatch
 
     @property
     def is_fitted(self) -> bool:
         """Whether the attribute and outcome kernels are fitted for good: by :meth:`fit`, or
         by a batch in which every column of the attributes (and EO: outcomes) varies."""
-        return self._scalings is not None and not self._provisional
+        return self._fitted_kernels is not None and not self._provisional
+
+    @property
+    def _fitted(self) -> BatchKernels:
+        """The attribute and outcome kernels (fitted by :meth:`fit` or by a batch)."""
+        assert self._fitted_kernels is not None
+        return self._fitted_kernels
 
     @staticmethod
     def gradient_damping(spread: float, magnitude: float) -> float:
@@ -251,44 +229,9 @@ class BatchStatistic:
         if kept is not None:
             sensitive, truth = in_order(sensitive, kept), None  # one label: not conditioned on
         _check_joint(sensitive, self.options)
-        self._fit_variables(sensitive, truth)
+        self._fitted_kernels = BatchKernels(sensitive, truth, self.options, self.chance_adjusted)
         self._provisional = False
         return self
-
-    def _fit_variables(self, sensitive: Variable, truth: Variable | None) -> None:
-        rows = bandwidth_rows(sensitive.n, self.options.random_state)
-        scalings = {"sensitive": fit_scaling("sensitive", sensitive, self.options, rows)}
-        if truth is not None:
-            scalings["truth"] = fit_scaling("truth", truth, self.options, rows)
-        maps = {}
-        roles = self._roles(sensitive, truth, scalings)
-        with single_blas_thread():
-            for role, k in roles.items():
-                maps[role] = FeatureMap(
-                    self.options.rank, pivot_tolerance(self.options.ridge, role)
-                )
-                maps[role].fit_transform(k, _HOST)
-        self._scalings, self._maps = scalings, maps
-        #: the inputs the maps were fitted on, and the maps fitted again on a device
-        self._fitted_inputs = roles
-        self._device_maps = None
-        # the strata the null permutes within: the outcome's levels or quantile bins under EO
-        self._strata = Strata(roles[Role.GIVEN]) if Role.GIVEN in roles else None
-        width = sum(m.levels.n_combinations * m.continuous_rank for m in maps.values())
-        self._wide_side = width > _NARROW_SIDE
-        self._host_rows = HostRows(sensitive, truth)
-        self._features = RowTable(self._feature_rows)
-        self._table_rows = None
-        fitted = [(sensitive, scalings["sensitive"])]
-        if truth is not None:
-            fitted.append((truth, scalings["truth"]))
-        self._ranges = RangeWatch.of(
-            fitted,
-            sensitive.n,
-            f"the {sensitive.n:,} rows that the kernels were fitted on",
-            "Fit the penalty on the training data first: penalty.fit(A_train, y_train).",
-            median_bandwidths=self.options.bandwidth == "median",
-        )
 
     def __call__(self, y_pred: Any, sensitive_features: Any, y_true: Any = None) -> Any:
         """The statistic of one batch: a float for numpy input, a 0-d tensor for tensors.
@@ -311,28 +254,28 @@ class BatchStatistic:
         if self._too_few_measured(y_true):
             x = y_pred if is_array_api_obj(y_pred) else np.asarray(y_pred, dtype=np.float64)
             return as_output(host_function(_zero, x), y_pred)
-        batch = self._plain_batch(y_pred, sensitive_features, y_true)
-        if batch is not None and batch_on_device(y_pred, batch[0].shape[0]):
-            pred, rows, kept = batch
-            self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-            measured = y_pred if kept is None else take_rows(y_pred, kept)
-            return as_output(self._device_statistic(measured, pred, rows), y_pred)
-        # everything is computed on the host; only y_pred's gradient goes back to its framework
+        plain = self._plain_batch(y_pred, sensitive_features, y_true)
         pred, rows, kept = (
-            batch if batch is not None else self._checked_batch(y_pred, sensitive_features, y_true)
+            plain if plain is not None else self._checked_batch(y_pred, sensitive_features, y_true)
         )
         x = pred
         if is_array_api_obj(y_pred):
             # the rows the notion measures, gathered: the gradient reaches y_pred's own rows
             x = y_pred if kept is None else take_rows(y_pred, kept)
-        self._ranges.check(self._host_rows.numeric_columns(rows), "batch")
-        if self._kernel.gram_gradient is None and getattr(y_pred, "requires_grad", False):
-            # no closed form without the kernel's Gram gradient: autograd differentiates the
-            # same statistic in the predictions' framework
+        self._fitted.ranges.check(self._fitted.host_rows.numeric_columns(rows), "batch")
+        route = batch_route(
+            y_pred,
+            rows.shape[0],
+            plain=plain is not None,
+            closed_form=self._kernel.gram_gradient is not None,
+            constant_attributes=self._fitted.host_rows.sensitive_is_constant(rows),
+        )
+        if route is BatchRoute.DEVICE:
             return as_output(self._device_statistic(x, pred, rows), y_pred)
-        if self._host_rows.sensitive_is_constant(rows):
+        if route is BatchRoute.ZERO:
             return as_output(host_function(_zero, x, pred), y_pred)
-        with self._side_threads():
+        # everything is computed on the host; only y_pred's gradient goes back to its framework
+        with self._fitted.side_threads():
             statistic = host_function(self._statistic(rows), x, pred)
         return as_output(statistic, y_pred)
 
@@ -345,13 +288,6 @@ class BatchStatistic:
         kept = measured_rows(self._notion, y_true, fewest=0)
         return kept is not None and kept.size < 2
 
-    def _side_threads(self) -> Any:
-        """The BLAS threads of the attribute side's products: with several attributes the side
-        is wide enough for OpenBLAS to spread a product over threads, which is slower than one
-        thread (on two cores, and the more so on many); a narrow side's products stay on one
-        thread anyway, and switching the thread count would cost more than it saves."""
-        return single_blas_thread() if self._wide_side else nullcontext()
-
     def _device_statistic(self, y_pred: Any, pred: np.ndarray, rows: np.ndarray) -> Any:
         """The statistic of the batch on ``y_pred``'s device, from its host copy ``pred`` (for
         the bandwidth and pivots, chosen as on the host route) and its host ``rows`` (for the
@@ -359,9 +295,9 @@ class BatchStatistic:
         attributes are constant: the statistic is 0)."""
         shift = self._shift(rows)
         side = None
-        if not self._host_rows.sensitive_is_constant(rows):
-            with self._side_threads():
-                side = self._attribute_side(rows, shift, float64_like(y_pred))
+        if not self._fitted.host_rows.sensitive_is_constant(rows):
+            with self._fitted.side_threads():
+                side = self._fitted.attribute_side(rows, shift, float64_like(y_pred))
         _, scale = self._scaled_predictions(pred)
         return device_batch_statistic(y_pred, side, shift, scale, self.options)
 
@@ -387,13 +323,15 @@ class BatchStatistic:
         _check_joint(problem.sensitive, self.options)
         refit = not self.is_fitted
         if refit:
-            self._fit_variables(problem.sensitive, problem.truth)
-        rows = self._host_rows.rows(problem.sensitive, problem.truth)
+            self._fitted_kernels = BatchKernels(
+                problem.sensitive, problem.truth, self.options, self.chance_adjusted
+            )
+        rows = self._fitted.host_rows.rows(problem.sensitive, problem.truth)
         if refit:
             # a column constant in this batch has no spread to fit a bandwidth, pivots or
             # strata on: kernels fitted here would misjudge every later batch, so they serve
             # this batch only and the next batch fits them again
-            self._provisional = _has_constant_column(rows)
+            self._provisional = has_constant_column(rows)
         return pred.numeric, rows, problem.kept
 
     def _plain_batch(
@@ -409,8 +347,8 @@ class BatchStatistic:
         """
         if not self.is_fitted:
             return None
-        pred = _plain_host(y_pred)
-        rows = self._host_rows.plain_rows(sensitive_features, y_true)
+        pred = plain_host(y_pred)
+        rows = self._fitted.host_rows.plain_rows(sensitive_features, y_true)
         if pred is None or rows is None or pred.shape[0] != rows.shape[0] or pred.shape[0] < 2:
             return None
         # NaN and infinities make the sum non-finite (as would overflow, left to the validation)
@@ -418,7 +356,7 @@ class BatchStatistic:
             return None
         if not self._notion.restricts_rows:
             return pred, rows, None
-        truth = _plain_host(y_true)
+        truth = plain_host(y_true)
         if truth is None or truth.shape[0] != pred.shape[0] or not math.isfinite(truth.sum()):
             return None
         kept = measured_rows(self._notion, truth)
@@ -436,7 +374,7 @@ class BatchStatistic:
 
         def value_and_gradient(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
             z, scale = self._scaled_predictions(values)
-            side = self._attribute_side(rows, shift)
+            side = self._fitted.attribute_side(rows, shift)
             forward = predictions_statistic(z, self._kernel, scale.pivots, side, shift)
 
             def gradient() -> np.ndarray:
@@ -476,235 +414,6 @@ class BatchStatistic:
         """Whether the predictions' bandwidth is the median heuristic's."""
         return self.options.bandwidth == "median"
 
-    def _attribute_side(self, rows: np.ndarray, shift: float, like: Any = None) -> AttributeSide:
-        """The :class:`AttributeSide` of a batch's host ``rows`` (``shift`` is ``εN`` of ``u``
-        and ``e``), on the host or, given ``like``, in its namespace and on its device.
-
-        On the host, a row of ``P`` depends on the batch only through sums over rows, so while
-        the table of known rows is no longer than the batch (discrete attributes and outcomes),
-        ``P`` is computed on the table's rows weighted by their counts in the batch, whose
-        expanded feature rows are kept, and then read for each row. On a device, the feature
-        maps kept there form the batch's own feature rows (:meth:`_feature_rows`).
-        """
-        n = rows.shape[0]
-        weights, slots = ones(n), None
-        if like is not None:
-            features = self._feature_rows(rows, like)
-            expanded, e_width = self._expanded(features, like)
-        else:
-            slots, features = self._features.lookup(rows)
-            if slots is not None and self._features.size <= n:
-                expanded, e_width = self._expanded_table(features)
-                weights = np.bincount(slots, weights, minlength=self._features.size)
-            else:
-                if slots is not None:
-                    features = {name: take_rows(table, slots) for name, table in features.items()}
-                (expanded, e_width), slots = self._expanded(features), None
-        shifts = (shift, self.options.ridge.shift(Role.GIVEN, n))
-        strata = None
-        if self.chance_adjusted:
-            table_strata = features[_STRATUM]
-            strata = (table_strata, table_strata if slots is None else table_strata[slots])
-        return attribute_side(expanded, e_width, weights, slots, shifts, strata)
-
-    def _expanded_table(self, features: dict[str, np.ndarray]) -> tuple[np.ndarray, int]:
-        """:meth:`_expanded` of the table's rows, recomputed only when the table grows."""
-        size = self._features.size
-        if self._table_rows is None or self._table_rows[0] != size:
-            self._table_rows = (size, self._expanded(features))
-        return self._table_rows[1]
-
-    def _expanded(self, features: dict[str, Any], like: Any = None) -> tuple[Any, int]:
-        """Feature rows ``W[g] ⊗ φ`` of ``e`` then (EO) ``c``, side by side, from
-        :meth:`_feature_rows`' results, formed in the namespace and on the device of their
-        factor rows; and the width of ``e``'s. The level rows ``W[g]`` are gathered there from
-        the factor of the combinations present (``like``: on its device)."""
-        blocks = []
-        for role in (Role.ATTRIBUTES, Role.GIVEN):
-            if role in self._maps:
-                present, inverse = unique_inverse(features[role])
-                root = self._maps[role].level_rows(present)
-                root = root if like is None else as_like(root, like)
-                blocks.append(row_kronecker(take_rows(root, inverse), features[_factors_of(role)]))
-        xp = namespace(*blocks)
-        return xp.concat(blocks, axis=1), int(blocks[0].shape[1])
-
-    def _feature_rows(self, rows: np.ndarray, like: Any = None) -> dict[str, Any]:
-        """Level codes (keyed by the role) and continuous factor rows (keyed by
-        :func:`_factors_of` the role) of host rows, under the fitted maps: what
-        :class:`RowTable` remembers. Given ``like``, the factor rows are formed on its device
-        by the maps kept there (:meth:`_maps_on`); codes and strata stay on the host."""
-        assert self._scalings is not None
-        sensitive, truth = self._host_rows.variables(rows)
-        features = {}
-        roles = self._roles(sensitive, truth, self._scalings)
-        for role, k in roles.items():
-            features[role] = self._maps[role].codes(k)
-            if like is None:
-                features[_factors_of(role)] = self._maps[role].factor(k, _HOST)
-                continue
-            device_map = self._maps_on(like)[role]
-            # only the Nyström rows of continuous columns read the rows' numbers
-            moved = _moved(k, like) if device_map.continuous_columns else k
-            features[_factors_of(role)] = device_map.factor(moved, like)
-        if self.chance_adjusted:
-            n = rows.shape[0]
-            strata = self._strata
-            features[_STRATUM] = (
-                np.zeros(n, dtype=np.int64) if strata is None else strata.assign(roles[Role.GIVEN])
-            )
-        return features
-
-    def _maps_on(self, like: Any) -> dict[str, FeatureMap]:
-        """The fitted feature maps with their pivots on ``like``'s device: fitted again there
-        on the data the host's were fitted on (the same pivots: they are chosen on a host
-        copy), once per device."""
-        device = str(array_api_compat.device(like))
-        if self._device_maps is None or self._device_maps[0] != device:
-            maps = {}
-            for role, k in self._fitted_inputs.items():
-                maps[role] = FeatureMap(
-                    self.options.rank, pivot_tolerance(self.options.ridge, role)
-                )
-                maps[role].fit_transform(_moved(k, like), like)
-            self._device_maps = (device, maps)
-        return self._device_maps[1]
-
-    def _roles(
-        self, sensitive: Variable, truth: Variable | None, scalings: dict[str, Scaling]
-    ) -> dict[str, KernelInput]:
-        """The attribute-side roles ``e`` and (EO) ``c``, on the host (they carry no gradient)."""
-        kernel_inputs = {
-            name: scalings[name].apply(variable)
-            for name, variable in (("sensitive", sensitive), ("truth", truth))
-            if variable is not None
-        }
-        return roles_of(
-            self.options.notion, None, kernel_inputs["sensitive"], kernel_inputs.get("truth")
-        )
-
-
-class HostRows:
-    """A batch's sensitive attributes and outcomes as one float64 host matrix, and back.
-
-    Nominal columns are stored as codes that stay the same across batches (level values are
-    registered as they appear), so equal rows of different batches are equal host rows.
-    """
-
-    def __init__(self, sensitive: Variable, truth: Variable | None) -> None:
-        self._templates = (sensitive, truth)
-        self._registries = tuple(
-            [] if v is None else [LevelRegistry() for _ in v.nominal_names] for v in self._templates
-        )
-        self._sensitive_width = len(sensitive.names)
-        # numeric columns only, named as an array's: a batch of arrays has this layout (a
-        # DataFrame's names would not match it)
-        self._plain = all(
-            v.codes is None and v.names == array_names(v.argument, len(v.names))
-            for v in self._templates
-            if v is not None
-        )
-
-    def rows(self, sensitive: Variable, truth: Variable | None) -> np.ndarray:
-        """The ``(n, m)`` host matrix: each variable's numeric columns, then its codes."""
-        blocks = []
-        for variable, template, registries in zip(
-            (sensitive, truth), self._templates, self._registries, strict=True
-        ):
-            if variable is None or template is None:
-                continue
-            _check_layout(variable, template)
-            if variable.numeric is not None:
-                blocks.append(variable.numeric)
-            for j, registry in enumerate(registries):
-                assert variable.codes is not None
-                codes = registry.codes_of(variable.levels[j].tolist())[variable.codes[:, j]]
-                blocks.append(codes[:, None])
-        return np.concatenate(blocks, axis=1, dtype=np.float64)
-
-    def plain_rows(self, sensitive: Any, truth: Any) -> np.ndarray | None:
-        """:meth:`rows` of floating arrays or tensors in the fitted layout of numeric columns,
-        straight from their values (not checked for NaN); None for anything else."""
-        if not self._plain:
-            return None
-        blocks = []
-        for value, template in zip((sensitive, truth), self._templates, strict=True):
-            if template is None:
-                continue  # the outcomes of DP, ignored as by the full validation
-            block = _plain_host(value)
-            if block is None or block.shape[1] != len(template.names):
-                return None
-            blocks.append(block)
-        if any(block.shape[0] != blocks[0].shape[0] for block in blocks):
-            return None
-        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
-
-    def numeric_columns(self, rows: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
-        """The numeric columns of host ``rows``, by name."""
-        start = 0
-        for template in self._templates:
-            if template is None:
-                continue
-            for j, name in enumerate(template.numeric_names):
-                yield name, rows[:, start + j]
-            start += len(template.numeric_names) + len(template.nominal_names)
-
-    def sensitive_is_constant(self, rows: np.ndarray) -> bool:
-        sensitive = rows[:, : self._sensitive_width]
-        return bool((sensitive == sensitive[:1]).all())
-
-    def variables(self, rows: np.ndarray) -> tuple[Variable, Variable | None]:
-        """The variables of host ``rows`` (the inverse of :meth:`rows`)."""
-        variables: list[Variable | None] = []
-        start = 0
-        for template, registries in zip(self._templates, self._registries, strict=True):
-            if template is None:
-                variables.append(None)
-                continue
-            p, q = len(template.numeric_names), len(template.nominal_names)
-            variables.append(
-                replace(
-                    template,
-                    numeric=rows[:, start : start + p] if p else None,
-                    codes=rows[:, start + p : start + p + q].astype(np.int64) if q else None,
-                    levels=tuple(np.asarray(registry.values) for registry in registries),
-                )
-            )
-            start += p + q
-        sensitive, truth = variables
-        assert sensitive is not None
-        return sensitive, truth
-
-
-def _moved(k: KernelInput, like: Any) -> KernelInput:
-    """``k`` with its numeric columns on ``like``'s device (codes stay on the host)."""
-    return k if k.z is None else replace(k, z=as_like(k.z, like))
-
-
-def _factors_of(role: str) -> str:
-    """The key of a role's continuous factor rows in the feature table (the role's own key
-    holds its level codes)."""
-    return f"{role} factors"
-
-
-def _has_constant_column(rows: np.ndarray) -> bool:
-    """Whether a column of the host ``rows`` takes one value only."""
-    return bool((rows == rows[:1]).all(axis=0).any())
-
-
-def _check_layout(variable: Variable, fitted: Variable) -> None:
-    """A batch must have the numeric and nominal columns the kernels were fitted on."""
-    if (variable.numeric_names, variable.nominal_names) != (
-        fitted.numeric_names,
-        fitted.nominal_names,
-    ):
-        raise ValueError(
-            f"{variable.argument} has numeric columns {list(variable.numeric_names)} and nominal "
-            f"columns {list(variable.nominal_names)}, but the kernels were fitted on numeric "
-            f"{list(fitted.numeric_names)} and nominal {list(fitted.nominal_names)}; pass every "
-            "batch in the layout of the data given to fit."
-        )
-
 
 def _check_joint(sensitive: Variable, options: Options) -> None:
     """The joint kernel one-hot encodes nominal columns with the levels of each batch, which
@@ -715,17 +424,6 @@ def _check_joint(sensitive: Variable, options: Options) -> None:
             f"encode {list(sensitive.nominal_names)} first, e.g. with SensitiveEncoder), or use "
             "attribute_kernel='product'."
         )
-
-
-def _plain_host(value: Any) -> np.ndarray | None:
-    """A 1-D or 2-D floating array or tensor as an ``(n, m)`` float64 host array, else None."""
-    if value is None:
-        return None
-    array = host_array(value)
-    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.ndim not in (1, 2):
-        return None
-    array = np.asarray(array, dtype=np.float64)
-    return array[:, None] if array.ndim == 1 else array
 
 
 def _zero(values: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:

@@ -32,7 +32,7 @@ from ._inputs.files import refuse_special_file
 from ._kernels.registry import KERNELS
 from ._options import statistic_default
 from ._records.notions import NOTION_RECORDS, NOTIONS, in_words, notion_named
-from ._routes.problem import AUTO_EXACT_BELOW
+from ._routes.choose import AUTO_EXACT_BELOW
 from ._routes.stream import STREAM_FIT_ROWS
 
 #: Without ``--chunksize``, files larger than this on disk are streamed rather than loaded.

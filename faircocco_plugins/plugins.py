@@ -18,7 +18,9 @@ head-to-head harness (:mod:`faircocco_plugins.bench`) nor its optional dependenc
 * **The statistic's options** :data:`STATISTIC_OPTIONS`, with :func:`statistic_default` and
   :func:`check_statistic_options`, for adapters that store them (a penalty, a metric), and the
   decorator :func:`takes_options` (with :class:`PenaltyKeywords`) that gives an adapter's
-  constructor the options' parameters from the one table instead of a copy.
+  constructor the options' parameters from the one table instead of a copy; and the rule
+  :func:`fits_kernels_ahead`, whether a penalty measures its batches with a
+  :class:`faircocco_plugins.BatchStatistic`.
 * **The parameter checks** :class:`Interval`, :func:`check_params` and :func:`check_bool`, for
   the parameters of an adapter's own estimators, with the core's error messages.
 * **The median heuristic** :func:`median_distance`, the score's kernel width, for adapters
@@ -76,6 +78,7 @@ from ._records.notions import (
     toolkit_name,
 )
 from ._records.params import Interval, check_bool, check_params
+from ._routes.choose import fits_kernels_ahead
 from .datasets import ENTRY_POINT_GROUP as DATASET_ENTRY_POINT_GROUP
 from .datasets import DataFile, DatasetSource, LoadedTable
 
@@ -112,6 +115,7 @@ __all__ = [
     "check_labels",
     "check_params",
     "check_statistic_options",
+    "fits_kernels_ahead",
     "kernel_named",
     "kind_from_levels",
     "median_distance",

@@ -30,17 +30,19 @@ from .strata import Strata
 from .terms import Ridge, Role
 
 
-def explicit_fit(
-    roles: dict[str, KernelInput], conditional: bool, rank: int | None, ridge: Ridge, like: Any
-) -> LowRankFit | None:
-    """The low-rank fit of in-memory ``roles``, or None when a feature width exceeds ``n``.
+def explicit_fit(rows: ExplicitRows, ridge: Ridge, like: Any) -> LowRankFit:
+    """The low-rank fit of the explicit feature ``rows`` of in-memory inputs.
 
-    Many level combinations make explicit rows wider than the data; grouped moments are the
-    cheaper route then.
+    Raises
+    ------
+    ValueError
+        The rows are wider than the data: they would change their factor, and the route
+        chooser (:func:`._routes.choose.choose_route`) sends such inputs to grouped moments.
     """
-    rows = ExplicitRows(roles, conditional, rank, ridge, like)
     if rows.width > rows.n:
-        return None
+        raise ValueError(
+            f"explicit feature rows of {rows.width} columns are wider than their {rows.n} rows"
+        )
     means, grams = rows.centred_moments(like)
     return LowRankFit(means, grams, rows.n, ridge, like, lambda: rows)
 

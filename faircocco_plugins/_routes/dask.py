@@ -22,11 +22,6 @@ from .problem import check_columns
 from .stream import STREAM_FIT_ROWS, StreamMoments, fit_in_memory, row_blocks, start_streams
 
 
-def is_dask_dataframe(data: Any) -> bool:
-    """Whether ``data`` is a Dask DataFrame (checked without importing Dask)."""
-    return type(data).__module__.startswith("dask.") and hasattr(data, "to_delayed")
-
-
 def fit_dask(
     data: Any,
     column_sets: Mapping[str, tuple[str, list[str], str | None]],

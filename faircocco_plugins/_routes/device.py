@@ -33,7 +33,7 @@ strata, which only its null uses, are found on the host on first use.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -44,7 +44,6 @@ from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
 from .._estimators.lowrank import (
     MAX_COMBINATIONS,
-    MAX_FEATURES,
     LowRankFit,
     _psd_square_root,
     centre_moments,
@@ -53,7 +52,7 @@ from .._estimators.lowrank import (
     pivot_tolerance,
     segment_moments,
 )
-from .._estimators.terms import ConstantAttributesFit, Role, Terms
+from .._estimators.terms import Role, Terms
 from .._inputs.row_order import lexicographic_order
 from .._kernels.kernel import KernelInput, bandwidth_rows, refuse_unscalable, sample_widths
 from .._kernels.levels import (
@@ -65,6 +64,7 @@ from .._kernels.levels import (
 )
 from .._kernels.registry import kernel_named
 from .._linalg.backend import divide_by_lower_transposed
+from .choose import Measured, ScoreRoute
 from .problem import Problem, roles_of
 
 #: Level groups whose keys and sizes the one copy holds; data with more take the host route.
@@ -73,13 +73,29 @@ _GROUP_SLOTS = 4096
 _KEYS_FIT = 2**62
 
 
-def device_terms(problem: Problem) -> Terms | None:
-    """The :class:`._estimators.terms.Terms` of ``problem`` computed on its tensors' device, or None
-    for a problem the host route must take (nominal columns, or tracked inputs whose explicit
-    feature rows would be wider than the data, see :func:`._estimators.explicit.explicit_fit`)."""
+@dataclass
+class DeviceMeasurement:
+    """A problem's inputs ordered and scaled on the device, and what the one copy measured of
+    them (:attr:`measured`, from which :func:`._routes.choose.choose_route` chooses)."""
+
+    problem: Problem
+    inputs: dict[str, KernelInput]
+    roles: dict[str, KernelInput]
+    measured: Measured
+    #: the low-rank route's levels and pivots of each role
+    maps: dict[str, _RoleMap] = field(default_factory=dict)
+    #: the low-rank route's rows in the order of their level groups
+    order: torch.Tensor | None = None
+    #: the low-rank route's grid key of each level group, of each role (fitting data only)
+    keys: list[np.ndarray] = field(default_factory=list)
+    #: the low-rank route's rows in each level group
+    sizes: list[int] = field(default_factory=list)
+
+
+def measure(problem: Problem, route: ScoreRoute) -> DeviceMeasurement:
+    """``problem``'s variables (numeric columns only) ordered and scaled on the device, and, in
+    one copy, what ``route`` (the exact or the low-rank estimator) needs to know of them first."""
     variables = problem.variables()
-    if any(v.codes is not None or v.numeric is None for v in variables.values()):
-        return None
     options = problem.options
     order = lexicographic_order(
         [v.numeric[:, j] for v in variables.values() for j in range(v.numeric.shape[1])]
@@ -90,28 +106,48 @@ def device_terms(problem: Problem) -> Terms | None:
         for name, v in variables.items()
     }
     roles = roles_of(options.notion, **inputs)
-    if problem.method() == "exact":
+    if route is ScoreRoute.DEVICE_EXACT:
         constant = problem.sensitive.numeric_is_constant()
-        if _checked_copy(problem, inputs, [constant.to(torch.int64)[None]])[0][0]:
-            return ConstantAttributesFit(problem.pred, problem.like, "exact").terms
+        copied = _checked_copy(problem, inputs, [constant.to(torch.int64)[None]])
+        measured = Measured(route, constant_attributes=bool(copied[0][0]))
+        return DeviceMeasurement(problem, inputs, roles, measured)
+    return _measure_lowrank(problem, inputs, roles, int(problem.sensitive.numeric.shape[1]))
+
+
+def device_terms(measurement: DeviceMeasurement) -> Terms:
+    """The :class:`._estimators.terms.Terms` of a measured problem computed on its tensors'
+    device, by the estimator it was measured for.
+
+    Raises
+    ------
+    ValueError
+        The measurement is of constant attributes, or of data the device's slots do not hold:
+        :func:`._routes.choose.choose_route` sends neither here.
+    """
+    problem, roles, measured = measurement.problem, measurement.roles, measurement.measured
+    if measured.constant_attributes or not measured.fits_device:
+        raise ValueError(
+            "the device route takes no constant attributes, nor data its slots do not hold"
+        )
+    if measured.route is ScoreRoute.DEVICE_EXACT:
         return ExactFit(
             roles[Role.MEASURED],
             roles[Role.ATTRIBUTES],
             roles.get(Role.GIVEN),
-            options.ridge,
+            problem.options.ridge,
             problem.like,
         ).terms
-    return _lowrank_terms(problem, inputs, roles, int(problem.sensitive.numeric.shape[1]))
+    return _lowrank_terms(measurement)
 
 
-def _lowrank_terms(
+def _measure_lowrank(
     problem: Problem,
     inputs: dict[str, KernelInput],
     roles: dict[str, KernelInput],
     sensitive_width: int,
-) -> Terms | None:
+) -> DeviceMeasurement:
     options = problem.options
-    n, like = problem.n, problem.like
+    n = problem.n
     maps = {role: _RoleMap(role, roles, options) for role in roles}
     # the rows' level groups (a combination of every variable's levels), sorted on the device
     keys = combination_keys([m.keys for m in maps.values()], [m.grid for m in maps.values()])
@@ -130,36 +166,45 @@ def _lowrank_terms(
     for m in maps.values():
         m.read_small_results(host)
     groups, present, sizes = int(next(host)[0]), next(host), next(host)
-    if all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width]):
-        return ConstantAttributesFit(problem.pred, like, "lowrank").terms
     grid = [m.host_grid for m in maps.values()]
-    widths = [m.width for m in maps.values()]
-    if (
-        groups > slots
-        or not all(m.fits for m in maps.values())
-        or math.prod(grid) >= _KEYS_FIT
-        or max(widths) > MAX_FEATURES
-        or problem.exact_is_cheaper(widths)
-    ):
-        # more groups than slots, more level combinations than the low-rank estimator factors
-        # exactly (the host drops levels column by column), keys past int64, or features too
-        # wide for the low-rank estimator (the host route refuses them, or takes the exact
-        # estimator): the host route
-        return None
-    present, sizes = present[:groups], sizes[:groups]
-    # each group's combination code of each variable, among the variable's present ones
+    # at most as many groups as slots, level combinations few enough to factor exactly (the
+    # host drops levels column by column), and keys within int64
+    fits = groups <= slots and all(m.fits for m in maps.values()) and math.prod(grid) < _KEYS_FIT
+    constant = all(count == 1 for count in maps[Role.ATTRIBUTES].counts[:sensitive_width])
+    measured = Measured(
+        ScoreRoute.DEVICE_LOWRANK,
+        widths=tuple(m.width for m in maps.values()),
+        constant_attributes=constant,
+        fits_device=fits,
+    )
+    measurement = DeviceMeasurement(problem, inputs, roles, measured, maps, order)
+    if not fits:
+        return measurement
+    # each group's combination code of each variable
+    present = present[:groups]
     strides = np.cumprod([1, *grid[::-1]])[::-1][1:]
+    measurement.keys = [(present // s) % size for s, size in zip(strides, grid, strict=True)]
+    measurement.sizes = sizes[:groups].tolist()
+    # explicit feature rows' widths: level combinations present times pivots
+    explicit = tuple(
+        np.unique(key).size * m.rank for m, key in zip(maps.values(), measurement.keys, strict=True)
+    )
+    measurement.measured = replace(measured, explicit_widths=explicit)
+    return measurement
+
+
+def _lowrank_terms(measurement: DeviceMeasurement) -> Terms:
+    problem, roles, maps = measurement.problem, measurement.roles, measurement.maps
+    options, n, like = problem.options, problem.n, problem.like
+    order, sizes = measurement.order, measurement.sizes
+    # each group's combination code of each variable, among the variable's present ones
     group_codes, level_factors = [], {}
-    tracked = any(is_tracked(k) for k in roles.values())
-    for m, stride, size in zip(maps.values(), strides, grid, strict=True):
-        key = (present // stride) % size
+    for m, key in zip(maps.values(), measurement.keys, strict=True):
         combinations = np.unique(key)
         group_codes.append(np.searchsorted(combinations, key))
         level_factors[m.role] = m.level_factor(combinations)
-        if tracked and combinations.size * m.rank > n:
-            return None  # explicit feature rows would change their factor (small batches)
     factors = {role: m.continuous_factor(roles[role]) for role, m in maps.items()}
-    moments = segment_moments(torch.cat(list(factors.values()), dim=1)[order], sizes.tolist())
+    moments = segment_moments(torch.cat(list(factors.values()), dim=1)[order], sizes)
     group_sums = torch.stack([sums for sums, _ in moments])
     group_grams = torch.stack([gram for _, gram in moments])
     sums, grams = mixed_moments(

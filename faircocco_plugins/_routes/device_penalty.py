@@ -12,7 +12,7 @@ attribute side (``P``, ``L`` and the null's pieces) depends only on the batch's 
 outcomes, which are data: their feature maps are fitted once and kept on the device, so the
 host only scales the batch's rows and encodes their levels (``n × m`` numbers and ``n`` codes
 go to the device) and the device forms their feature rows and the side from them
-(:meth:`._batch_statistic.BatchStatistic._attribute_side`). Attributes and outcomes passed as
+(:meth:`._batch_kernels.BatchKernels.attribute_side`). Attributes and outcomes passed as
 host arrays or CPU tensors make no further wait (the torch adapter's FairCOCCO penalty leaves
 them on the host); passed as tensors on the device, they are copied to the host first, one wait
 each.
@@ -42,7 +42,7 @@ def device_statistic(
 ) -> torch.Tensor:
     """The statistic of a batch's predictions ``y_pred`` (``n`` or ``n × k``) on their device.
 
-    ``side`` is :meth:`._batch_statistic.BatchStatistic._attribute_side` of the batch's rows
+    ``side`` is :meth:`._batch_kernels.BatchKernels.attribute_side` of the batch's rows
     (None for constant attributes: the statistic is 0, with gradient 0), ``shift`` is ``εN``,
     ``scale`` the predictions' bandwidth, damping and pivots (chosen on the host,
     :meth:`._batch_statistic.BatchStatistic._scaled_predictions`) and ``options`` the

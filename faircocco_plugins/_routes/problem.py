@@ -28,15 +28,10 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from .._estimators.exact import MAX_EXACT_ROWS, ExactFit, exact_seconds
-from .._estimators.explicit import explicit_fit, is_tracked
+from .._estimators.exact import MAX_EXACT_ROWS, ExactFit
+from .._estimators.explicit import ExplicitRows, explicit_fit
 from .._estimators.local_null import LocalPermutationFit
-from .._estimators.lowrank import (
-    MAX_COMBINATIONS,
-    GroupedMoments,
-    lowrank_seconds,
-    pivots_jointly,
-)
+from .._estimators.lowrank import MAX_COMBINATIONS, GroupedMoments
 from .._estimators.strata import is_discrete, permutation_strata
 from .._estimators.terms import ConstantAttributesFit, RefittableRoute, Role, Route
 from .._inputs.binary_labels import positive_labels
@@ -57,11 +52,7 @@ from .._kernels.registry import kernel_named
 from .._linalg.backend import host_array, namespace, refuse_unreadable_tensors
 from .._options import Options
 from .._records.notions import Notion, notion_named
-
-#: ``method="auto"`` uses the exact estimator below this many rows, where it is the faster one;
-#: from here on the low-rank estimator is faster and agrees with it to about 1e-6 (performance
-#: docs, "Why the fast paths exist").
-AUTO_EXACT_BELOW = 128
+from .choose import Measured, ScoreRoute, choose_route, estimator_of
 
 
 @dataclass(frozen=True)
@@ -140,7 +131,7 @@ class Problem:
     def check_level_combinations(self) -> None:
         """Refuse up front, by column name, nominal columns with more level combinations than
         the low-rank estimator factors exactly (which sees no names)."""
-        if self.method() != "lowrank":
+        if estimator_of(self.options, self.n) != "lowrank":
             return
         notion = notion_named(self.options.notion)
         measured, given = notion.measured, notion.conditioned_on
@@ -211,21 +202,9 @@ class Problem:
             for name, variable in self.variables().items()
         }
 
-    def method(self) -> str:
-        """The estimator: the option's, or for ``"auto"`` the exact one below
-        :data:`AUTO_EXACT_BELOW` rows and where the kernel's default factor may hold as many
-        pivots as rows (the Laplacian's, up to :data:`MAX_EXACT_ROWS`): such a factor is no
-        cheaper than the exact estimator (the low-rank Laplacian DP score of 1,000 rows took
-        19 s against 1.3 s exact, and ``"auto"`` factored before going exact)."""
-        if self.options.method != "auto":
-            return self.options.method
-        cap = kernel_named(self.options.kernel).default_rank
-        as_wide = self.options.rank is None and self.n <= min(cap, MAX_EXACT_ROWS)
-        return "exact" if self.n < AUTO_EXACT_BELOW or as_wide else "lowrank"
-
     def fit(self, width_factor: float = 1.0) -> Route:
-        """Fit the estimator chosen by ``method`` on the whole data (bandwidths as in
-        :meth:`scalings`).
+        """Fit the host's estimator that :func:`.choose.choose_route` chooses on the whole data
+        (bandwidths as in :meth:`scalings`).
 
         With a continuous conditioning variable the null permutes the attribute rows alone
         within local strata (:mod:`._estimators.local_null`). Rows are fitted in their canonical
@@ -234,11 +213,12 @@ class Problem:
         self.check_finite()
         if not self.rows_ordered:
             return self.in_row_order.fit(width_factor)
-        if self.sensitive.is_constant():
-            return ConstantAttributesFit(self.pred, self.like, self.method())
+        route = choose_route(self, host=True)
+        if route is ScoreRoute.CONSTANT:
+            return ConstantAttributesFit(self.pred, self.like, estimator_of(self.options, self.n))
         inputs = self.kernel_inputs(self.scalings(width_factor))
         roles = roles_of(self.options.notion, **inputs)
-        fit = self.estimate(roles)
+        fit = self.estimate(roles, route)
         if Role.GIVEN not in roles or is_discrete(roles[Role.GIVEN]):
             return fit
 
@@ -254,7 +234,9 @@ class Problem:
             attributes,
             roles[Role.GIVEN],
             self.options.random_state,
-            lambda: self.estimate(roles, "lowrank"),
+            lambda: self.estimate(
+                roles, choose_route(self, host=True, method="lowrank"), method="lowrank"
+            ),
         )
 
     def check_finite(self, flags: Any = None) -> None:
@@ -273,10 +255,13 @@ class Problem:
         """Each variable scaled by its bandwidths, by name."""
         return {name: scalings[name].apply(v) for name, v in self.variables().items()}
 
-    def estimate(self, roles: dict[str, KernelInput], method: str | None = None) -> RefittableRoute:
-        """The estimator chosen by ``method`` (default: the options') on the kernel inputs
-        ``roles``."""
-        if (method or self.method()) == "exact":
+    def estimate(
+        self, roles: dict[str, KernelInput], route: ScoreRoute, method: str | None = None
+    ) -> RefittableRoute:
+        """The estimator of ``route`` on the kernel inputs ``roles``; a route that measures
+        its features first takes the one :func:`.choose.choose_route` then chooses (with
+        ``method`` overriding the options' estimator, as there)."""
+        if route is ScoreRoute.EXACT:
             return ExactFit(
                 roles[Role.MEASURED],
                 roles[Role.ATTRIBUTES],
@@ -284,38 +269,25 @@ class Problem:
                 self.options.ridge,
                 self.like,
             )
-        if any(is_tracked(k) for k in roles.values()):
-            fit = explicit_fit(
-                roles, Role.GIVEN in roles, self.options.rank, self.options.ridge, self.like
-            )
-            if fit is not None:
-                return fit
-        # auto fits levels times pivots first: where the exact estimator is cheaper, pivoting
-        # a joint kernel would be time lost
-        auto = method is None and self.options.method == "auto"
-        conditional = Role.GIVEN in roles
-        options = self.options
-        moments = GroupedMoments(roles, conditional, options.rank, options.ridge, not auto)
+        options, conditional = self.options, Role.GIVEN in roles
+        if route is ScoreRoute.EXPLICIT:
+            rows = ExplicitRows(roles, conditional, options.rank, options.ridge, self.like)
+            measured = Measured(route, explicit_widths=(rows.width,))
+            route = choose_route(self, measured, host=True, method=method)
+            if route is ScoreRoute.EXPLICIT:
+                return explicit_fit(rows, options.ridge, self.like)
+        if route not in (ScoreRoute.LOWRANK, ScoreRoute.MEASURED_LOWRANK):
+            raise ValueError(f"route {route!r} is not one of the host's estimators")
+        pivot_jointly = route is ScoreRoute.LOWRANK
+        moments = GroupedMoments(roles, conditional, options.rank, options.ridge, pivot_jointly)
         moments.add(roles, self.like)
-        if auto and self.exact_is_cheaper(moments.widths):
-            return self.estimate(roles, "exact")
-        if auto and any(pivots_jointly(self.n, width) for width in moments.widths):
-            return self.estimate(roles, "lowrank")
+        if route is ScoreRoute.MEASURED_LOWRANK:
+            measured = Measured(route, widths=tuple(moments.widths))
+            route = choose_route(self, measured, host=True, method=method)
+            if route is not ScoreRoute.MEASURED_LOWRANK:
+                return self.estimate(roles, route, method)
         moments.check_width()
         return moments.fit(self.like, roles)
-
-    def exact_is_cheaper(self, widths: list[int]) -> bool:
-        """Whether ``method="auto"`` takes the exact estimator for low-rank features of
-        ``widths`` columns (levels times pivots, :attr:`GroupedMoments.widths`): at most
-        :data:`MAX_EXACT_ROWS` rows, and an estimated time (:func:`exact_seconds`) below the
-        low-rank algebra's (:func:`lowrank_seconds`), the features being fitted by then. Where
-        they are wider than the rows, the joint kernel's factor may be as wide as the rows, and
-        the exact estimator is the cheaper and exact (200 levels of a category beside a
-        continuous column, at 1,000 rows, made 3,168 columns and took 35 s)."""
-        if self.options.method != "auto" or self.n > MAX_EXACT_ROWS:
-            return False
-        conditional = notion_named(self.options.notion).given is not None
-        return exact_seconds(self.n, conditional) < lowrank_seconds(self.n, widths)
 
 
 def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarray) -> Scaling:

@@ -152,7 +152,7 @@ def test_a_batch_in_another_layout_than_the_fitted_data_is_rejected():
 def _null_subtracted(pred, sensitive, y, notion, ridges):
     """The core's low-rank statistic minus its permutation null (the chance-adjusted value)."""
     from faircocco_plugins._options import Options
-    from faircocco_plugins._routes.choose import call_terms
+    from faircocco_plugins._routes.dispatch import call_terms
 
     options = Options.check(
         notion=notion,

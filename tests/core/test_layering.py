@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The modules that import the device modules, when a torch tensor arrives.
-DOORS = {"faircocco_plugins._routes.choose", "faircocco_plugins._linalg.backend"}
+DOORS = {"faircocco_plugins._routes.dispatch", "faircocco_plugins._linalg.backend"}
 
 
 def contract(name: str) -> dict:

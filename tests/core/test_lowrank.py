@@ -333,8 +333,10 @@ def test_refitted_joint_features_of_the_same_attributes_give_the_observed_statis
 )
 def test_auto_takes_the_route_its_cost_model_estimates_faster(n, widths, exact):
     from faircocco_plugins._options import Options
+    from faircocco_plugins._routes.choose import Measured, ScoreRoute, choose_route
     from faircocco_plugins._routes.problem import Problem
 
     y_pred, attributes, y_true = mixed_eo(n)
     problem = Problem.from_arguments(y_pred, attributes, y_true, Options.check(notion="eo"))
-    assert problem.exact_is_cheaper(widths) is exact
+    measured = Measured(ScoreRoute.MEASURED_LOWRANK, widths=tuple(widths))
+    assert (choose_route(problem, measured) is ScoreRoute.EXACT) is exact

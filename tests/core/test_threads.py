@@ -139,15 +139,16 @@ def test_a_wide_attribute_side_is_formed_on_one_thread_on_either_route(
     a = np.column_stack([rng.integers(0, 2, 600), rng.integers(0, 4, 600), rng.normal(size=600)])
     y = rng.integers(0, 2, 600).astype(np.float64)
     statistic = BatchStatistic(notion="eo").fit(a, y)
-    assert statistic._wide_side
+    kernels = statistic._fitted
+    assert kernels.wide_side
     seen: list[set[int]] = []
-    original = statistic._attribute_side
+    original = kernels.attribute_side
 
     def side(*arguments):
         seen.append(set(blas_threads()))
         return original(*arguments)
 
-    monkeypatch.setattr(statistic, "_attribute_side", side)
+    monkeypatch.setattr(kernels, "attribute_side", side)
     if route == "device":
         monkeypatch.setattr(backend, "on_accelerator", lambda value: True)
         monkeypatch.setattr(choose, "HOST_BATCH_ROWS", 0)

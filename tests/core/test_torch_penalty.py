@@ -46,7 +46,7 @@ def device_value(statistic, pred, a, y):
     assert batch is not None
     values, rows, _ = batch
     shift = statistic._shift(rows)
-    side = statistic._attribute_side(rows, shift, torch.zeros((), dtype=torch.float64))
+    side = statistic._fitted.attribute_side(rows, shift, torch.zeros((), dtype=torch.float64))
     _, scale = statistic._scaled_predictions(values)
     return device_statistic(pred, side, shift, scale, statistic.options)
 
@@ -166,9 +166,9 @@ def test_the_attribute_side_formed_in_torch_equals_the_host_side(notion, adjuste
     statistic = fitted(notion, adjusted, a, y)
     _, rows, _ = statistic._plain_batch(torch.zeros(512), a[:512], y[:512])
     shift = statistic._shift(rows)
-    host = statistic._attribute_side(rows, shift)
+    host = statistic._fitted.attribute_side(rows, shift)
     like = torch.zeros((), dtype=torch.float64)
-    side = statistic._attribute_side(rows, shift, like)
+    side = statistic._fitted.attribute_side(rows, shift, like)
     kernel = np.random.default_rng(1).normal(size=(512, 7))
     pairs = [(side.projected, host.projected), (side.lower, host.lower)]
     if adjusted:

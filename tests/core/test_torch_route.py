@@ -26,6 +26,8 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 from faircocco_plugins._inputs.row_order import lexicographic_order  # noqa: E402
 from faircocco_plugins._linalg import backend  # noqa: E402
 from faircocco_plugins._routes import device as device_route  # noqa: E402
+from faircocco_plugins._routes import dispatch  # noqa: E402
+from faircocco_plugins._routes.choose import DEVICE_ROUTES, ScoreRoute  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -44,16 +46,20 @@ def cpu_tensors_take_the_device_route(monkeypatch):
 
 @pytest.fixture
 def device_calls(monkeypatch):
-    """Counts the problems the device route answers (rather than leaving to the host)."""
+    """For each problem of tensors, whether the device route answers it (rather than the
+    route chooser leaving it to the host, before or after the device measured it)."""
     answered = []
-    original = device_route.device_terms
+    original = dispatch.choose_route
 
-    def counted(problem):
-        terms = original(problem)
-        answered.append(terms is not None)
-        return terms
+    def counted(problem, measured=None, **keywords):
+        route = original(problem, measured, **keywords)
+        if measured is not None:
+            answered.append(route is not ScoreRoute.HOST)
+        elif route not in DEVICE_ROUTES and backend.on_accelerator(problem.like):
+            answered.append(False)
+        return route
 
-    monkeypatch.setattr(device_route, "device_terms", counted)
+    monkeypatch.setattr(dispatch, "choose_route", counted)
     return answered
 
 

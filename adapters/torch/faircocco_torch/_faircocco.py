@@ -12,6 +12,7 @@ from faircocco_plugins.plugins import (
     STATISTIC_OPTIONS,
     PenaltyKeywords,
     check_statistic_options,
+    fits_kernels_ahead,
     notion_named,
     statistic_default,
     takes_options,
@@ -164,8 +165,7 @@ class FairCOCCOPenalty(FairnessPenalty):
     ) -> None:
         super().__init__(notion=notion, lam=lam, schema=schema)
         method = options["method"]
-        # a notion conditioned on the predictions cannot fit its kernels ahead of a batch
-        batched = notion_named(notion).given != "pred" and method != "exact"
+        batched = fits_kernels_ahead(notion, method)
         if chance_adjusted and not batched:
             raise ValueError(
                 "chance_adjusted=True needs notion 'dp' or 'eo' with method 'auto' or "
