@@ -31,7 +31,8 @@ import numpy as np
 from benchmarks.score import bench_data
 from faircocco_plugins import __version__, faircocco_score
 from faircocco_plugins._estimators.exact import MAX_EXACT_ROWS, exact_seconds
-from faircocco_plugins._estimators.lowrank import GroupedMoments, lowrank_seconds
+from faircocco_plugins._estimators.moments import GroupedMoments
+from faircocco_plugins._estimators.pivots import lowrank_seconds
 from faircocco_plugins._estimators.strata import members_of, permutation_batches
 from faircocco_plugins._estimators.terms import Role
 from faircocco_plugins._options import Options

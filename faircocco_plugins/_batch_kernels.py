@@ -20,7 +20,8 @@ import numpy as np
 
 from ._estimators.batch import AttributeSide, attribute_side
 from ._estimators.batch_rows import HostRows
-from ._estimators.lowrank import FeatureMap, pivot_tolerance, row_kronecker
+from ._estimators.feature_map import FeatureMap, row_kronecker
+from ._estimators.pivots import pivot_tolerance
 from ._estimators.strata import Strata
 from ._estimators.terms import Role
 from ._inputs.row_table import RowTable

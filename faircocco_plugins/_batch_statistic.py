@@ -29,10 +29,8 @@ from ._estimators.batch import (
     spread_damping,
 )
 from ._estimators.batch_rows import has_constant_column, plain_host
-from ._estimators.lowrank import (
-    incomplete_cholesky,
-    pivot_tolerance,
-)
+from ._estimators.cholesky import incomplete_cholesky
+from ._estimators.pivots import pivot_tolerance
 from ._estimators.terms import Role
 from ._inputs.output import as_output
 from ._inputs.row_order import in_order

@@ -17,15 +17,10 @@ import numpy as np
 
 from .._kernels.kernel import KernelInput, to_host
 from .._linalg.backend import as_like, namespace
+from .feature_map import FeatureMap, refitted_features, row_kronecker
 from .kronecker_rows import KroneckerRows
-from .lowrank import (
-    FeatureMap,
-    LowRankFit,
-    StratumMoments,
-    pivot_tolerance,
-    refitted_features,
-    row_kronecker,
-)
+from .lowrank import LowRankFit, StratumMoments
+from .pivots import pivot_tolerance
 from .strata import Strata
 from .terms import Ridge, Role
 
@@ -173,7 +168,7 @@ class ExplicitRows:
     def refitted_features(self, role: str, inputs: Sequence[KernelInput]) -> KroneckerRows:
         """Host feature rows of each of ``inputs``, kept as their factors, each under a feature
         map of ``role``'s kind fitted on itself (see
-        :func:`._estimators.lowrank.refitted_features`)."""
+        :func:`._estimators.feature_map.refitted_features`)."""
         return refitted_features(self._feature_map(role), inputs)
 
     def _feature_map(self, role: str) -> FeatureMap:

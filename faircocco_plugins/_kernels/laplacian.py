@@ -31,7 +31,7 @@ class Laplacian(UnitDiagonal, Kernel):
         "as many pivots as rows at small ε."
     )
     norm = 1
-    #: the most columns of one variable's low-rank features (``._estimators.lowrank``)
+    #: the most columns of one variable's low-rank features (``._estimators.feature_map``)
     default_rank = 4096
 
     def gram(self, z1: Any, z2: Any) -> Any:

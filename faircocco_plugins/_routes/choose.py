@@ -26,7 +26,8 @@ from typing import Any
 import pandas as pd
 
 from .._estimators.exact import MAX_EXACT_ROWS, exact_seconds
-from .._estimators.lowrank import MAX_FEATURES, lowrank_seconds, pivots_jointly
+from .._estimators.feature_map import MAX_FEATURES
+from .._estimators.pivots import lowrank_seconds, pivots_jointly
 from .._kernels.registry import kernel_named
 from .._linalg import backend
 from .._options import Options
@@ -74,7 +75,7 @@ class ScoreRoute(StrEnum):
     #: explicit feature rows of inputs with gradients (:mod:`.._estimators.explicit`), measured
     #: first
     EXPLICIT = "explicit"
-    #: grouped moments (:class:`.._estimators.lowrank.GroupedMoments`), pivoting a variable's
+    #: grouped moments (:class:`.._estimators.moments.GroupedMoments`), pivoting a variable's
     #: joint kernel where its levels times pivots are wider than its rows
     LOWRANK = "lowrank"
     #: grouped moments without pivoting joint kernels, as ``method="auto"`` fits them first to
@@ -297,7 +298,7 @@ def _explicit_rows_fit(n: int, widths: tuple[int, ...]) -> bool:
 
 def _exact_is_cheaper(options: Options, n: int, widths: tuple[int, ...]) -> bool:
     """Whether ``method="auto"`` takes the exact estimator for low-rank features of ``widths``
-    columns (levels times pivots, :attr:`.._estimators.lowrank.GroupedMoments.widths`): at most
+    columns (levels times pivots, :attr:`.._estimators.moments.GroupedMoments.widths`): at most
     :data:`MAX_EXACT_ROWS` rows, and an estimated time (:func:`exact_seconds`) below the
     low-rank algebra's (:func:`lowrank_seconds`), the features being fitted by then. Where they
     are wider than the rows, the joint kernel's factor may be as wide as the rows, and the

@@ -14,15 +14,16 @@ device (:meth:`._estimators.terms.Terms.score`), and returned as a tensor. To ne
 copy, the device applies the host's rule for discrete columns itself, and fits each continuous
 factor on the variable with its discrete columns zeroed, which leaves the factor of the other
 columns as it is. Data that the host would treat otherwise take the host route instead: a
-variable with more than :data:`._estimators.lowrank.MAX_COMBINATIONS` level combinations present
-(the host drops levels column by column), or more than :data:`_GROUP_SLOTS` level groups.
+variable with more than :data:`._estimators.feature_map.MAX_COMBINATIONS` level combinations
+present (the host drops levels column by column), or more than :data:`_GROUP_SLOTS` level
+groups.
 
 The results are those of the host route, by the same functions on the device's tensors: the
 canonical row order (:func:`._inputs.row_order.lexicographic_order`), the median bandwidths
 (:func:`._kernels.kernel.sample_widths`), the levels (:func:`._kernels.levels.unique_inverse`) and
-level factors, the pivots (:func:`._estimators.lowrank.incomplete_cholesky`), and the per-group
-moments (:func:`._estimators.lowrank.segment_moments`) mixed by
-:func:`._estimators.lowrank.mixed_moments`; only the order of floating-point sums differs.
+level factors, the pivots (:func:`._estimators.cholesky.incomplete_cholesky`), and the per-group
+moments (:func:`._estimators.moments.segment_moments`) mixed by
+:func:`._estimators.moments.mixed_moments`; only the order of floating-point sums differs.
 Variables with nominal columns (host codes) take the host route. The permutation null is the host
 route's, computed on first use (a score without chance adjustment never needs it). The exact
 estimator (at most :data:`._estimators.exact.MAX_EXACT_ROWS` rows) takes the device's row order and
@@ -40,18 +41,13 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._estimators.cholesky import incomplete_cholesky
 from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns, is_tracked
-from .._estimators.lowrank import (
-    MAX_COMBINATIONS,
-    LowRankFit,
-    _psd_square_root,
-    centre_moments,
-    incomplete_cholesky,
-    mixed_moments,
-    pivot_tolerance,
-    segment_moments,
-)
+from .._estimators.feature_map import MAX_COMBINATIONS, psd_square_root
+from .._estimators.lowrank import LowRankFit
+from .._estimators.moments import centre_moments, mixed_moments, segment_moments
+from .._estimators.pivots import pivot_tolerance
 from .._estimators.terms import Role, Terms
 from .._inputs.row_order import lexicographic_order
 from .._kernels.kernel import KernelInput, bandwidth_rows, refuse_unscalable, sample_widths
@@ -301,10 +297,11 @@ def _no_source() -> Any:
 
 
 class _RoleMap:
-    """One variable's levels and pivots on the device (:class:`._estimators.lowrank.FeatureMap`'s
-    fit), fitted before the host knows which columns are discrete: the device applies the host's
-    rule (at most :data:`._kernels.levels.MAX_LEVELS` distinct values, and not differentiated), and
-    the continuous factor is fitted on the other columns by zeroing the discrete ones, which leaves
+    """One variable's levels and pivots on the device
+    (:class:`._estimators.feature_map.FeatureMap`'s fit), fitted before the host knows which
+    columns are discrete: the device applies the host's rule (at most
+    :data:`._kernels.levels.MAX_LEVELS` distinct values, and not differentiated), and the
+    continuous factor is fitted on the other columns by zeroing the discrete ones, which leaves
     every distance, residual and tie between rows as they are without them."""
 
     def __init__(self, role: str, roles: dict[str, KernelInput], options: Any) -> None:
@@ -354,7 +351,7 @@ class _RoleMap:
         #: whether the present level combinations are few enough to factor exactly (else the
         #: host route drops levels column by column)
         self.fits = present <= MAX_COMBINATIONS and self.host_grid < _KEYS_FIT
-        #: columns of the features, as :attr:`._estimators.lowrank.FeatureMap.width`
+        #: columns of the features, as :attr:`._estimators.feature_map.FeatureMap.width`
         self.width = present * max(self.rank, 1)
         self.continuous = [j for j in range(len(self.counts)) if j not in self.discrete]
 
@@ -368,13 +365,13 @@ class _RoleMap:
             codes = [(combinations // r) % c for r, c in zip(radices, counts, strict=True)]
             values = [v[code] for v, code in zip(self._level_values, codes, strict=True)]
             encoder.encode(combinations.size, np.stack(values, axis=1), None, ())
-        return _psd_square_root(encoder.level_kernel(self.kernel))
+        return psd_square_root(encoder.level_kernel(self.kernel))
 
     def continuous_factor(self, k: KernelInput) -> torch.Tensor:
         """The factor rows of the continuous columns (``n × rank``; without any, the
         factorisation of the zeroed columns is one column of ones, the host's constant
         factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
-        its pivots, which carry gradients (see :class:`._estimators.lowrank.FeatureMap`)."""
+        its pivots, which carry gradients (see :class:`._estimators.feature_map.FeatureMap`)."""
         if not is_tracked(k):
             return self._factor[:, : self.rank]
         landmarks = self.continuous_z[self._pivots[: self.rank]]

@@ -30,8 +30,9 @@ import pandas as pd
 
 from .._estimators.exact import MAX_EXACT_ROWS, ExactFit
 from .._estimators.explicit import ExplicitRows, explicit_fit
+from .._estimators.feature_map import MAX_COMBINATIONS
 from .._estimators.local_null import LocalPermutationFit
-from .._estimators.lowrank import MAX_COMBINATIONS, GroupedMoments
+from .._estimators.moments import GroupedMoments
 from .._estimators.strata import is_discrete, permutation_strata
 from .._estimators.terms import ConstantAttributesFit, RefittableRoute, Role, Route
 from .._inputs.binary_labels import positive_labels

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from .._estimators.lowrank import GroupedMoments, LowRankFit
+from .._estimators.lowrank import LowRankFit
+from .._estimators.moments import GroupedMoments
 from .._estimators.terms import Role, Route
 from .._inputs.variables import is_nominal
 from .._kernels.kernel import Scaling

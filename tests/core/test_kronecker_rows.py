@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from faircocco_plugins._estimators.feature_map import row_kronecker
 from faircocco_plugins._estimators.kronecker_rows import KroneckerRows
-from faircocco_plugins._estimators.lowrank import row_kronecker
 
 
 def written_out_moments(rows: KroneckerRows, others: dict[str, np.ndarray]):

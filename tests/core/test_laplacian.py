@@ -152,12 +152,12 @@ def test_auto_takes_the_exact_estimator_without_factoring_where_the_factor_is_as
 ):
     """At the default rank the Laplacian's factor may hold as many pivots as rows: ``"auto"``
     goes exact without factoring first (at 1,000 rows the factor took 19 s, exact 1.3 s)."""
-    from faircocco_plugins._estimators import lowrank
+    from faircocco_plugins._estimators import feature_map
 
     def refused(*args, **kwargs):
         raise AssertionError("factored")
 
-    monkeypatch.setattr(lowrank, "incomplete_cholesky", refused)
+    monkeypatch.setattr(feature_map, "incomplete_cholesky", refused)
     y_pred, attributes, _ = data(300, seed=6)
     report = faircocco_report(y_pred[:, 0], attributes, kernel="laplacian")
     assert set(report["method"]) == {"exact"}

@@ -14,11 +14,8 @@ import pandas as pd
 import pytest
 
 from faircocco_plugins import faircocco_report, faircocco_score, faircocco_statistic
-from faircocco_plugins._estimators.lowrank import (
-    MIN_TOLERANCE,
-    incomplete_cholesky,
-    incomplete_cholesky_batch,
-)
+from faircocco_plugins._estimators.cholesky import incomplete_cholesky, incomplete_cholesky_batch
+from faircocco_plugins._estimators.pivots import MIN_TOLERANCE
 from faircocco_plugins._kernels.registry import kernel_named
 
 GAUSSIAN = kernel_named("gaussian")
@@ -283,7 +280,7 @@ def test_levels_inside_the_pivoted_kernel_leave_features_no_wider_than_the_rows(
 
 @pytest.mark.parametrize("nominal", [False, True])
 def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
-    from faircocco_plugins._estimators.lowrank import FeatureMap
+    from faircocco_plugins._estimators.feature_map import FeatureMap
     from faircocco_plugins._kernels.kernel import KernelInput, kernel_matrix
 
     rng = np.random.default_rng(3)

@@ -12,12 +12,10 @@ import numpy as np
 import pytest
 
 from faircocco_plugins import faircocco_score
-from faircocco_plugins._estimators import lowrank
-from faircocco_plugins._estimators.lowrank import (
-    FeatureMap,
-    incomplete_cholesky,
-    pivot_candidates,
-)
+from faircocco_plugins._estimators import moments, pivots
+from faircocco_plugins._estimators.cholesky import incomplete_cholesky
+from faircocco_plugins._estimators.feature_map import FeatureMap
+from faircocco_plugins._estimators.pivots import pivot_candidates
 from faircocco_plugins._kernels.kernel import KernelInput
 from faircocco_plugins._kernels.registry import kernel_named
 
@@ -40,8 +38,8 @@ def continuous_outcome(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
 def few_candidates(monkeypatch):
     """Candidates and blocks small enough that 2,000 rows take the large-N path, and a record
     of the rows each feature map covers."""
-    monkeypatch.setattr(lowrank, "PIVOT_ROWS", 256)
-    monkeypatch.setattr(lowrank, "ROW_BLOCK", 300)
+    monkeypatch.setattr(pivots, "PIVOT_ROWS", 256)
+    monkeypatch.setattr(moments, "ROW_BLOCK", 300)
     covered: list[int] = []
     cover = FeatureMap.cover
 
@@ -71,10 +69,10 @@ def test_candidate_pivots_keep_the_score_close_to_exact(few_candidates, notion, 
 def test_blocks_of_rows_add_up_to_the_whole(monkeypatch):
     """The Grams added block by block are those of all rows at once, up to rounding."""
     pred, attributes, y = continuous_outcome(3000, 3)
-    monkeypatch.setattr(lowrank, "PIVOT_ROWS", 512)
+    monkeypatch.setattr(pivots, "PIVOT_ROWS", 512)
     scores = []
     for block in (3000, 700, 128):
-        monkeypatch.setattr(lowrank, "ROW_BLOCK", block)
+        monkeypatch.setattr(moments, "ROW_BLOCK", block)
         scores.append(faircocco_score(pred, attributes, y_true=y, notion="eo", method="lowrank"))
     np.testing.assert_allclose(scores, scores[0], rtol=1e-10)
 
@@ -87,8 +85,8 @@ def residuals(feature_map: FeatureMap, z: np.ndarray) -> np.ndarray:
 def test_every_row_ends_within_the_tolerance(monkeypatch):
     """Outliers far from every candidate are covered by more pivots, which extend the
     candidates' pivots."""
-    monkeypatch.setattr(lowrank, "PIVOT_ROWS", 200)
-    monkeypatch.setattr(lowrank, "CELL", 50.0)  # one cell: outliers are no candidates
+    monkeypatch.setattr(pivots, "PIVOT_ROWS", 200)
+    monkeypatch.setattr(pivots, "CELL", 50.0)  # one cell: outliers are no candidates
     rng = np.random.default_rng(5)
     z = rng.normal(size=(2003, 1))
     outliers = [5, 15, 25]  # between the evenly spaced candidates
@@ -108,9 +106,9 @@ def test_every_row_ends_within_the_tolerance(monkeypatch):
 def test_incomplete_cholesky_goes_on_from_given_pivots():
     rng = np.random.default_rng(11)
     z = rng.normal(size=(300, 2))
-    pivots, _ = incomplete_cholesky(z[:100], GAUSSIAN, 1e-3, 100)
-    extended, factor = incomplete_cholesky(z, GAUSSIAN, 1e-6, 100, pivots)
-    np.testing.assert_array_equal(extended[: pivots.size], pivots)
+    initial, _ = incomplete_cholesky(z[:100], GAUSSIAN, 1e-3, 100)
+    extended, factor = incomplete_cholesky(z, GAUSSIAN, 1e-6, 100, initial)
+    np.testing.assert_array_equal(extended[: initial.size], initial)
     kernel = GAUSSIAN.gram(z, z)
     landmarks = kernel[np.ix_(extended, extended)]
     nystrom = kernel[:, extended] @ np.linalg.inv(np.linalg.cholesky(landmarks)).T
@@ -119,14 +117,14 @@ def test_incomplete_cholesky_goes_on_from_given_pivots():
 
 
 def test_candidates_are_all_rows_of_a_small_input_and_cover_every_cell(monkeypatch):
-    monkeypatch.setattr(lowrank, "PIVOT_ROWS", 100)
+    monkeypatch.setattr(pivots, "PIVOT_ROWS", 100)
     rng = np.random.default_rng(2)
     z = np.concatenate([rng.normal(size=(5000, 2)), [[8.0, -8.0]]])
     assert pivot_candidates(z[:100]) is None
     candidates = pivot_candidates(z)
     assert candidates is not None
     assert 5000 in candidates  # the lone outlier has a cell of its own
-    cells = np.unique(np.floor((z - z.min(axis=0)) / lowrank.CELL), axis=0)
+    cells = np.unique(np.floor((z - z.min(axis=0)) / pivots.CELL), axis=0)
     # more cells of side CELL than PIVOT_ROWS: the grid is wider, and gives at most
     # PIVOT_ROWS of its cells
     assert cells.shape[0] > 100

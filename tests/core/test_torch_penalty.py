@@ -200,7 +200,7 @@ def test_nan_predictions_on_the_device_route_raise_the_host_routes_error(monkeyp
 def test_the_device_route_forms_the_batch_feature_rows_on_the_device(monkeypatch):
     """The attribute and outcome feature maps are kept on the predictions' device: each batch's
     feature rows are formed there from its scaled rows, not on the host and copied over."""
-    from faircocco_plugins._estimators.lowrank import FeatureMap
+    from faircocco_plugins._estimators.feature_map import FeatureMap
 
     a, y = training_data(2000, 2, continuous=True)
     statistic = fitted("eo", True, a, y)

@@ -14,7 +14,7 @@ import pytest
 from array_api_compat import is_torch_array
 
 from faircocco_plugins import faircocco_score, faircocco_statistic
-from faircocco_plugins._estimators.lowrank import PIVOT_BLOCK, incomplete_cholesky
+from faircocco_plugins._estimators.cholesky import PIVOT_BLOCK, incomplete_cholesky
 from faircocco_plugins._kernels.kernel import median_distance
 from faircocco_plugins._kernels.levels import distinct_count, unique_inverse
 from faircocco_plugins._kernels.registry import kernel_named
