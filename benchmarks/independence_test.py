@@ -444,6 +444,10 @@ def speed(
     one process; each runs once on data of another seed before it is timed.
     ``kci_over_this`` is KCI's median over the method's, ``this_over_rcit`` the method's over
     RCIT's; ``default=False`` leaves out the default test."""
+    # the test's own conditioning ridge unless one is given
+    spectral: dict[str, Any] = {}
+    if conditioning_eps is not None:
+        spectral["conditioning_eps"] = conditioning_eps
     methods: dict[str, Callable[[Sample], Any]] = {
         "faircocco gamma": lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, null="gamma"
@@ -454,7 +458,7 @@ def speed(
             y_true=s.y_true,
             notion=s.notion,
             null="spectral",
-            **({} if conditioning_eps is None else {"conditioning_eps": conditioning_eps}),
+            **spectral,
         ),
     }
     if default:
