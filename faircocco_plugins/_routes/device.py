@@ -61,7 +61,7 @@ from .._kernels.levels import (
 from .._kernels.registry import kernel_named
 from .._linalg.backend import divide_by_lower_transposed
 from .choose import Measured, ScoreRoute
-from .problem import Problem, roles_of
+from .problem import Problem, kernel_layout, roles_of
 
 #: Level groups whose keys and sizes the one copy holds; data with more take the host route.
 _GROUP_SLOTS = 4096
@@ -230,13 +230,13 @@ def _scaled(values: torch.Tensor, name: str, options: Any) -> torch.Tensor:
     and ``apply`` give on the rows of ``values`` (in their canonical order), by
     :func:`._kernels.kernel.sample_widths` on the device; a width beyond float64 makes its column
     NaN, which the route refuses as the host does."""
-    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    shared, joint = kernel_layout(name, options)
     rows = _bandwidth_rows(int(values.shape[0]), options.random_state, values.device)
     sample = values.detach() if rows is None else values.detach()[rows]
     centres, widths = sample_widths(
         sample,
         int(values.shape[1]),
-        shared=name != "sensitive" or joint,
+        shared=shared,
         standardised=joint,
         bandwidth=options.bandwidth,
         kernel=kernel_named(options.kernel),

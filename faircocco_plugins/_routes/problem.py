@@ -298,16 +298,24 @@ def fit_scaling(name: str, variable: Variable, options: Options, rows: np.ndarra
     sensitive attributes one per column and delta kernels (product), or the paper's single
     kernel on the vector with numeric columns standardised and nominal columns one-hot (joint).
     """
-    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    shared, joint = kernel_layout(name, options)
     return Scaling.fit(
         variable,
-        shared=name != "sensitive" or joint,
+        shared=shared,
         standardised=joint,
         onehot_nominal=joint,
         bandwidth=options.bandwidth,
         rows=rows,
         kernel=kernel_named(options.kernel),
     )
+
+
+def kernel_layout(name: str, options: Options) -> tuple[bool, bool]:
+    """``(shared, joint)`` of variable ``name``: whether its numeric columns share one
+    bandwidth, and whether it is the attributes under the joint kernel (numeric columns
+    standardised, nominal ones one-hot). The host's and the device's scalings both follow it."""
+    joint = name == "sensitive" and options.attribute_kernel == "joint"
+    return name != "sensitive" or joint, joint
 
 
 def problem_roles(
