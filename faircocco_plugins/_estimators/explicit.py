@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.kernel import KernelInput, to_host
-from .._linalg.backend import as_like, namespace
+from .._linalg.backend import as_like, is_tracked, namespace
 from .feature_map import FeatureMap, refitted_features, row_kronecker
 from .kronecker_rows import KroneckerRows
 from .lowrank import LowRankFit, StratumMoments
@@ -53,20 +53,15 @@ def differentiated_columns(roles: dict[str, KernelInput], role: str) -> list[int
     (about 10⁻³ relative), not by rounding. The sensitive attributes are never differentiated.
     """
     k = roles[role]
-    if k.z is None or not is_tracked(k):
+    if k.z is None or not is_tracked(k.z):
         return []
     width = int(k.z.shape[1])
     if role != Role.ATTRIBUTES:
         return list(range(width))
     given = roles.get(Role.GIVEN)
-    if given is None or given.z is None or not is_tracked(given):
+    if given is None or given.z is None or not is_tracked(given.z):
         return []
     return list(range(width - int(given.z.shape[1]), width))
-
-
-def is_tracked(k: KernelInput) -> bool:
-    """Whether the input carries gradients."""
-    return bool(getattr(k.z, "requires_grad", False))
 
 
 class ExplicitRows:
@@ -89,7 +84,7 @@ class ExplicitRows:
         self._maps: dict[str, FeatureMap] = {}
         self._codes: dict[str, np.ndarray] = {}
         for role, k in roles.items():
-            tracked = is_tracked(k)
+            tracked = is_tracked(k.z)
             if not tracked:
                 k = k.on_host()
             feature_map = self._maps[role] = self._feature_map(role)

@@ -19,7 +19,7 @@ import numpy as np
 from .._inputs.variables import Variable
 from .._linalg.backend import to_host
 from .kernel import Scaling
-from .levels import MAX_LEVELS
+from .levels import MAX_LEVELS, distinct_count
 
 
 @dataclass
@@ -66,7 +66,7 @@ class RangeWatch:
             host = to_host(variable.numeric)
             for j, name in enumerate(variable.numeric_names):
                 column = host[:, j]
-                if median_bandwidths or np.unique(column).size > MAX_LEVELS:
+                if median_bandwidths or int(distinct_count(column)) > MAX_LEVELS:
                     limits[name] = (float(column.min()), float(column.max()), scaling.widths[j])
         return cls(limits, n, fitted_on, advice)
 

@@ -232,6 +232,11 @@ def _torch_ops() -> Any:
     return torch_ops
 
 
+def is_tracked(value: Any) -> bool:
+    """Whether ``value`` (an array, a tensor or None) carries gradients."""
+    return bool(getattr(value, "requires_grad", False))
+
+
 def on_accelerator(value: Any) -> bool:
     """Whether ``value`` is a torch tensor on a device other than the CPU."""
     return array_api_compat.is_torch_array(value) and value.device.type != "cpu"

@@ -168,7 +168,7 @@ def choose_route(
     n = problem.n
     estimator = method or estimator_of(options, n)
     auto = method is None and options.method == "auto"
-    tracked = any(is_tracked(v.numeric) for v in problem.variables().values())
+    tracked = any(backend.is_tracked(v.numeric) for v in problem.variables().values())
     if measured is None:
         if not host:
             # CPU tensors take the host route, which is faster on the CPU (performance docs,
@@ -243,7 +243,7 @@ def batch_route(
     """
     if plain and n > HOST_BATCH_ROWS and backend.on_accelerator(y_pred):
         return BatchRoute.DEVICE
-    if not closed_form and is_tracked(y_pred):
+    if not closed_form and backend.is_tracked(y_pred):
         # no closed form without the kernel's Gram gradient: autograd differentiates the same
         # statistic in the predictions' framework
         return BatchRoute.DEVICE
@@ -278,11 +278,6 @@ def fits_kernels_ahead(notion: str, method: str = "lowrank") -> bool:
     False
     """
     return notion_named(notion).conditioned_on != "pred" and method != "exact"
-
-
-def is_tracked(value: Any) -> bool:
-    """Whether ``value`` (an array, a tensor or None) carries gradients."""
-    return bool(getattr(value, "requires_grad", False))
 
 
 def _numeric_only(problem: Any) -> bool:

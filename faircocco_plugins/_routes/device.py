@@ -43,7 +43,7 @@ import torch
 
 from .._estimators.cholesky import incomplete_cholesky
 from .._estimators.exact import ExactFit
-from .._estimators.explicit import differentiated_columns, is_tracked
+from .._estimators.explicit import differentiated_columns
 from .._estimators.feature_map import MAX_COMBINATIONS, psd_square_root
 from .._estimators.lowrank import LowRankFit
 from .._estimators.moments import centre_moments, mixed_moments, segment_moments
@@ -59,7 +59,7 @@ from .._kernels.levels import (
     unique_inverse,
 )
 from .._kernels.registry import kernel_named
-from .._linalg.backend import divide_by_lower_transposed
+from .._linalg.backend import divide_by_lower_transposed, is_tracked
 from .choose import Measured, ScoreRoute
 from .problem import Problem, kernel_layout, roles_of
 
@@ -372,7 +372,7 @@ class _RoleMap:
         factorisation of the zeroed columns is one column of ones, the host's constant
         factor): the incomplete Cholesky factor, or for a tracked input the Nyström rows on
         its pivots, which carry gradients (see :class:`._estimators.feature_map.FeatureMap`)."""
-        if not is_tracked(k):
+        if not is_tracked(k.z):
             return self._factor[:, : self.rank]
         landmarks = self.continuous_z[self._pivots[: self.rank]]
         lower = torch.linalg.cholesky(self.kernel.gram(landmarks, landmarks))
