@@ -387,7 +387,7 @@ def independence_test(
         pvalue = null_of_widths.pvalue(observed.tolist())
     elif null == "spectral":
         permuted = np.empty((0, len(fits)))
-        pvalue = spectral_null([fit.residual_features() for fit in fits]).pvalue(observed.tolist())
+        pvalue = spectral_null(fit.residual_features() for fit in fits).pvalue(observed.tolist())
     else:
         rng = np.random.default_rng(options.random_state)
         count = PERMUTATIONS if n_permutations is None else n_permutations

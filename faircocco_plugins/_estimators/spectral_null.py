@@ -43,8 +43,9 @@ products of residualised features and their eigenvalues) and ``causallearn/utils
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from math import comb, factorial
 
 import numpy as np
@@ -100,31 +101,54 @@ class WeightedChiSquares:
         raise AssertionError("one support point, the two-moment gamma, always has a solution")
 
 
-def spectral_null(features: Sequence[ResidualFeatures]) -> WidthsNull:
-    """The spectral null of the statistics of ``features`` (one per kernel width)."""
+def spectral_null(features: Iterable[ResidualFeatures]) -> WidthsNull:
+    """The spectral null of the statistics of ``features`` (one per kernel width; an iterator
+    lets each width's features go once its leading products are taken)."""
     products = [_Products.of(f) for f in features]
-    scatters = [p.centred.T @ p.centred for p in products]
+    scatter = _scatter(products)
+    ends = np.cumsum([p.mean.size for p in products])
+    blocks = [slice(end - p.mean.size, end) for p, end in zip(products, ends, strict=True)]
     tails = []
-    for p, scatter in zip(products, scatters, strict=True):
-        weights = np.linalg.eigvalsh((scatter + scatter.T) / 2.0)
+    for p, block in zip(products, blocks, strict=True):
+        own = scatter[block, block]
+        weights = np.linalg.eigvalsh(own)
         weights = weights[weights > 1e-12 * max(float(weights.max(initial=0.0)), 0.0)]
-        kept = float(np.trace(scatter))
-        tails.append(WeightedChiSquares(weights, max(p.trace - kept, 0.0)))
-    covariance = np.empty((len(products), len(products)))
-    for w, first in enumerate(products):
-        covariance[w, w] = 2.0 * float(np.sum(scatters[w] * scatters[w]))
-        for v in range(w + 1, len(products)):
-            cross = first.centred.T @ products[v].centred
-            covariance[w, v] = covariance[v, w] = 2.0 * float(np.sum(cross * cross))
+        tails.append(WeightedChiSquares(weights, max(p.trace - float(np.trace(own)), 0.0)))
+    # Cov(T_w, T_v) = 2 ‖S_wv‖²_F
+    covariance = np.array(
+        [[2.0 * float(np.sum(scatter[w, v] ** 2)) for v in blocks] for w in blocks]
+    )
     return WidthsNull.from_covariance(tuple(tails), covariance)
+
+
+#: Rows of residual products formed at a time: their scatter is summed over blocks of rows, so
+#: that no ``N ×`` (products) matrix is held (at 10⁶ rows, three widths' products took 10 GiB).
+BLOCK_ROWS = 2**14
+
+
+def _scatter(products: Sequence[_Products]) -> np.ndarray:
+    """The centred scatter of every width's products side by side, widths in order: each
+    width's own scatter on the diagonal blocks, the cross-scatters off it (symmetric, as each
+    block's ``Bᵀ B`` is)."""
+    n = products[0].measured.shape[0]
+    blocks = (
+        np.hstack([p.centred_rows(slice(start, start + BLOCK_ROWS)) for p in products])
+        for start in range(0, n, BLOCK_ROWS)
+    )
+    return reduce(np.add, (block.T @ block for block in blocks))
 
 
 @dataclass(frozen=True)
 class _Products:
-    """One width's residual products ``x_i ⊗ ẽ_i`` in the leading pairs of coordinates,
-    centred on their mean, and the trace of the scatter of all of them (every coordinate)."""
+    """One width's residual products ``x_i ⊗ ẽ_i`` in the leading pairs ``(first, second)``
+    of coordinates of the two sides (``measured`` and ``attributes``: the leading coordinates
+    only), their mean, and the trace of the scatter of all of them (every coordinate)."""
 
-    centred: np.ndarray
+    measured: np.ndarray
+    attributes: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    mean: np.ndarray
     trace: float
 
     @classmethod
@@ -141,8 +165,14 @@ class _Products:
         # only the coordinates that some pair uses
         x_lead = x @ x_vectors[:, : first.max() + 1]
         e_lead = e @ e_vectors[:, : second.max() + 1]
-        rows = x_lead[:, first] * e_lead[:, second]
-        return cls(rows - rows.mean(axis=0), trace)
+        lead_mean = (x_lead.T @ e_lead)[first, second] / n
+        return cls(x_lead, e_lead, first, second, lead_mean, trace)
+
+    def centred_rows(self, rows: slice) -> np.ndarray:
+        """The centred products of ``rows``."""
+        return (
+            self.measured[rows][:, self.first] * self.attributes[rows][:, self.second] - self.mean
+        )
 
 
 def _principal(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

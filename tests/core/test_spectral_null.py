@@ -156,6 +156,27 @@ def test_widths_are_combined_by_their_correlations():
     assert single <= mixed.pvalue([30.0, 1.0]) <= 2 * single
 
 
+def test_the_null_is_the_same_when_its_scatter_is_summed_over_blocks_of_rows(monkeypatch):
+    """The products' scatter summed over blocks of 7 rows, products centred on their mean
+    over every row, gives the null of one block: the same weights, shifts (4 products kept of
+    6) and correlation, to rounding."""
+    monkeypatch.setattr("faircocco_plugins._estimators.spectral_null.MOST_PRODUCTS", 4)
+    rng = np.random.default_rng(7)
+    widths = [
+        ResidualFeatures(rng.normal(size=(50, 2)), rng.normal(size=(50, 3)) + 2.0),
+        ResidualFeatures(rng.normal(size=(50, 3)), rng.normal(size=(50, 2))),
+    ]
+    whole = spectral_null(widths)
+    monkeypatch.setattr("faircocco_plugins._estimators.spectral_null.BLOCK_ROWS", 7)
+    blocks = spectral_null(iter(widths))
+    for one, summed in zip(whole.tails, blocks.tails, strict=True):
+        assert isinstance(one, WeightedChiSquares) and isinstance(summed, WeightedChiSquares)
+        np.testing.assert_allclose(summed.weights, one.weights, rtol=1e-14)
+        assert one.shift > 0.0
+        assert summed.shift == pytest.approx(one.shift, rel=1e-13)
+    np.testing.assert_allclose(blocks.correlation, whole.correlation, rtol=1e-14)
+
+
 #: The size check's settings: each notion with a binary and a continuous outcome (under DP,
 #: the predictions), two mixed attributes, at the conditioning ridge ``null="auto"`` needs.
 SIZE_SETTINGS = [f"{n}-{o}-a2" for n in ("dp", "eo", "cal") for o in ("binary", "continuous")]
