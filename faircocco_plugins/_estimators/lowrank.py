@@ -135,23 +135,21 @@ class LowRankFit:
     ) -> np.ndarray:
         """:func:`_statistic` for each of a stack of attribute feature rows, from their cross
         products with the other variables' centred rows (``cross[x]``: ``B × r_x × w``), the
-        other variables' factors and factorisations fixed.
+        other variables' factors and factorisations fixed: :func:`attribute_trace` of the
+        stack of ``Q``.
 
-        The batched form of the same trace: ``A_u`` and ``(C_cc + εN I)⁻¹`` are applied to all
-        members in one solve, and so is ``A_e`` when ``attribute_side`` is a solver (permuted
-        rows share ``C_ee``); otherwise it holds each member's centred ``C_ee + εN I``
-        (``B × w × w``). The other variables' rows are centred, so their cross-Grams with the
-        attribute rows need no centring.
+        ``attribute_side`` is the solver of ``C_ee + εN I`` that permuted rows share, or each
+        member's own (``B × w × w``) for refitted rows. The other variables' rows are centred,
+        so their cross-Grams with the attribute rows need no centring.
         """
         q = cross[U]
         if C in cross:
-            q = q - self._host_grams[(U, C)] @ _solve_stacked(self._host_solvers[C], cross[C])
-        q_transposed = q.transpose(0, 2, 1)
+            q = q - self._host_grams[(U, C)] @ self._host_solvers[C].solve(cross[C])
         if isinstance(attribute_side, PsdSolver):
-            a_e_qt = _solve_stacked(attribute_side, q_transposed)
+            lower = attribute_side.lower
         else:
-            a_e_qt = np.linalg.solve(attribute_side, q_transposed)
-        return np.einsum("bij,bji->b", _solve_stacked(self._host_solvers[U], q), a_e_qt)
+            lower = np.linalg.cholesky(attribute_side)
+        return attribute_trace(q, self._host_solvers[U], lower).value
 
     def null_factors(self) -> NullFactors:
         """The statistic ``Tr[A_u Q A_e Qᵀ]`` as ``‖xᵀ e‖²_F``: ``x = (I − R_c) Φ̃_u L_u⁻ᵀ``
@@ -245,14 +243,6 @@ class LowRankFit:
         return expected_permuted_trace(m, b, np.asarray(counts))
 
 
-def _solve_stacked(solver: PsdSolver, b: np.ndarray) -> np.ndarray:
-    """``solver``'s solution for each of a stack of right-hand sides (``B × r × w``), in one
-    solve."""
-    batch, rows, width = b.shape
-    flat = b.transpose(1, 0, 2).reshape(rows, batch * width)
-    return solver.solve(flat).reshape(rows, batch, width).transpose(1, 0, 2)
-
-
 def _statistic(c: dict[tuple[str, str], Any], solvers: dict[str, PsdSolver]) -> Any:
     """``Tr[A_u Q A_e Qᵀ]`` with ``Q = Φ_uᵀ (I − R_c) Φ_e`` (``Q = C_ue`` without conditioning)."""
     q = c[(U, E)]
@@ -275,10 +265,12 @@ def attribute_trace(q: Any, solver_u: PsdSolver, lower_e: Any, null: Any = None)
 
     ``A_u = (C_uu + εN I)⁻¹`` is solved by ``solver_u`` and ``A_e = (L_e L_eᵀ)⁻¹`` through its
     lower factor ``lower_e``; as ``Tr[A_u (X Xᵀ − N)]`` with ``X = Q L_e⁻ᵀ``, one trace: two
-    subtracted after their solves would lose the digits that they share.
+    subtracted after their solves would lose the digits that they share. A stack of ``Q``
+    (``B × r_u × w``, with one ``lower_e`` or a stack of them) gives a statistic each: the
+    permutation null's.
     """
     cross = divide_by_lower_transposed(q, lower_e)
-    difference = cross @ cross.T
+    difference = cross @ cross.mT
     if null is not None:
         difference = difference - null
     inner = solver_u.solve(difference)

@@ -31,6 +31,26 @@ def test_psd_solver_and_triangular_division_match_numpy():
     np.testing.assert_allclose(right, rows @ np.linalg.inv(lower), rtol=1e-10, atol=1e-12)
 
 
+def test_stacks_are_solved_and_divided_member_by_member():
+    """A stack of right-hand sides (one factor) or of factors gives each member's own answer."""
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(3, 6, 6))
+    a = a @ a.mT + np.eye(6)
+    lowers = np.linalg.cholesky(a)
+    stack = rng.normal(size=(3, 6, 4))
+    solved = PsdSolver(a[0]).solve(stack)
+    for member, b in zip(solved, stack, strict=True):
+        np.testing.assert_allclose(member, np.linalg.solve(a[0], b), rtol=1e-12)
+    rows = rng.normal(size=(3, 5, 6))
+    shared = divide_by_lower_transposed(rows, lowers[0])
+    own = divide_by_lower_transposed(rows, lowers)
+    for m in range(3):
+        inverse = np.linalg.inv(lowers[0]).T
+        np.testing.assert_allclose(shared[m], rows[m] @ inverse, rtol=1e-10, atol=1e-13)
+        inverse = np.linalg.inv(lowers[m]).T
+        np.testing.assert_allclose(own[m], rows[m] @ inverse, rtol=1e-10, atol=1e-13)
+
+
 def test_psd_solver_rejects_an_indefinite_matrix():
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         PsdSolver(np.diag([1.0, -1.0]))
