@@ -104,12 +104,13 @@ def solve_psd(a: Any, b: Any) -> Any:
 
 def divide_by_lower_transposed(b: Any, lower: Any) -> Any:
     """``b @ inv(lower)ᵀ`` for a lower-triangular ``lower``, by a triangular solve; a numpy
-    result has ``b``'s memory order. Either may be a stack (``… × r × k``, ``… × k × k``)."""
+    result has ``b``'s memory order. ``b`` may be a stack (``B × r × k``), with one ``lower``
+    or a stack of them (``B × k × k``)."""
     if _is_torch(b):
         return _torch_ops().divide_by_lower_transposed(b, lower)
     if lower.ndim > 2:
-        # numpy has no stacked triangular solve: one per member, a third of the flops of a
-        # stacked general solve
+        # numpy has no stacked triangular solve: one per member (k² r flops each, against
+        # 2k³/3 more for a stacked general solve)
         return np.stack([divide_by_lower_transposed(m, f) for m, f in zip(b, lower, strict=True)])
     if b.ndim > 2:
         return divide_by_lower_transposed(b.reshape(-1, b.shape[-1]), lower).reshape(b.shape)
