@@ -163,10 +163,11 @@ class _Products:
         (x_values, x_vectors), (e_values, e_vectors) = _principal(x), _principal(e)
         first, second = _leading_pairs(x_values, e_values)
         # only the coordinates that some pair uses
-        x_lead = x @ x_vectors[:, : first.max() + 1]
-        e_lead = e @ e_vectors[:, : second.max() + 1]
-        lead_mean = (x_lead.T @ e_lead)[first, second] / n
-        return cls(x_lead, e_lead, first, second, lead_mean, trace)
+        x_rotation = x_vectors[:, : first.max() + 1]
+        e_rotation = e_vectors[:, : second.max() + 1]
+        # the products' mean is w̄ = xᵀ ẽ / N in the rotated coordinates
+        lead_mean = (x_rotation.T @ mean @ e_rotation)[first, second]
+        return cls(x @ x_rotation, e @ e_rotation, first, second, lead_mean, trace)
 
     def centred_rows(self, rows: slice) -> np.ndarray:
         """The centred products of ``rows``."""
