@@ -5,7 +5,7 @@ outcome (the data of ``benchmarks/score.py --outcome continuous``), under EO by 
 prints at each N:
 
 * the exact and the low-rank estimator's score time (best of ``--repeats`` warm calls; exact up
-  to ``--exact-up-to`` rows, as its time grows as N³) and the low-rank features' widest width;
+  to ``--exact-up-to`` rows) and the low-rank features' widest width;
 * the route ``method="auto"`` takes, its time, and the cost model's estimates it chose by
   (:func:`exact_seconds` and :func:`lowrank_seconds` on levels-times-pivots widths; up to
   10,000 rows, beyond which only the low-rank estimator runs);

@@ -166,8 +166,8 @@ def faircocco_report(
         no name hides the joint row); columns ``score``, ``adjusted``,
         ``null_mean`` (expected score under permutations of the attribute rows; with
         ``adjusted``, NaN where there is no chance level, as for the score), ``statistic``
-        (unnormalised ``I_F``), ``method``, ``rank`` (largest feature dimension, or N for the
-        exact estimator) and ``n``.
+        (unnormalised ``I_F``), ``method``, ``rank`` (largest feature dimension; the exact
+        estimator's is the numerical rank of its kernel matrix, at most N) and ``n``.
 
     Examples
     --------
@@ -277,7 +277,8 @@ def independence_test(
 
     * **permutation**: DP permutes the attribute rows. EO and CAL permute them within strata of
       the conditioning variable: its levels when it is discrete, where the kernel factors are
-      computed once and each permutation costs O(N²) (exact) or O(N r²) (low-rank); cells of
+      computed once and each permutation costs O(N r²), r the features' width (at most N
+      for the exact estimator); cells of
       about 10 nearest rows when it is continuous, where each permutation refits the attribute
       side (a local permutation test, see the user guide);
     * **gamma**: the same permutation null's mean and variance, exact, and its skewness in the

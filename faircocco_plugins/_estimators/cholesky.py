@@ -1,5 +1,5 @@
-"""Pivoted incomplete Cholesky factorisation of a kernel on rows, on the host, on a device and
-for a stack of inputs at once.
+"""Pivoted Cholesky factorisation of a kernel on rows: incomplete (to a tolerance) on the host,
+on a device and for a stack of inputs at once; complete (to rounding) by LAPACK.
 
 The factor ``L`` (``n × r``, ``L Lᵀ ≈ K``) equals the Nyström factor on its pivots; the pivots
 are chosen greedily, the row of the largest residual first, with ties broken by the rows' values
@@ -34,6 +34,39 @@ class LevelKernel(NamedTuple):
 
     def diagonal(self) -> np.ndarray:
         return np.diagonal(self.kernel)[self.codes]
+
+
+def complete_cholesky(
+    z: np.ndarray, kernel: Kernel, levels: LevelKernel | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Complete pivoted Cholesky factorisation of ``kernel`` on the host rows of ``z`` (times
+    the kernel between their level combinations when ``levels`` are given): the pivots and the
+    factor ``L`` (``n × r``, ``L Lᵀ = K`` to rounding), which equals the Nyström factor on them.
+
+    LAPACK's ``dpstrf`` stops at its own rounding tolerance (``n`` machine epsilons of the
+    largest diagonal entry), in O(n² r) time with blocked updates; it takes the ``n × n`` kernel
+    matrix, so it is for inputs small enough to hold one. It breaks ties by position, so the
+    rows are first sorted by value: the pivots are then a function of the data, whatever the
+    row order.
+    """
+    # imported here: the plugin contract loads numpy and pandas alone
+    from scipy.linalg.lapack import dpstrf
+
+    columns = [z[:, j] for j in range(z.shape[1])]
+    order = lexicographic_order(columns if levels is None else [*columns, levels.codes])
+    ordered = z[order]
+    matrix = kernel.gram(ordered, ordered)
+    if levels is not None:
+        codes = levels.codes[order]
+        matrix = matrix * levels.kernel[np.ix_(codes, codes)]
+    factor, pivots, rank, info = dpstrf(matrix, lower=1, overwrite_a=1)
+    if info < 0:
+        raise RuntimeError(f"LAPACK's dpstrf refused argument {-info}")
+    rank = max(rank, 1)
+    # dpstrf factors the rows in pivoting order, P K Pᵀ = L Lᵀ: row i of L is pivot i's
+    rows = np.empty((z.shape[0], rank))
+    rows[order[pivots - 1]] = np.tril(factor)[:, :rank]
+    return np.asarray(order[pivots[:rank] - 1], dtype=np.int64), rows
 
 
 def incomplete_cholesky(

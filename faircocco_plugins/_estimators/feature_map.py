@@ -9,6 +9,10 @@
   (:func:`._estimators.pivots.pivot_candidates`), and every row is then covered to the same
   tolerance;
 * the product kernel is the row-wise Kronecker product ``Φ_i = W[g_i] ⊗ φ_i``.
+
+A *complete* map (the exact estimator's) pivots to rounding by LAPACK
+(:func:`._estimators.cholesky.complete_pivots`), the levels inside the pivoted kernel, so that
+``Φ Φᵀ = K`` to rounding, with at most as many columns as rows.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 from .._kernels.kernel import Kernel, KernelInput, to_host
 from .._kernels.levels import LevelEncoder, distinct_count, level_columns, unique_inverse
 from .._linalg.backend import as_like, divide_by_lower_transposed, namespace, take_rows
-from .cholesky import LevelKernel, incomplete_cholesky, incomplete_cholesky_batch
+from .cholesky import LevelKernel, complete_cholesky, incomplete_cholesky, incomplete_cholesky_batch
 from .exact import MAX_EXACT_ROWS
 from .kronecker_rows import KroneckerRows
 from .pivots import absolute_tolerance, pivot_candidates, pivots_jointly
@@ -48,6 +52,7 @@ class FeatureMap:
         tolerance: float,
         max_width: int | None = None,
         pivot_jointly: bool = False,
+        complete: bool = False,
     ) -> None:
         """Caps: ``rank`` on the pivots; ``tolerance`` on the residual (see
         :func:`._estimators.pivots.pivot_tolerance`); ``max_width`` on the factor's columns.
@@ -56,12 +61,14 @@ class FeatureMap:
         numeric column goes to incomplete Cholesky instead (explicit feature rows need this).
         With ``pivot_jointly``, levels times pivots wider than the rows
         (:func:`._estimators.pivots.pivots_jointly`) give way to one factor of the joint kernel,
-        the level kernel inside the pivoted one.
+        the level kernel inside the pivoted one. A ``complete`` map ignores the caps: it
+        factors the joint kernel to rounding, with any number of level combinations.
         """
         self.rank = rank
         self.tolerance = tolerance
         self.max_width = max_width
         self.pivot_jointly = pivot_jointly
+        self.complete = complete
         #: the level combinations factored exactly, fitted on the first chunk
         self.levels: LevelEncoder
         #: the level combinations inside the pivoted kernel (None: factored apart, exactly)
@@ -124,6 +131,8 @@ class FeatureMap:
             return codes, self._constant_factor(first.n, like)
         assert z_host is not None
         z = z_host[:, self.continuous_columns]
+        if self.complete:
+            return self._fit_complete(first, z, codes, like)
         candidates = pivot_candidates(z)
         if candidates is None:
             chosen, factor = incomplete_cholesky(z, self.kernel, self.tolerance, self.max_rank)
@@ -163,6 +172,26 @@ class FeatureMap:
         self._landmark_codes = codes[chosen]
         self._set_pivots(first, chosen)
         return np.zeros(first.n, dtype=np.int64), as_like(factor, like)
+
+    def _fit_complete(
+        self, first: KernelInput, z: np.ndarray, codes: np.ndarray, like: Any
+    ) -> tuple[np.ndarray, Any]:
+        """Pivot the joint kernel of ``first`` (host values ``z``, level combinations ``codes``)
+        to rounding (:func:`complete_cholesky`), its levels inside it as in :meth:`_fit_joint`;
+        return the codes and the factor rows: LAPACK's for a host input, else the Nyström rows
+        in ``first``'s namespace (they carry its gradients)."""
+        levels = None
+        if not self.levels.is_trivial:
+            levels = LevelKernel(codes, self.levels.level_kernel(self.kernel))
+            self._joint_levels, self.levels = self.levels, LevelEncoder([], 0)
+        chosen, factor = complete_cholesky(z, self.kernel, levels)
+        if levels is not None:
+            self._landmark_codes = codes[chosen]
+            codes = np.zeros(first.n, dtype=np.int64)
+        self._set_pivots(first, chosen)
+        if isinstance(first.z, np.ndarray):
+            return codes, as_like(factor, like)
+        return codes, self.continuous_rows(first.z, None if levels is None else levels.codes)
 
     @property
     def is_joint(self) -> bool:
@@ -227,13 +256,13 @@ class FeatureMap:
         while True:
             self.levels = LevelEncoder(discrete, n_nominal)
             codes = self.levels.encode(first.n, z_host, first.codes, first.levels)
-            if self.levels.n_combinations <= MAX_COMBINATIONS or not discrete:
+            if self.complete or self.levels.n_combinations <= MAX_COMBINATIONS or not discrete:
                 break
             # too many combinations for an exact factor: the numeric column with the most
             # levels joins the continuous block, where incomplete Cholesky caps the rank
             assert z_host is not None
             discrete.remove(max(discrete, key=lambda j: distinct_count(z_host[:, j])))
-        if self.levels.n_combinations > MAX_COMBINATIONS:
+        if self.levels.n_combinations > MAX_COMBINATIONS and not self.complete:
             raise ValueError(
                 f"the nominal columns of one variable have {self.levels.n_combinations} level "
                 f"combinations, more than the low-rank estimator factors exactly "
@@ -347,7 +376,8 @@ def refitted_features(
     The inputs must hold the same level combinations, as the rows of one input permuted within
     its combinations do (the permutation null's): one level factor then serves them all, and
     their continuous factors are fitted together by
-    :func:`._estimators.cholesky.incomplete_cholesky_batch`.
+    :func:`._estimators.cholesky.incomplete_cholesky_batch`. Complete maps are fitted one
+    input at a time, their rows zero-padded to the widest.
     """
     hosts = [k.on_host() for k in inputs]
     codes = [feature_map.fit_levels(hosts[0])]
@@ -356,6 +386,21 @@ def refitted_features(
     if feature_map.levels.n_combinations != combinations:
         raise ValueError("inputs refitted together must hold the same level combinations.")
     columns = feature_map.continuous_columns
+    if columns and feature_map.complete:
+        kernel = feature_map.kernel
+        level_kernel = feature_map.levels.level_kernel(kernel)
+        return KroneckerRows(
+            _padded(
+                [
+                    complete_cholesky(
+                        k.z[:, columns],
+                        kernel,
+                        None if feature_map.levels.is_trivial else LevelKernel(c, level_kernel),
+                    )[1][None]
+                    for k, c in zip(hosts, codes, strict=True)
+                ]
+            )
+        )
     if columns and joint and not feature_map.levels.is_trivial:
         z = np.stack([k.z[:, columns] for k in hosts])
         levels = LevelKernel(np.stack(codes), feature_map.levels.level_kernel(feature_map.kernel))
@@ -373,6 +418,18 @@ def refitted_features(
     if feature_map.levels.is_trivial:
         return KroneckerRows(factor)  # no discrete column: the level factor is 1
     return KroneckerRows(factor, np.stack(codes), feature_map.level_factor())
+
+
+def _padded(stacks: list[np.ndarray]) -> np.ndarray:
+    """Stacks of factors (``B × n × r``) joined, zero-padded to the widest: zero columns leave
+    ``Φ Φᵀ`` and every statistic unchanged."""
+    width = max(f.shape[2] for f in stacks)
+    padded = np.zeros((sum(f.shape[0] for f in stacks), stacks[0].shape[1], width))
+    start = 0
+    for f in stacks:
+        padded[start : start + f.shape[0], :, : f.shape[2]] = f
+        start += f.shape[0]
+    return padded
 
 
 #: Most entries of the factor rows :func:`_joint_factors` pivots at once (128 MiB): a joint
@@ -397,5 +454,4 @@ def _joint_factors(
         )
         for start in range(0, batch, size)
     ]
-    width = max(f.shape[2] for f in factors)
-    return np.concatenate([np.pad(f, ((0, 0), (0, 0), (0, width - f.shape[2]))) for f in factors])
+    return _padded(factors)

@@ -28,7 +28,7 @@ from .approximate_null import NullFactors
 from .lowrank import LowRankFit
 from .spectral_null import ResidualFeatures
 from .strata import local_strata, members_of, permutation_batches
-from .terms import RefittableRoute, permutable
+from .terms import permutable
 
 #: Permutations averaged for the null mean of the adjusted score. The mean's standard error is
 #: the permuted statistics' spread over √20, which measured 2-6% of the null mean (EO,
@@ -42,22 +42,18 @@ class LocalPermutationFit:
     ``attributes(rows, given_rows)`` is the extended attribute input (``Ä``) of the attributes
     of ``rows`` and the conditioning variable of ``given_rows`` (None: in place); ``given`` is
     the conditioning variable, whose local strata are found on first use (a score needs none).
-    ``lowrank`` gives the low-rank fit of the same data, whose feature map the gamma null needs
-    when ``fit`` is exact.
     """
 
     def __init__(
         self,
-        fit: RefittableRoute,
+        fit: LowRankFit,
         attributes: Callable[[np.ndarray, np.ndarray | None], KernelInput],
         given: KernelInput,
         random_state: int | None,
-        lowrank: Callable[[], RefittableRoute],
     ) -> None:
         self._fit = fit
         self._attributes = attributes
         self._given = given
-        self._lowrank = lowrank
         self._seed = 0 if random_state is None else random_state
         self.terms = replace(fit.terms, compute_null_statistic=self._null_statistic)
 
@@ -73,11 +69,8 @@ class LocalPermutationFit:
 
     def null_factors(self) -> NullFactors:
         """Factors whose moments approximate this null's: the attributes permuted alone within
-        :attr:`strata`, under the feature map of the low-rank fit (of this one, or of the same
-        data when this one is exact: their statistics agree to about 1e-3)."""
-        fit = self._fit if isinstance(self._fit, LowRankFit) else self._lowrank()
-        assert isinstance(fit, LowRankFit)
-        return fit.local_null_factors(self._attributes, self.strata)
+        :attr:`strata`, under the fit's feature map."""
+        return self._fit.local_null_factors(self._attributes, self.strata)
 
     def residual_features(self) -> ResidualFeatures:
         """The fit's residual features: the spectral null residualises on the conditioning

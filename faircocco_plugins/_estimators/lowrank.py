@@ -68,11 +68,13 @@ class LowRankFit:
         ridge: Ridge,
         like: Any,
         source: Callable[[], MomentSource],
+        method: str = "lowrank",
     ) -> None:
         """Solve from the feature ``means`` and centred cross-Grams of ``n`` rows.
 
         ``source`` gives per-stratum moments and, in memory, feature rows; it is called on first
-        use (only the permutation null and the permutation test need it).
+        use (only the permutation null and the permutation test need it). ``method`` names the
+        estimator: ``"exact"`` when the features are complete.
         """
         self._source_of = source
         self._shifts: dict[str, float] = {role: ridge.shift(role, n) for role in (U, E, C)}
@@ -82,7 +84,7 @@ class LowRankFit:
         self.terms = Terms(
             statistic=_statistic(centred, solvers),
             rank=max(int(g.shape[0]) for (x, y), g in centred.items() if x == y),
-            method="lowrank",
+            method=method,
             n=n,
             norm_bound=ridge.norm_bound(n),
             compute_norms=lambda: (

@@ -22,7 +22,7 @@ import numpy as np
 from .._kernels.kernel import KernelInput, to_host
 from .._kernels.levels import LevelRegistry
 from .._linalg.backend import add_rows, namespace, take_rows
-from .exact import MAX_EXACT_ROWS
+from .exact import MAX_EXACT_ROWS, check_exact_size
 from .feature_map import MAX_FEATURES, FeatureMap, refitted_features, row_kronecker
 from .kronecker_rows import KroneckerRows
 from .lowrank import C, E, LowRankFit, StratumMoments, U
@@ -70,15 +70,21 @@ class GroupedMoments:
         rank: int | None,
         ridge: Ridge,
         pivot_jointly: bool = False,
+        complete: bool = False,
     ) -> None:
         """Feature maps for the variables of ``first``, the first chunk; with ``pivot_jointly``
         (data in memory, all in ``first``), those whose levels times pivots would be wider than
         its rows pivot their joint kernel (:func:`._estimators.pivots.pivots_jointly`). A stream's
-        first chunk is not all its rows: levels times pivots are then not wider than the data."""
+        first chunk is not all its rows: levels times pivots are then not wider than the data.
+        ``complete`` maps (the exact estimator's, data in memory) factor each kernel to
+        rounding, whatever ``rank``."""
         self.roles = list(first)
         self.ridge = ridge
+        self.complete = complete
         self.maps = {
-            role: FeatureMap(rank, pivot_tolerance(ridge, role), pivot_jointly=pivot_jointly)
+            role: FeatureMap(
+                rank, pivot_tolerance(ridge, role), pivot_jointly=pivot_jointly, complete=complete
+            )
             for role in first
         }
         self.strata = Strata(first[C]) if conditional else None
@@ -102,8 +108,9 @@ class GroupedMoments:
 
     def check_width(self) -> None:
         """Refuse features wider than :data:`._estimators.feature_map.MAX_FEATURES`, naming the
-        variable and what to do."""
-        if self.width <= MAX_FEATURES:
+        variable and what to do; complete features are at most as wide as the rows, which the
+        exact estimator caps."""
+        if self.complete or self.width <= MAX_FEATURES:
             return
         role, widest = max(self.maps.items(), key=lambda item: item[1].width)
         raise ValueError(
@@ -235,7 +242,8 @@ class GroupedMoments:
         # falls below. Its operator is exactly 0.
         constant = {role for role in self.roles if self.maps[role].is_constant}
         grams = {key: g * 0.0 if constant.intersection(key) else g for key, g in grams.items()}
-        return LowRankFit(means, grams, self.n, self.ridge, like, lambda: self)
+        method = "exact" if self.complete else "lowrank"
+        return LowRankFit(means, grams, self.n, self.ridge, like, lambda: self, method)
 
     def stratum_moments(self) -> Iterator[StratumMoments]:
         """Uncentred host sums and cross-Grams of the rows of each stratum."""
@@ -259,7 +267,8 @@ class GroupedMoments:
         map of ``role``'s kind fitted on itself (see
         :func:`._estimators.feature_map.refitted_features`)."""
         fitted = self.maps[role]
-        return refitted_features(FeatureMap(fitted.rank, fitted.tolerance), inputs, fitted.is_joint)
+        kind = FeatureMap(fitted.rank, fitted.tolerance, complete=fitted.complete)
+        return refitted_features(kind, inputs, fitted.is_joint)
 
     def explicit_features(self, role: str, k: KernelInput) -> np.ndarray:
         """The uncentred feature rows ``W[g_i] ⊗ φ_i`` of ``k`` as a host array (``n × r``)."""
@@ -367,3 +376,13 @@ def centre_moments(
         (x, y): g - n * (means[x][:, None] * means[y][None, :]) for (x, y), g in grams.items()
     }
     return means, centred
+
+
+def exact_fit(roles: dict[str, KernelInput], ridge: Ridge, like: Any) -> LowRankFit:
+    """The exact estimator of the kernel inputs ``roles`` (in memory): the low-rank fit on
+    complete features (see :mod:`._estimators.exact`)."""
+    n = next(iter(roles.values())).n
+    check_exact_size(n, C in roles)
+    moments = GroupedMoments(roles, C in roles, None, ridge, complete=True)
+    moments.add(roles, like)
+    return moments.fit(like, roles)

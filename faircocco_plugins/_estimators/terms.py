@@ -189,8 +189,8 @@ class Terms:
 class Route(Protocol):
     """One route to the statistic of a notion: its :class:`Terms` and its permutation null.
 
-    The exact estimator (:class:`._estimators.exact.ExactFit`), the low-rank one
-    (:class:`._estimators.lowrank.LowRankFit`), the local permutation null of a continuous
+    The low-rank estimator (:class:`._estimators.lowrank.LowRankFit`, which is also the exact
+    one on complete features), the local permutation null of a continuous
     conditioning variable (:class:`._estimators.local_null.LocalPermutationFit`) and constant
     attributes (:class:`ConstantAttributesFit`) implement it; the public functions see only this.
     ``tests/core/test_routes.py`` checks every route against it and against each other.

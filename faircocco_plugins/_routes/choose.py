@@ -70,7 +70,7 @@ class ScoreRoute(StrEnum):
     HOST = "host"
     #: constant sensitive attributes: every term 0
     CONSTANT = "constant"
-    #: the exact estimator (:class:`.._estimators.exact.ExactFit`)
+    #: the exact estimator (:func:`.._estimators.moments.exact_fit`)
     EXACT = "exact"
     #: explicit feature rows of inputs with gradients (:mod:`.._estimators.explicit`), measured
     #: first
@@ -154,20 +154,18 @@ def choose_route(
     measured: Measured | None = None,
     *,
     host: bool = False,
-    method: str | None = None,
 ) -> ScoreRoute:
     """The route of an in-memory :class:`.problem.Problem`, from its rows, kinds of columns,
     tensors (tracked, on an accelerator), options and the estimators' cost model.
 
     Without ``measured``: a device route or :attr:`ScoreRoute.HOST`, or with ``host`` (the
     host computing the problem) the host's estimator. A route that measures the features
-    (:class:`Measured`) asks again with what it measured. ``method`` overrides the options'
-    estimator (the local null's refits are low-rank).
+    (:class:`Measured`) asks again with what it measured.
     """
     options: Options = problem.options
     n = problem.n
-    estimator = method or estimator_of(options, n)
-    auto = method is None and options.method == "auto"
+    estimator = estimator_of(options, n)
+    auto = options.method == "auto"
     tracked = any(backend.is_tracked(v.numeric) for v in problem.variables().values())
     if measured is None:
         if not host:

@@ -42,11 +42,10 @@ import numpy as np
 import torch
 
 from .._estimators.cholesky import incomplete_cholesky
-from .._estimators.exact import ExactFit
 from .._estimators.explicit import differentiated_columns
 from .._estimators.feature_map import MAX_COMBINATIONS, psd_square_root
 from .._estimators.lowrank import LowRankFit
-from .._estimators.moments import centre_moments, mixed_moments, segment_moments
+from .._estimators.moments import centre_moments, exact_fit, mixed_moments, segment_moments
 from .._estimators.pivots import pivot_tolerance
 from .._estimators.terms import Role, Terms
 from .._inputs.row_order import lexicographic_order
@@ -126,13 +125,7 @@ def device_terms(measurement: DeviceMeasurement) -> Terms:
             "the device route takes no constant attributes, nor data its slots do not hold"
         )
     if measured.route is ScoreRoute.DEVICE_EXACT:
-        return ExactFit(
-            roles[Role.MEASURED],
-            roles[Role.ATTRIBUTES],
-            roles.get(Role.GIVEN),
-            problem.options.ridge,
-            problem.like,
-        ).terms
+        return exact_fit(roles, problem.options.ridge, problem.like).terms
     return _lowrank_terms(measurement)
 
 

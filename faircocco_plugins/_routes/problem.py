@@ -28,13 +28,14 @@ import array_api_compat
 import numpy as np
 import pandas as pd
 
-from .._estimators.exact import MAX_EXACT_ROWS, ExactFit
+from .._estimators.exact import MAX_EXACT_ROWS
 from .._estimators.explicit import ExplicitRows, explicit_fit
 from .._estimators.feature_map import MAX_COMBINATIONS
 from .._estimators.local_null import LocalPermutationFit
-from .._estimators.moments import GroupedMoments
+from .._estimators.lowrank import LowRankFit
+from .._estimators.moments import GroupedMoments, exact_fit
 from .._estimators.strata import is_discrete, permutation_strata
-from .._estimators.terms import ConstantAttributesFit, RefittableRoute, Role, Route
+from .._estimators.terms import ConstantAttributesFit, Role, Route
 from .._inputs.binary_labels import positive_labels
 from .._inputs.row_order import canonical_order, in_order
 from .._inputs.variables import (
@@ -230,15 +231,7 @@ class Problem:
             taken["sensitive"] = inputs["sensitive"].take(rows)
             return roles_of(self.options.notion, **taken)[Role.ATTRIBUTES]
 
-        return LocalPermutationFit(
-            fit,
-            attributes,
-            roles[Role.GIVEN],
-            self.options.random_state,
-            lambda: self.estimate(
-                roles, choose_route(self, host=True, method="lowrank"), method="lowrank"
-            ),
-        )
+        return LocalPermutationFit(fit, attributes, roles[Role.GIVEN], self.options.random_state)
 
     def check_finite(self, flags: Any = None) -> None:
         """Raise the ValueError of a column with NaN or infinite values, if a deferred check
@@ -256,25 +249,16 @@ class Problem:
         """Each variable scaled by its bandwidths, by name."""
         return {name: scalings[name].apply(v) for name, v in self.variables().items()}
 
-    def estimate(
-        self, roles: dict[str, KernelInput], route: ScoreRoute, method: str | None = None
-    ) -> RefittableRoute:
+    def estimate(self, roles: dict[str, KernelInput], route: ScoreRoute) -> LowRankFit:
         """The estimator of ``route`` on the kernel inputs ``roles``; a route that measures
-        its features first takes the one :func:`.choose.choose_route` then chooses (with
-        ``method`` overriding the options' estimator, as there)."""
+        its features first takes the one :func:`.choose.choose_route` then chooses."""
         if route is ScoreRoute.EXACT:
-            return ExactFit(
-                roles[Role.MEASURED],
-                roles[Role.ATTRIBUTES],
-                roles.get(Role.GIVEN),
-                self.options.ridge,
-                self.like,
-            )
+            return exact_fit(roles, self.options.ridge, self.like)
         options, conditional = self.options, Role.GIVEN in roles
         if route is ScoreRoute.EXPLICIT:
             rows = ExplicitRows(roles, conditional, options.rank, options.ridge, self.like)
             measured = Measured(route, explicit_widths=(rows.width,))
-            route = choose_route(self, measured, host=True, method=method)
+            route = choose_route(self, measured, host=True)
             if route is ScoreRoute.EXPLICIT:
                 return explicit_fit(rows, options.ridge, self.like)
         if route not in (ScoreRoute.LOWRANK, ScoreRoute.MEASURED_LOWRANK):
@@ -284,9 +268,9 @@ class Problem:
         moments.add(roles, self.like)
         if route is ScoreRoute.MEASURED_LOWRANK:
             measured = Measured(route, widths=tuple(moments.widths))
-            route = choose_route(self, measured, host=True, method=method)
+            route = choose_route(self, measured, host=True)
             if route is not ScoreRoute.MEASURED_LOWRANK:
-                return self.estimate(roles, route, method)
+                return self.estimate(roles, route)
         moments.check_width()
         return moments.fit(self.like, roles)
 

@@ -305,6 +305,38 @@ def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
     np.testing.assert_allclose(feature_map.factor(k, np.zeros(())), factor, atol=1e-10)
 
 
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+@pytest.mark.parametrize("nominal", [False, True])
+def test_the_complete_factor_reproduces_the_kernel_to_rounding_whatever_the_row_order(
+    nominal, kernel
+):
+    from faircocco_plugins._estimators.cholesky import complete_cholesky
+    from faircocco_plugins._estimators.feature_map import FeatureMap
+    from faircocco_plugins._kernels.kernel import KernelInput, kernel_matrix
+
+    rng = np.random.default_rng(3)
+    n = 120
+    z = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.normal(size=n)])
+    codes, levels = None, ()
+    if nominal:  # a 3-level nominal column beside the numeric ones
+        codes, levels = rng.integers(0, 3, (n, 1)), (np.array(["a", "b", "c"]),)
+    k = KernelInput(z, codes, levels, kernel=kernel_named(kernel))
+    feature_map = FeatureMap(None, 0.0, complete=True)
+    _, factor = feature_map.fit_transform(k, np.zeros(()))
+    gram = factor @ factor.T
+    # measured: within 7e-16 of the literal product kernel
+    np.testing.assert_allclose(gram, kernel_matrix(k, np.zeros(())), rtol=0, atol=4e-15)
+    # the Nyström rows of the same input (how new rows are mapped): within 1.4e-15
+    rows = feature_map.factor(k, np.zeros(()))
+    np.testing.assert_allclose(rows @ rows.T, gram, rtol=0, atol=7e-15)
+    # pivots are chosen on values, so permuted rows give the permuted factor
+    order = rng.permutation(n)
+    pivots, alone = complete_cholesky(z, kernel_named(kernel))
+    permuted_pivots, permuted = complete_cholesky(z[order], kernel_named(kernel))
+    assert sorted(order[permuted_pivots].tolist()) == sorted(pivots.tolist())
+    np.testing.assert_array_equal(permuted, alone[order])
+
+
 def test_refitted_joint_features_of_the_same_attributes_give_the_observed_statistic():
     from faircocco_plugins._options import Options
     from faircocco_plugins._routes.problem import Problem

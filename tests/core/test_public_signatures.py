@@ -47,7 +47,7 @@ PINNED = {
             "bandwidth: 'str | float' = 'median', random_state: 'int | None' = None, "
             "data: 'Any' = None) -> 'pd.DataFrame'"
         ),
-        "c0489b01489e2bf0",
+        "49a366f836966f1a",
     ),
     "faircocco_plugins:faircocco_score": (
         (
@@ -86,7 +86,7 @@ PINNED = {
             "widths: 'Sequence[float]' = (0.5, 1.0, 2.0), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "c1259b1ef5158e5f",
+        "239f1459dae3b5d0",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),
