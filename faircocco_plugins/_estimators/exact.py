@@ -2,7 +2,7 @@
 
 The estimator is the low-rank one (:class:`._estimators.lowrank.LowRankFit`) on *complete*
 features: each variable's kernel pivoted by LAPACK's pivoted Cholesky until its residual is at
-rounding level (:func:`._estimators.cholesky.complete_pivots`), so that ``Φ Φᵀ = K`` to rounding
+rounding level (:func:`._estimators.cholesky.complete_cholesky`), so that ``Φ Φᵀ = K`` to rounding
 and every formula of the paper holds as written (:func:`._estimators.moments.exact_fit`). It
 forms each ``N × N`` kernel matrix once, so its rows are capped here.
 """

@@ -11,7 +11,7 @@
 * the product kernel is the row-wise Kronecker product ``Φ_i = W[g_i] ⊗ φ_i``.
 
 A *complete* map (the exact estimator's) pivots to rounding by LAPACK
-(:func:`._estimators.cholesky.complete_pivots`), the levels inside the pivoted kernel, so that
+(:func:`._estimators.cholesky.complete_cholesky`), the levels inside the pivoted kernel, so that
 ``Φ Φᵀ = K`` to rounding, with at most as many columns as rows.
 """
 
