@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,9 +31,6 @@ from .._inputs.variables import Variable
 from .._linalg.backend import as_numpy_scalar, namespace
 from .approximate_null import NullFactors
 from .spectral_null import ResidualFeatures
-
-if TYPE_CHECKING:
-    from .._kernels.kernel import KernelInput
 
 
 class Role(StrEnum):
@@ -217,16 +214,6 @@ class Route(Protocol):
     def residual_features(self) -> ResidualFeatures:
         """The statistic's two feature sets, each residualised on the conditioning variable,
         for its spectral null (:mod:`._estimators.spectral_null`)."""
-        ...
-
-
-@runtime_checkable
-class RefittableRoute(Route, Protocol):
-    """A route that also recomputes the statistic with other attributes, each refitted on
-    itself as the observed ones were: what the local permutation null permutes through."""
-
-    def attribute_statistics(self, inputs: Sequence[KernelInput]) -> np.ndarray:
-        """The statistic with the extended attributes replaced by each of ``inputs``."""
         ...
 
 
