@@ -278,10 +278,10 @@ def test_levels_inside_the_pivoted_kernel_leave_features_no_wider_than_the_rows(
     assert lowrank == pytest.approx(exact, rel=5e-5)
 
 
-@pytest.mark.parametrize("nominal", [False, True])
-def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
-    from faircocco_plugins._estimators.feature_map import FeatureMap
-    from faircocco_plugins._kernels.kernel import KernelInput, kernel_matrix
+def mixed_input(nominal: bool, kernel: str):
+    """120 rows of two continuous columns and a binary one, and with ``nominal`` a 3-level
+    nominal column beside them."""
+    from faircocco_plugins._kernels.kernel import KernelInput
 
     rng = np.random.default_rng(3)
     n = 120
@@ -289,7 +289,16 @@ def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
     codes, levels = None, ()
     if nominal:  # a 3-level nominal column beside the numeric ones
         codes, levels = rng.integers(0, 3, (n, 1)), (np.array(["a", "b", "c"]),)
-    k = KernelInput(z, codes, levels, kernel=kernel_named("gaussian"))
+    return KernelInput(z, codes, levels, kernel=kernel_named(kernel))
+
+
+@pytest.mark.parametrize("nominal", [False, True])
+def test_the_joint_factor_is_the_nystrom_factor_of_the_product_kernel(nominal):
+    from faircocco_plugins._estimators.feature_map import FeatureMap
+    from faircocco_plugins._kernels.kernel import kernel_matrix
+
+    k = mixed_input(nominal, "gaussian")
+    n = k.n
     feature_map = FeatureMap(None, MIN_TOLERANCE, pivot_jointly=True)
     group_codes, factor = feature_map.fit_transform(k, np.zeros(()))
     assert feature_map.is_joint and not np.any(group_codes)
@@ -312,15 +321,11 @@ def test_the_complete_factor_reproduces_the_kernel_to_rounding_whatever_the_row_
 ):
     from faircocco_plugins._estimators.cholesky import complete_cholesky
     from faircocco_plugins._estimators.feature_map import FeatureMap
-    from faircocco_plugins._kernels.kernel import KernelInput, kernel_matrix
+    from faircocco_plugins._kernels.kernel import kernel_matrix
 
-    rng = np.random.default_rng(3)
-    n = 120
-    z = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.normal(size=n)])
-    codes, levels = None, ()
-    if nominal:  # a 3-level nominal column beside the numeric ones
-        codes, levels = rng.integers(0, 3, (n, 1)), (np.array(["a", "b", "c"]),)
-    k = KernelInput(z, codes, levels, kernel=kernel_named(kernel))
+    k = mixed_input(nominal, kernel)
+    n, z = k.n, k.z
+    rng = np.random.default_rng(4)
     feature_map = FeatureMap(None, 0.0, complete=True)
     _, factor = feature_map.fit_transform(k, np.zeros(()))
     gram = factor @ factor.T
