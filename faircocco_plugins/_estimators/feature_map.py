@@ -163,15 +163,10 @@ class FeatureMap:
         wide as its tolerance needs, at most the rows (or the combinations times the rank cap),
         instead of every combination times every pivot. The variable then has one level
         combination, and its levels live in its continuous rows (:meth:`continuous_rows`)."""
-        encoder = self.levels
-        levels = LevelKernel(codes, encoder.level_kernel(self.kernel))
-        rank = min(first.n, encoder.n_combinations * self.max_rank)
+        rank = min(first.n, self.levels.n_combinations * self.max_rank)
+        levels = self._level_kernel(codes)
         chosen, factor = incomplete_cholesky(z, self.kernel, self.tolerance, rank, levels=levels)
-        self._joint_levels = encoder
-        self.levels = LevelEncoder([], 0)
-        self._landmark_codes = codes[chosen]
-        self._set_pivots(first, chosen)
-        return np.zeros(first.n, dtype=np.int64), as_like(factor, like)
+        return self._pivot_jointly(first, codes, chosen), as_like(factor, like)
 
     def _fit_complete(
         self, first: KernelInput, z: np.ndarray, codes: np.ndarray, like: Any
@@ -180,18 +175,31 @@ class FeatureMap:
         to rounding (:func:`complete_cholesky`), its levels inside it as in :meth:`_fit_joint`;
         return the codes and the factor rows: LAPACK's for a host input, else the Nyström rows
         in ``first``'s namespace (they carry its gradients)."""
-        levels = None
-        if not self.levels.is_trivial:
-            levels = LevelKernel(codes, self.levels.level_kernel(self.kernel))
-            self._joint_levels, self.levels = self.levels, LevelEncoder([], 0)
-        chosen, factor = complete_cholesky(z, self.kernel, levels)
-        if levels is not None:
-            self._landmark_codes = codes[chosen]
-            codes = np.zeros(first.n, dtype=np.int64)
-        self._set_pivots(first, chosen)
+        if self.levels.is_trivial:
+            chosen, factor = complete_cholesky(z, self.kernel)
+            self._set_pivots(first, chosen)
+            row_codes = None
+        else:
+            chosen, factor = complete_cholesky(z, self.kernel, self._level_kernel(codes))
+            row_codes, codes = codes, self._pivot_jointly(first, codes, chosen)
         if isinstance(first.z, np.ndarray):
             return codes, as_like(factor, like)
-        return codes, self.continuous_rows(first.z, None if levels is None else levels.codes)
+        return codes, self.continuous_rows(first.z, row_codes)
+
+    def _level_kernel(self, codes: np.ndarray) -> LevelKernel:
+        """The level factor of the joint kernel of rows whose combinations are ``codes``."""
+        return LevelKernel(codes, self.levels.level_kernel(self.kernel))
+
+    def _pivot_jointly(
+        self, first: KernelInput, codes: np.ndarray, chosen: np.ndarray
+    ) -> np.ndarray:
+        """Take the ``chosen`` rows of ``first`` as the pivots of its joint kernel: its level
+        combinations (``codes``) move inside the pivoted kernel, and every row gets the one
+        combination left, 0 (returned)."""
+        self._joint_levels, self.levels = self.levels, LevelEncoder([], 0)
+        self._landmark_codes = codes[chosen]
+        self._set_pivots(first, chosen)
+        return np.zeros(first.n, dtype=np.int64)
 
     @property
     def is_joint(self) -> bool:
