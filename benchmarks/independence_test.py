@@ -39,7 +39,8 @@ gamma null (``null="gamma"``) and the spectral null (``null="spectral"``, at the
 ``--conditioning-eps``) against causal-learn's KCI
 (``KCI_CInd``, or ``KCI_UInd`` under DP) and RCIT (``RCIT``, or ``RIT`` under DP) and the
 permutation test with ``--permutations``
-permutations (``0`` leaves it out), on ``eo-continuous-a3`` unless ``--settings`` says
+permutations (``0`` leaves it out), and the default test at one ``--widths`` set and one
+``--ranks`` value where they are given, on ``eo-continuous-a3`` unless ``--settings`` says
 otherwise, at ``--sizes`` (300, 1,000 and 2,000 by default): one process, the methods
 alternating on the same data sets; it prints each method's median time, KCI's median over it and
 its median over RCIT's.
@@ -277,6 +278,7 @@ def run(
     conditioning_eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
     attribute_kernels: Sequence[str | None] = (None,),
+    ranks: Sequence[int | None] = (None,),
     nulls: Sequence[str] = NULLS,
     strengths: Sequence[float] = (1.0,),
     peers: bool = True,
@@ -287,10 +289,10 @@ def run(
 ) -> pd.DataFrame:
     """Print and return the rejection rates of each test, setting, size and strength.
 
-    ``eps_values``, ``conditioning_eps_values``, ``width_sets`` and ``attribute_kernels`` list
-    the ``eps``, the ``conditioning_eps``, the kernel ``widths`` and the ``attribute_kernel``
-    of the FairCOCCO test (``None``: its default), and ``nulls`` its nulls; every combination
-    is run.
+    ``eps_values``, ``conditioning_eps_values``, ``width_sets``, ``attribute_kernels`` and
+    ``ranks`` list the ``eps``, the ``conditioning_eps``, the kernel ``widths``, the
+    ``attribute_kernel`` and the ``rank`` of the FairCOCCO test (``None``: its default), and
+    ``nulls`` its nulls; every combination is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
     alternative (size alone, e.g. at large ``N``), ``alternative_only`` the null (power alone,
@@ -299,13 +301,14 @@ def run(
     if null_only and alternative_only:
         raise ValueError("null_only and alternative_only leave nothing to run; pass one")
     tests = {
-        _variant_name(eps, widths, null, conditioning, attribute_kernel): faircocco_test(
+        _variant_name(eps, widths, null, conditioning, attribute_kernel, rank): faircocco_test(
             permutations,
             {
                 **({} if eps is None else {"eps": eps}),
                 **({} if conditioning is None else {"conditioning_eps": conditioning}),
                 **({} if widths is None else {"widths": widths}),
                 **({} if attribute_kernel is None else {"attribute_kernel": attribute_kernel}),
+                **({} if rank is None else {"rank": rank}),
             },
             null,
         )
@@ -314,6 +317,7 @@ def run(
         for conditioning in conditioning_eps_values
         for widths in width_sets
         for attribute_kernel in attribute_kernels
+        for rank in ranks
     }
     if peers:
         tests.update(peer_tests())
@@ -392,6 +396,7 @@ def _variant_name(
     null: str,
     conditioning: float | None = None,
     attribute_kernel: str | None = None,
+    rank: int | None = None,
 ) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
     if conditioning is not None:
@@ -400,6 +405,8 @@ def _variant_name(
         name += f" {attribute_kernel}"
     if widths is not None:
         name += " w=" + "+".join(f"{w:g}" for w in widths)
+    if rank is not None:
+        name += f" rank={rank}"
     if null != "permutation":
         name += f" {null}"
     return name
@@ -435,6 +442,7 @@ def speed(
     permutations: int = 0,
     conditioning_eps: float | None = None,
     default: bool = True,
+    variant: dict[str, Any] | None = None,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
     """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
@@ -443,7 +451,8 @@ def speed(
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
     ``kci_over_this`` is KCI's median over the method's, ``this_over_rcit`` the method's over
-    RCIT's; ``default=False`` leaves out the default test."""
+    RCIT's; ``default=False`` leaves out the default test, and a ``variant`` (``widths`` or
+    ``rank``) adds the default test at those options."""
     # the test's own conditioning ridge unless one is given
     spectral: dict[str, Any] = {}
     if conditioning_eps is not None:
@@ -464,6 +473,11 @@ def speed(
     if default:
         methods["faircocco default"] = lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion
+        )
+    if variant:
+        label = " ".join(f"{k}={v}" for k, v in variant.items())
+        methods[f"faircocco default {label}"] = lambda s: independence_test(
+            s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, **variant
         )
     if importlib.util.find_spec("causallearn") is not None:
         methods["causal-learn KCI"] = kci_pvalue
@@ -568,6 +582,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "'product' or 'joint'",
     )
     parser.add_argument(
+        "--ranks",
+        default="default",
+        help="comma-separated ranks of the FairCOCCO test, each 'default' or a number of pivots",
+    )
+    parser.add_argument(
         "--nulls",
         default=",".join(NULLS),
         help="comma-separated nulls of the FairCOCCO test (default: permutation,gamma,spectral)",
@@ -595,7 +614,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="time the default test against KCI and RCIT, alternating in one process (sizes "
         "default to 300,1000,2000, repetitions to 5; --permutations B > 0 adds the permutation "
-        "test)",
+        "test; one --widths set and one --ranks value add the default test at those options)",
     )
     parser.add_argument(
         "--no-default",
@@ -616,6 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             permutations=args.permutations,
             conditioning_eps=conditioning[0],
             default=not args.no_default,
+            variant=_speed_variant(args.widths, args.ranks),
             out=sys.stdout,
         )
         return 0
@@ -638,6 +658,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         attribute_kernels=[
             None if value == "default" else value for value in args.attribute_kernels.split(",")
         ],
+        ranks=[None if value == "default" else int(value) for value in args.ranks.split(",")],
         nulls=args.nulls.split(","),
         strengths=[float(value) for value in args.strengths.split(",")],
         peers=not args.no_peers,
@@ -647,6 +668,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         out=sys.stdout,
     )
     return 0
+
+
+def _speed_variant(widths: str, rank: str) -> dict[str, Any]:
+    """The options of ``--speed``'s variant of the default test: one ``--widths`` set and one
+    ``--ranks`` value, each left out when 'default'."""
+    variant: dict[str, Any] = {}
+    if widths != "default":
+        variant["widths"] = tuple(float(w) for w in widths.split("+"))
+    if rank != "default":
+        variant["rank"] = int(rank)
+    return variant
 
 
 def _sizes(text: str) -> list[int]:
