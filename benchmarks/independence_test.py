@@ -278,7 +278,7 @@ def run(
     conditioning_eps_values: Sequence[float | None] = (None,),
     width_sets: Sequence[tuple[float, ...] | None] = (None,),
     attribute_kernels: Sequence[str | None] = (None,),
-    ranks: Sequence[int | None] = (None,),
+    ranks: Sequence[int | str | None] = (None,),
     nulls: Sequence[str] = NULLS,
     strengths: Sequence[float] = (1.0,),
     peers: bool = True,
@@ -291,7 +291,8 @@ def run(
 
     ``eps_values``, ``conditioning_eps_values``, ``width_sets``, ``attribute_kernels`` and
     ``ranks`` list the ``eps``, the ``conditioning_eps``, the kernel ``widths``, the
-    ``attribute_kernel`` and the ``rank`` of the FairCOCCO test (``None``: its default), and
+    ``attribute_kernel`` and the ``rank`` of the FairCOCCO test (``None``: its default; a
+    rank of ``'none'``: the kernel's own cap), and
     ``nulls`` its nulls; every combination is run.
     Repetition ``r`` draws its data from seed ``r`` under the null and ``10⁶ + r`` under the
     alternative, the same for every test and strength; ``null_only`` leaves out the
@@ -308,7 +309,7 @@ def run(
                 **({} if conditioning is None else {"conditioning_eps": conditioning}),
                 **({} if widths is None else {"widths": widths}),
                 **({} if attribute_kernel is None else {"attribute_kernel": attribute_kernel}),
-                **({} if rank is None else {"rank": rank}),
+                **({} if rank is None else {"rank": _rank_option(rank)}),
             },
             null,
         )
@@ -396,7 +397,7 @@ def _variant_name(
     null: str,
     conditioning: float | None = None,
     attribute_kernel: str | None = None,
-    rank: int | None = None,
+    rank: int | str | None = None,
 ) -> str:
     name = f"faircocco eps={'default' if eps is None else f'{eps:g}'}"
     if conditioning is not None:
@@ -443,6 +444,7 @@ def speed(
     conditioning_eps: float | None = None,
     default: bool = True,
     variant: dict[str, Any] | None = None,
+    peers: bool = True,
     out: TextIO | None = None,
 ) -> pd.DataFrame:
     """Median seconds of the default test, of the gamma and spectral nulls (the spectral null
@@ -451,8 +453,9 @@ def speed(
     permutations) on each of ``settings``, the methods alternating on the same data sets in
     one process; each runs once on data of another seed before it is timed.
     ``kci_over_this`` is KCI's median over the method's, ``this_over_rcit`` the method's over
-    RCIT's; ``default=False`` leaves out the default test, and a ``variant`` (``widths`` or
-    ``rank``) adds the default test at those options."""
+    RCIT's; ``default=False`` leaves out the default test, ``peers=False`` KCI and RCIT (at
+    large N), and a ``variant`` (``widths`` or ``rank``) adds the default test at those
+    options."""
     # the test's own conditioning ridge unless one is given
     spectral: dict[str, Any] = {}
     if conditioning_eps is not None:
@@ -479,7 +482,7 @@ def speed(
         methods[f"faircocco default {label}"] = lambda s: independence_test(
             s.y_pred, s.attribute, y_true=s.y_true, notion=s.notion, **variant
         )
-    if importlib.util.find_spec("causallearn") is not None:
+    if peers and importlib.util.find_spec("causallearn") is not None:
         methods["causal-learn KCI"] = kci_pvalue
         methods["causal-learn RCIT"] = lambda s: rcit_pvalue(s, 0)
     if permutations:
@@ -584,7 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--ranks",
         default="default",
-        help="comma-separated ranks of the FairCOCCO test, each 'default' or a number of pivots",
+        help="comma-separated ranks of the FairCOCCO test, each 'default', a number of pivots "
+        "or 'none' (the kernel's own cap)",
     )
     parser.add_argument(
         "--nulls",
@@ -636,6 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             conditioning_eps=conditioning[0],
             default=not args.no_default,
             variant=_speed_variant(args.widths, args.ranks),
+            peers=not args.no_peers,
             out=sys.stdout,
         )
         return 0
@@ -658,7 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         attribute_kernels=[
             None if value == "default" else value for value in args.attribute_kernels.split(",")
         ],
-        ranks=[None if value == "default" else int(value) for value in args.ranks.split(",")],
+        ranks=[_rank(value) for value in args.ranks.split(",")],
         nulls=args.nulls.split(","),
         strengths=[float(value) for value in args.strengths.split(",")],
         peers=not args.no_peers,
@@ -676,9 +681,20 @@ def _speed_variant(widths: str, rank: str) -> dict[str, Any]:
     variant: dict[str, Any] = {}
     if widths != "default":
         variant["widths"] = tuple(float(w) for w in widths.split("+"))
-    if rank != "default":
-        variant["rank"] = int(rank)
+    chosen = _rank(rank)
+    if chosen is not None:
+        variant["rank"] = _rank_option(chosen)
     return variant
+
+
+def _rank(text: str) -> int | str | None:
+    """A ``--ranks`` value: ``None`` for the test's default, 'none' or a number of pivots."""
+    return None if text == "default" else text if text == "none" else int(text)
+
+
+def _rank_option(rank: int | str) -> int | None:
+    """The test's ``rank`` option of a ``--ranks`` value other than the default."""
+    return None if rank == "none" else int(rank)
 
 
 def _sizes(text: str) -> list[int]:

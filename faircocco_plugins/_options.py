@@ -179,10 +179,12 @@ STATISTIC_OPTIONS: Mapping[str, StatisticOption] = MappingProxyType(
             StatisticOption(
                 "rank",
                 Interval("integer", 1, optional=True),
-                {"score": None, "test": None, "batch": None, "penalty": None},
+                {"score": None, "test": 10, "batch": None, "penalty": None},
                 "Cap on the pivots of each continuous low-rank factor; None means the kernel's "
                 "default (100 for the Gaussian; pivoting stops earlier once the residual is "
-                "below 1e-6 of the kernel's diagonal).",
+                "below 1e-6 of the kernel's diagonal). The test's 10 keeps its features near "
+                "the size of RCIT's, for its time, and lost no power at 300 rows where five "
+                "pivots did (the performance page).",
             ),
             StatisticOption(
                 "eps",

@@ -58,17 +58,17 @@ BROKEN_PIPE = 141
 INTERRUPTED = 130
 #: Seeds are those numpy's generators take: integers in [0, 2**32).
 SEED_LIMIT = 2**32
-#: Seconds of one permutation of the test at 3,000 rows, with its three kernel widths, and the
+#: Seconds of one permutation of the test at 3,000 rows, at its default width and rank, and the
 #: power of the rows its time grows with, by estimator (measured on two cores). Both permute
 #: the rows of ``N × r`` factors. The exact one's are as wide as their kernel matrix's rank, up
-#: to N, so its time grows as up to N² (70 ms is EO's with three mixed attributes and a binary
-#: outcome); the low-rank one's width is capped, so its time grows as N (0.45 ms is one binary
-#: attribute's; three mixed attributes, of a higher rank, took 2.1 ms). Where a continuous
+#: to N, so its time grows as up to N² (2.4 ms is EO's with three mixed attributes and a binary
+#: outcome); the low-rank one's width is capped, so its time grows as N (0.26 ms is one binary
+#: attribute's; three mixed attributes, of a higher rank, took 1.9 ms). Where a continuous
 #: conditioning variable makes each permutation refit the attribute side, it grows faster
 #: still: these are lower bounds.
 PERMUTATION_SECONDS_AT_3000: dict[str, tuple[float, int]] = {
-    "exact": (0.07, 2),
-    "lowrank": (4.5e-4, 1),
+    "exact": (2.4e-3, 2),
+    "lowrank": (2.6e-4, 1),
 }
 #: No permutation takes less, whatever the rows (40 to 110 µs measured at 10 to 130 rows).
 MIN_PERMUTATION_SECONDS = 4e-5

@@ -165,7 +165,7 @@ def test_score_with_permutations(capsys, csv_file, people):
     # the test names its hypothesis and settings, and prints no second "score" beside the report's
     test_lines = out[out.index("permutation test") :]
     assert "H0: y_pred is independent of sex, age given y_true" in test_lines
-    assert "eps 1 and kernel widths 0.5, 1, 2" in test_lines
+    assert "eps 1 and kernel widths 1 × the median distance" in test_lines
     assert "not the score above" in test_lines
     assert f"{expected.score:.4f}" not in test_lines
 

@@ -80,13 +80,13 @@ PINNED = {
             "(y_pred: 'Any', sensitive_features: 'Any', *, y_true: 'Any' = None, "
             "notion: 'str' = 'dp', n_permutations: 'int | None' = None, "
             "random_state: 'int | None' = None, method: 'str' = 'auto', "
-            "rank: 'int | None' = None, eps: 'float' = 1.0, "
+            "rank: 'int | None' = 10, eps: 'float' = 1.0, "
             "conditioning_eps: 'float | None' = 1e-05, attribute_kernel: 'str' = 'joint', "
             "kernel: 'str' = 'gaussian', bandwidth: 'str | float' = 'median', "
-            "widths: 'Sequence[float]' = (0.5, 1.0, 2.0), null: 'str' = 'auto', "
+            "widths: 'Sequence[float]' = (1.0,), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "239f1459dae3b5d0",
+        "5bfe4133179c96f9",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),

@@ -220,7 +220,7 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
     result = independence_test(a + rng.normal(size=300), a, null="spectral")
     assert result.null == "spectral"
     assert result.pvalue < 1e-6
-    assert result.null_distribution.shape == (0, 3)
+    assert result.null_distribution.shape == (0, 1)
 
 
 @pytest.mark.parametrize(
@@ -242,8 +242,16 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
             {"conditioning_eps": 1e-4, "attribute_kernel": "product"},
             "spectral",
         ),
-        ("eo-continuous-a1", 5001, {}, "permutation"),
-        ("eo-continuous-a2", 299, {}, "permutation"),
+        # up to 20,000 rows at the default widths and rank, 5,000 at others
+        ("eo-continuous-a1", 20000, {}, "spectral"),
+        ("eo-continuous-a1", 20001, {}, "permutation"),
+        ("eo-continuous-a1", 5000, {"rank": None}, "spectral"),
+        ("eo-continuous-a1", 5001, {"rank": None}, "permutation"),
+        ("eo-continuous-a1", 5001, {"widths": (0.5, 1.0, 2.0)}, "permutation"),
+        # below 300 rows with a continuous conditioning variable, the gamma null at the
+        # default widths and rank
+        ("eo-continuous-a2", 299, {}, "gamma"),
+        ("eo-continuous-a2", 299, {"rank": 20}, "permutation"),
         ("eo-binary-a2", 299, {}, "gamma"),  # below 300 rows the gamma null
         ("eo-binary-a2", 300, {"conditioning_eps": 1e-2}, "permutation"),
         ("eo-binary-a2", 300, {"conditioning_eps": None}, "permutation"),  # the ridge of eps
