@@ -341,15 +341,16 @@ def independence_test(
         is given; otherwise the first null whose level was measured within [0.03, 0.07] at
         the 5% level (the performance page), each at the default ``eps``: the spectral null
         from 300 rows, under DP and, up to 20,000 rows (5,000 at other ``widths`` or
-        ``rank``), under EO and CAL with a
-        ``conditioning_eps`` of at most 1e-3 (the default included); the gamma null from 100
-        rows at the test's defaults, under DP and with a discrete conditioning variable, and
-        below 300 rows with a continuous one (a continuous outcome under EO, continuous
-        predictions under CAL) at the default ``widths`` and ``rank`` too; elsewhere the
-        permutation null: with a continuous conditioning variable at other widths or ranks
-        below 300 rows, where the gamma null's moments are approximate and it rejected up to
-        11% of fair predictors at three widths, and with a larger ``conditioning_eps``, where
-        the spectral null rejected nearly all. The result says which one it used.
+        ``rank``), under EO and CAL with a ``conditioning_eps`` of at most 1e-3 (the default
+        included); the gamma null from 100 rows at the test's defaults, under DP and with a
+        discrete conditioning variable, and below 300 rows with a continuous one (a
+        continuous outcome under EO, continuous predictions under CAL) at the default
+        ``widths`` and ``rank`` too; elsewhere the permutation null: with a continuous
+        conditioning variable at other widths or ranks below 300 rows, where the gamma null's
+        moments are approximate and it rejected up to 11% of fair predictors at three widths,
+        above the rows the spectral null was measured at, and with a larger
+        ``conditioning_eps``, where the spectral null rejected nearly all. The result says
+        which one it used.
     random_state : int, optional
         Seed of the permutations (and of the bandwidth sample).
     progress : bool
@@ -424,10 +425,11 @@ GAMMA_FROM_ROWS = 100
 #: Fewest rows at which ``null="auto"`` takes the spectral null: at 100 rows, with three
 #: attributes, it rejected 2.4% (DP) and 1.4% (EO) of fair data, a conservative null.
 SPECTRAL_FROM_ROWS = 300
-#: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL (its level was
-#: measured up to here; the conditioning ridge's drift grows with N): at the test's default
-#: ``widths`` and ``rank``, and at others.
+#: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL at the test's
+#: default ``widths`` and ``rank`` (its level was measured up to here; the conditioning ridge's
+#: drift grows with N) ...
 SPECTRAL_CONDITIONAL_TO_ROWS = 20000
+#: ... and at other widths or ranks.
 SPECTRAL_CONDITIONAL_TO_ROWS_ELSEWHERE = 5000
 #: Largest ``conditioning_eps`` at which ``null="auto"`` takes the spectral null under EO and
 #: CAL: a larger ridge leaves a drift that its central weighted sum lacks.
@@ -487,14 +489,14 @@ def _gamma_is_calibrated(fit: Route, options: Options, widths: tuple[float, ...]
     :data:`SPECTRAL_FROM_ROWS` rows, the rows measured: there it rejected 3.4% to 6.0% of fair
     predictors at 100 to 250 rows, where at three widths and up to 100 pivots it rejected up to
     11% (under EO at 100 and 150 rows)."""
-    defaults = fit.terms.n >= GAMMA_FROM_ROWS and all(
+    measured = fit.terms.n >= GAMMA_FROM_ROWS and all(
         getattr(options, name) == statistic_default(name, "test")
         for name in ("eps", "conditioning_eps", "attribute_kernel")
     )
     if not isinstance(fit, LocalPermutationFit):
-        return defaults
+        return measured
     return (
-        defaults and fit.terms.n < SPECTRAL_FROM_ROWS and _default_widths_and_rank(options, widths)
+        measured and fit.terms.n < SPECTRAL_FROM_ROWS and _default_widths_and_rank(options, widths)
     )
 
 

@@ -86,7 +86,7 @@ PINNED = {
             "widths: 'Sequence[float]' = (1.0,), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "5bfe4133179c96f9",
+        "1e951264a7210da0",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),
