@@ -93,6 +93,7 @@ def register(commands: Any) -> None:
     mixed.add_argument(
         "--out", required=True, metavar="DIR", help="the page's folder (mixed.rst is written there)"
     )
+    mixed.add_argument("--no-plots", action="store_true", help="skip the page's figures")
     mixed.set_defaults(run=_run_mixed)
 
 
@@ -163,18 +164,24 @@ def _run(args: argparse.Namespace) -> int:
 
 def mixed_command_line(args: argparse.Namespace) -> str:
     """The command that writes the mixed-attribute study's page, as a user would type it."""
-    return shlex.join(["faircocco", "mixed-page", args.export, "--out", args.out])
+    words = ["faircocco", "mixed-page", args.export, "--out", args.out]
+    return shlex.join([*words, "--no-plots"] if args.no_plots else words)
 
 
 def _run_mixed(args: argparse.Namespace) -> int:
     from .paper import write_mixed_page
 
+    status = figures_error("mixed-page", args.no_plots)
+    if status is not None:
+        return status
     if not Path(args.export).is_file():
         return command_error("mixed-page", f"EXPORT {args.export} is not a file")
     status = out_folder_error("mixed-page", args.out)
     if status is not None:
         return status
-    written = write_mixed_page(args.export, args.out, command=mixed_command_line(args))
+    written = write_mixed_page(
+        args.export, args.out, command=mixed_command_line(args), plots=not args.no_plots
+    )
     print(f"page written to {written}")
     return 0
 

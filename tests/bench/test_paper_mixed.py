@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from faircocco_plugins.bench._export import export_runs
 from faircocco_plugins.bench._presets import PRESETS
 from faircocco_plugins.bench.paper._common import SOURCES_TITLE, load_runs
+from faircocco_plugins.bench.paper._matched import matched_curves
 from faircocco_plugins.bench.paper._mixed import (
     audit_measures,
     coverage_table,
@@ -219,6 +221,59 @@ def test_page_states_verdicts_by_family_and_where_faircocco_loses(page: str) -> 
     assert "FairCOCCO loses (1):" in losses
     assert "* adult_mixed, DP: distance correlation ≤ 0.5 × nn (0.15), faircocco − " in losses
     assert "FairCOCCO wins (1):" in losses
+
+
+def test_figure_curves_are_the_test_accuracy_of_the_model_chosen_on_validation(
+    tmp_path: Path,
+) -> None:
+    runs = []
+    for seed in (0, 1, 2):
+        runs += [
+            _run("nn", seed, 0.0, accuracy=0.86, di_worst=0.3),
+            _run("faircocco", seed, 1.0, accuracy=0.85, di_worst=0.6),
+            _run("faircocco", seed, 5.0, accuracy=0.80 + 0.01 * seed, di_worst=0.9),
+            # fair enough for 0.9 on seeds 1 and 2 only
+            _run(
+                "fairlearn_expgrad",
+                seed,
+                0.5,
+                accuracy=0.75,
+                groups="median",
+                di_worst=0.95 if seed else 0.7,
+            ),
+        ]
+    _, loaded = load_runs(_write(runs, tmp_path / "runs.csv.gz"))
+    worst = next(a.measure for a in audit_measures(loaded) if a.measure.column == "di_worst")
+    curves = matched_curves(loaded, "adult_mixed", "dp", worst, "accuracy")
+    assert curves is not None
+    grid, means = curves.grid, curves.means
+    # from the network's value (0.3) to the fairest candidate's (0.95)
+    assert (grid.min(), grid.max()) == pytest.approx((0.3, 0.95))
+    ours = means["faircocco"]
+    np.testing.assert_allclose(ours[grid <= 0.6], 0.85)
+    np.testing.assert_allclose(ours[(grid > 0.6) & (grid <= 0.9)], 0.81)
+    assert np.isnan(ours[grid > 0.9]).all()
+    # a level one seed cannot meet is no level for the method: no mean over the other seeds
+    theirs = means["fairlearn_expgrad"]
+    np.testing.assert_allclose(theirs[grid <= 0.7], 0.75)
+    assert np.isnan(theirs[grid > 0.7]).all()
+    np.testing.assert_allclose(means["nn"][grid <= 0.3], 0.86)
+
+
+def test_page_draws_a_figure_per_dataset_and_notion_unless_told_not_to(tmp_path: Path) -> None:
+    export = _write(_study(seeds=(0, 1)), tmp_path / "runs.csv.gz")
+    assert main(["mixed-page", str(export), "--out", str(tmp_path / "drawn")]) == 0
+    figures = tmp_path / "drawn" / "mixed-figures"
+    assert [p.name for p in figures.iterdir()] == ["adult_mixed-dp.png"]
+    assert (figures / "adult_mixed-dp.png").read_bytes().startswith(b"\x89PNG")
+    text = (tmp_path / "drawn" / "mixed.rst").read_text(encoding="utf-8")
+    assert ".. image:: mixed-figures/adult_mixed-dp.png\n" in text
+    bare = tmp_path / "bare"
+    assert main(["mixed-page", str(export), "--out", str(bare), "--no-plots"]) == 0
+    text = (bare / "mixed.rst").read_text(encoding="utf-8")
+    assert not (bare / "mixed-figures").exists()
+    assert ".. image::" not in text
+    assert f"* Made by ``faircocco mixed-page {export} --out {bare} --no-plots``" in text
 
 
 def test_page_says_how_much_of_the_study_it_covers(page: str) -> None:

@@ -404,7 +404,7 @@ def matched_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[s
     (needs matplotlib), draws a figure per dataset and notion into ``out / "matched"``,
     ``out`` being the page's folder."""
     table = matched_table(runs)
-    lines = _intro(plots)
+    lines = _intro(plots, set(table["notion"]))
     lines += _standing(table)
     lines += _best_summary(table)
     for dataset in dataset_order(table["dataset"]):
@@ -586,45 +586,16 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
     from matplotlib.figure import Figure
 
     first = cell.iloc[0]
-    dataset, notion, performance = str(first["dataset"]), str(first["notion"]), first["performance"]
+    dataset, notion = str(first["dataset"]), str(first["notion"])
     measure = next(m for m in MATCHED_MEASURES if m.name == first["measure"])
-    ok = runs[(runs["status"] == "ok") & (runs["dataset"] == dataset) & (runs["notion"] == notion)]
-    references = network_values(runs)
-    seeds = [
-        (method, points, _scale(measure, references, dataset, notion, seed))
-        for method, seed, points in _seed_points(ok, measure, str(performance))
-    ]
-    seeds = [(method, points, scale) for method, points, scale in seeds if not math.isnan(scale)]
-    grid = _figure_grid(measure, seeds)
-    if grid is None:
-        return []
-    curves: dict[str, list[np.ndarray]] = {}
-    for method, points, scale in seeds:
-        chosen = points.choose(measure.unfairness(grid * scale))
-        values = np.append(points.test_values, math.nan)
-        curves.setdefault(method, []).append(values[chosen])  # −1, no model: the NaN
-    means = {method: np.vstack(per_seed).mean(axis=0) for method, per_seed in curves.items()}
-    # a level some seed has no model for is NaN: no mean over the better seeds
-    means = {method: mean for method, mean in means.items() if not np.isnan(mean).all()}
-    if not means:
+    curves = matched_curves(runs, dataset, notion, measure, str(first["performance"]))
+    if curves is None:
         return []
     figure = Figure(figsize=(8.4, 4.8), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    for index, (method, mean) in enumerate(means.items()):
-        # ten colours, then the same colours dashed, then dotted
-        style = ("-", "--", ":")[index // 10 % 3]
-        axes.plot(grid, mean, style, color=f"C{index % 10}", linewidth=1.2, label=method)
-    for level in measure.levels:
-        axes.axvline(level, color="0.5", linestyle=":", linewidth=0.8)
     title = f"{dataset}, {notion_title(notion)}"
-    axes.set_title(title)
-    fairer = "higher" if measure.higher_is_fairer else "lower"
-    unit = f" (× {UNPENALISED}'s)" if measure.relative_to_network else ""
-    axes.set_xlabel(f"validation {measure.name} level{unit} ({fairer} is fairer)")
-    name = "accuracy" if performance == "accuracy" else "R²"
-    axes.set_ylabel(f"test {name} of the model chosen, mean over seeds")
-    axes.grid(True, alpha=0.3)
+    draw_matched_curves(axes, curves, title)
     figure.legend(loc="outside right upper", fontsize=6)
     file_name = figure_name(dataset, notion)
     file = out / FIGURE_FOLDER / f"{file_name}.png"
@@ -636,6 +607,87 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
         "   :width: 90%",
         "",
     ]
+
+
+@dataclass(frozen=True)
+class MatchedCurves:
+    """Each method's mean test performance over seeds of the model chosen on validation at
+    each level of a grid (NaN where some seed has none): what :func:`draw_matched_curves`
+    draws."""
+
+    measure: FairnessMeasure
+    performance: str
+    #: The levels, in the measure's units or, for a relative measure, in multiples of the
+    #: network's validation value on each seed.
+    grid: np.ndarray
+    means: dict[str, np.ndarray]
+
+
+def matched_curves(
+    runs: pd.DataFrame, dataset: str, notion: str, measure: FairnessMeasure, performance: str
+) -> MatchedCurves | None:
+    """The curves of one dataset, notion and measure (``performance`` is ``"accuracy"`` or
+    ``"r2"``): at each level the model of :func:`matched_by_seed`, chosen on the validation
+    rows; None where no method has a curve."""
+    ok = runs[(runs["status"] == "ok") & (runs["dataset"] == dataset) & (runs["notion"] == notion)]
+    references = network_values(runs, measure.column)  # of the measure: it scales its levels
+    seeds = [
+        (method, points, _scale(measure, references, dataset, notion, seed))
+        for method, seed, points in _seed_points(ok, measure, performance)
+    ]
+    seeds = [(method, points, scale) for method, points, scale in seeds if not math.isnan(scale)]
+    grid = _figure_grid(measure, seeds)
+    if grid is None:
+        return None
+    curves: dict[str, list[np.ndarray]] = {}
+    for method, points, scale in seeds:
+        chosen = points.choose(measure.unfairness(grid * scale))
+        values = np.append(points.test_values, math.nan)
+        curves.setdefault(method, []).append(values[chosen])  # −1, no model: the NaN
+    means = {method: np.vstack(per_seed).mean(axis=0) for method, per_seed in curves.items()}
+    # a level some seed has no model for is NaN: no mean over the better seeds
+    means = {method: mean for method, mean in means.items() if not np.isnan(mean).all()}
+    return MatchedCurves(measure, performance, grid, means) if means else None
+
+
+def draw_matched_curves(
+    axes: Any,
+    curves: MatchedCurves,
+    title: str,
+    *,
+    methods: Sequence[str] | None = None,
+    emphasis: str | None = None,
+) -> None:
+    """Draw the curves on matplotlib axes, with the measure's levels as dotted lines.
+
+    A method's colour and line style follow its place in ``methods`` (by default the curves'
+    own order), so that several panels given the same ``methods`` agree; the ``emphasis``
+    method's line is drawn solid black and thicker, above the others. A dot marks the fairest
+    level each method reaches, which a curve of one level would otherwise not show."""
+    measure = curves.measure
+    places = {method: i for i, method in enumerate(methods or curves.means)}
+    fairest = np.argmax if measure.higher_is_fairer else np.argmin
+    for method, mean in curves.means.items():
+        index = places[method]
+        # ten colours, then the same colours dashed, then dotted
+        style = ("-", "--", ":")[index // 10 % 3]
+        colour, width, order = f"C{index % 10}", 1.2, 2
+        if method == emphasis:
+            style, colour, width, order = "-", "black", 2.6, 3
+        line = {"color": colour, "zorder": order}
+        axes.plot(curves.grid, mean, style, linewidth=width, label=method, **line)
+        reached = np.isfinite(mean)
+        at = fairest(curves.grid[reached])
+        axes.plot(curves.grid[reached][at], mean[reached][at], "o", markersize=3.5, **line)
+    for level in measure.levels:
+        axes.axvline(level, color="0.5", linestyle=":", linewidth=0.8)
+    axes.set_title(title)
+    fairer = "higher" if measure.higher_is_fairer else "lower"
+    unit = f" (× {UNPENALISED}'s)" if measure.relative_to_network else ""
+    axes.set_xlabel(f"validation {measure.name} level{unit} ({fairer} is fairer)")
+    name = "accuracy" if curves.performance == "accuracy" else "R²"
+    axes.set_ylabel(f"test {name} of the model chosen, mean over seeds")
+    axes.grid(True, alpha=0.3)
 
 
 def _figure_grid(
@@ -670,13 +722,15 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _intro(plots: bool) -> list[str]:
+def _intro(plots: bool, notions: set[str]) -> list[str]:
+    """The page's opening; each measure's notions are those of ``notions`` (the study's)."""
     levels = "; ".join(
         f"{measure.name} ({', '.join(f'{level:g}' for level in measure.levels)}"
         + (" times the network's validation value" if measure.relative_to_network else "")
-        + f") under {', '.join(n.upper() for n in measure.notions)}"
+        + f") under {', '.join(n.upper() for n in measure.notions if n in notions)}"
         + (" on classification" if measure.classification_only else "")
         for measure in MATCHED_MEASURES
+        if notions.intersection(measure.notions)
     )
     margins = ", ".join(
         f"{MARGINS[name].absolute:g} of {label}"
@@ -719,8 +773,8 @@ def _intro(plots: bool) -> list[str]:
         lines += [
             "Each figure draws, for the first measure of its dataset and notion, each method's "
             "mean test performance over seeds of the model chosen at each validation level "
-            "where all of its seeds have one, up to the network's least fair value; dotted "
-            "lines mark the tables' levels.",
+            "where all of its seeds have one, up to the network's least fair value; a dot "
+            "marks the fairest level a method reaches, and dotted lines the tables' levels.",
             "",
         ]
     return lines

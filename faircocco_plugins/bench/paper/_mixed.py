@@ -35,9 +35,10 @@ from ..._records.notions import NOTIONS
 from .._audit import MIN_ROWS
 from .._binned_methods import GROUPS_PARAM
 from .._binning import GROUP_SCHEMES
-from .._hypervolume_table import UNPENALISED
+from .._hypervolume_table import UNPENALISED, front_cells
+from .._plots import figure_name
 from .._presets import MIXED_GROUP_METHODS, PRESETS, Preset
-from .._results_tables import dataset_order
+from .._results_tables import dataset_order, method_order
 from ._claims import (
     FAVOURABLE,
     MIN_SEEDS,
@@ -63,7 +64,13 @@ from ._common import (
     table_section,
     write_page,
 )
-from ._matched import MATCHED_MEASURES, FairnessMeasure, matched_by_seed
+from ._matched import (
+    MATCHED_MEASURES,
+    FairnessMeasure,
+    draw_matched_curves,
+    matched_by_seed,
+    matched_curves,
+)
 from ._tables import notion_title
 
 #: The families of measures, each judged as one claim (Holm's correction within it).
@@ -76,6 +83,14 @@ NOT_PAIRED = "no paired seed"
 _DI, _DEO, _SCORE = MATCHED_MEASURES
 #: The groups that stand for every scheme's on a dataset without a continuous attribute.
 _FIRST_SCHEME = next(iter(GROUP_SCHEMES))
+#: Folder of the page's figures, beside it.
+FIGURE_FOLDER = "mixed-figures"
+#: The measures of each figure's two panels, by notion: the worst grouping's DI or DEO, which
+#: no method trained for, and HSIC.
+FIGURE_COLUMNS: dict[str, tuple[str, str]] = {
+    "dp": ("di_worst", "hsic"),
+    "eo": ("deo_worst", "hsic"),
+}
 
 
 @dataclass(frozen=True)
@@ -376,7 +391,11 @@ def preset_of(runs: pd.DataFrame, export: str | os.PathLike[str]) -> Preset:
 
 
 def write_mixed_page(
-    export: str | os.PathLike[str], out: str | os.PathLike[str], *, command: str
+    export: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    command: str,
+    plots: bool = True,
 ) -> Path:
     """Write the mixed-attribute study's page, ``mixed.rst``, into a folder.
 
@@ -389,6 +408,8 @@ def write_mixed_page(
         The page's folder (created when missing; a page of the same name replaced).
     command : str
         The command that writes the page, printed at its end.
+    plots : bool
+        Whether to draw the figures (needs matplotlib) into ``out / "mixed-figures"``.
 
     Returns
     -------
@@ -405,14 +426,15 @@ def write_mixed_page(
     preset = preset_of(runs, export)
     check_writable(out, "the page's folder")
     lines = page_head(PAGE_TITLE, label=f"results-{PAGE_NAME}")
-    lines += mixed_page(runs, preset)
+    lines += mixed_page(runs, preset, Path(out) if plots else None)
     lines += page_sources(command, frame)
     return write_page(Path(out) / f"{PAGE_NAME}.rst", lines)
 
 
-def mixed_page(runs: pd.DataFrame, preset: Preset) -> list[str]:
+def mixed_page(runs: pd.DataFrame, preset: Preset, out: Path | None = None) -> list[str]:
     """The body of the mixed-attribute study's page (after its head) as reStructuredText
-    lines."""
+    lines; given the page's folder ``out``, with its figures, drawn into
+    ``out / FIGURE_FOLDER``."""
     coverage = coverage_table(runs, preset)
     comparisons = mixed_comparisons(runs, preset)
     results = judged(comparisons)
@@ -420,6 +442,8 @@ def mixed_page(runs: pd.DataFrame, preset: Preset) -> list[str]:
     lines += _rule()
     lines += _summary(comparisons, results)
     lines += _losses(comparisons, results)
+    if out is not None:
+        lines += _figures(runs, out)
     for family in FAMILIES:
         lines += _family_section(family, comparisons, results)
     return lines
@@ -605,6 +629,66 @@ def _losses(
         else:
             lines += [f"FairCOCCO {what} no comparison under the rule.", ""]
     return lines
+
+
+def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
+    """One figure per dataset and notion: each method's test performance at each validation
+    level of the worst grouping's DI or DEO, and of HSIC."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    measures = {a.measure.column: a.measure for a in audit_measures(runs)}
+    lines = section("Performance against the level, by dataset")
+    lines += [
+        "Each panel draws, per method, the mean over seeds of the test accuracy (R² for "
+        "regression) of the model chosen on the validation rows at each level, where all of "
+        "the method's seeds have one, as the comparisons choose it; FairCOCCO's line is the "
+        "thick black one, a dot marks the fairest level a method reaches, and dotted lines "
+        "the levels compared. Left, the worst grouping's DI "
+        "(under DP) or DEO (under EO), a grouping no method trained for; right, HSIC as a "
+        f"multiple of the unpenalised network's ({UNPENALISED}) validation value on the seed. "
+        "A method's curve averages the seeds it has run, which may differ between methods "
+        "while the study is incomplete; the tables above pair seeds.",
+        "",
+    ]
+    drawn = False
+    for cell in front_cells(runs):
+        panels = [
+            measures[column] for column in FIGURE_COLUMNS.get(cell.notion, ()) if column in measures
+        ]
+        performance = "accuracy" if cell.task == "classification" else "r2"
+        curves = [matched_curves(runs, cell.dataset, cell.notion, m, performance) for m in panels]
+        if not any(c is not None for c in curves):
+            continue
+        figure = Figure(figsize=(11.0, 4.4), layout="constrained")
+        FigureCanvasAgg(figure)
+        grid = figure.subplots(1, len(curves), squeeze=False)[0]
+        title = f"{cell.dataset}, {notion_title(cell.notion)}"
+        methods = method_order(cell.runs["method"])
+        legend: dict[str, Any] = {}
+        for axes, measure, curve in zip(grid, panels, curves, strict=True):
+            if curve is None:
+                axes.set_title(f"{measure.name}: no method has a model at every seed")
+                axes.set_axis_off()
+                continue
+            panel = f"{title}: {measure.name}"
+            draw_matched_curves(axes, curve, panel, methods=methods, emphasis=OURS)
+            handles, labels = axes.get_legend_handles_labels()
+            legend.update(zip(labels, handles, strict=True))
+        order = [m for m in methods if m in legend]
+        figure.legend([legend[m] for m in order], order, loc="outside right upper", fontsize=6)
+        name = figure_name(cell.dataset, cell.notion)
+        file = out / FIGURE_FOLDER / f"{name}.png"
+        file.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(file, format="png", dpi=110)
+        lines += [
+            f".. image:: {FIGURE_FOLDER}/{name}.png",
+            f"   :alt: {title}: performance at matched worst-grouping fairness and HSIC",
+            "   :width: 100%",
+            "",
+        ]
+        drawn = True
+    return lines if drawn else []
 
 
 def _family_section(
