@@ -15,8 +15,9 @@ At each level of a measure, each method's model on a seed is the one
 are paired by seed and judged by the rule of the claims page (:mod:`._claims`): a practical
 margin, Holm's correction within each family of measures (DI, DEO, dependence) and a symmetric
 verdict with its counts (:func:`mixed_comparisons`). :func:`write_mixed_page` writes the page,
-with how much of the study the export covers (:func:`coverage_table`); a partial export gives
-undecided comparisons, never an error.
+with how much of the study the export covers (:func:`coverage_table`) and a figure per dataset
+and notion of each method's test performance at every level of the worst grouping's DI or DEO
+and of HSIC; a partial export gives undecided comparisons, never an error.
 """
 
 from __future__ import annotations
