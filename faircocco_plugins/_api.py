@@ -340,7 +340,7 @@ def independence_test(
         The null distribution. ``"auto"`` takes the permutation null when ``n_permutations``
         is given; otherwise the first null whose level was measured within [0.03, 0.07] at
         the 5% level (the performance page), each at the default ``eps``: the spectral null
-        from 300 rows, under DP and, up to 20,000 rows (5,000 at other ``widths`` or
+        from 300 rows, under DP and, up to 100,000 rows (5,000 at other ``widths`` or
         ``rank``), under EO and CAL with a ``conditioning_eps`` of at most 1e-3 (the default
         included); the gamma null from 100 rows at the test's defaults, under DP and with a
         discrete conditioning variable, and below 300 rows with a continuous one (a
@@ -428,7 +428,7 @@ SPECTRAL_FROM_ROWS = 300
 #: Most rows at which ``null="auto"`` takes the spectral null under EO and CAL at the test's
 #: default ``widths`` and ``rank`` (its level was measured up to here; the conditioning ridge's
 #: drift grows with N) ...
-SPECTRAL_CONDITIONAL_TO_ROWS = 20000
+SPECTRAL_CONDITIONAL_TO_ROWS = 100_000
 #: ... and at other widths or ranks.
 SPECTRAL_CONDITIONAL_TO_ROWS_ELSEWHERE = 5000
 #: Largest ``conditioning_eps`` at which ``null="auto"`` takes the spectral null under EO and

@@ -86,7 +86,7 @@ PINNED = {
             "widths: 'Sequence[float]' = (1.0,), null: 'str' = 'auto', "
             "progress: 'bool' = False) -> 'IndependenceTestResult'"
         ),
-        "1e951264a7210da0",
+        "0cf74988b1b77937",
     ),
     "faircocco_plugins:is_nominal": (
         ("(column: 'pd.Series') -> 'bool'"),

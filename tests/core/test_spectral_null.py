@@ -242,9 +242,9 @@ def test_a_dependence_is_found_and_the_result_names_the_null():
             {"conditioning_eps": 1e-4, "attribute_kernel": "product"},
             "spectral",
         ),
-        # up to 20,000 rows at the default widths and rank, 5,000 at others
-        ("eo-continuous-a1", 20000, {}, "spectral"),
-        ("eo-continuous-a1", 20001, {}, "permutation"),
+        # up to 100,000 rows at the default widths and rank, 5,000 at others
+        ("eo-continuous-a1", 100_000, {}, "spectral"),
+        ("eo-continuous-a1", 100_001, {}, "permutation"),
         ("eo-continuous-a1", 5000, {"rank": None}, "spectral"),
         ("eo-continuous-a1", 5001, {"rank": None}, "permutation"),
         ("eo-continuous-a1", 5001, {"widths": (0.5, 1.0, 2.0)}, "permutation"),
