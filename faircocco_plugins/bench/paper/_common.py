@@ -615,6 +615,17 @@ def write_page(path: Path, lines: Sequence[str]) -> Path:
     return path
 
 
+def save_figure(
+    figure: Any, out: Path, folder: str, name: str, alt: str, *, width: str, dpi: int
+) -> list[str]:
+    """Save a matplotlib figure as ``out / folder / name.png`` (``out`` being the page's folder)
+    and return the image directive that shows it on the page."""
+    file = out / folder / f"{name}.png"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(file, format="png", dpi=dpi)
+    return [f".. image:: {folder}/{name}.png", f"   :alt: {alt}", f"   :width: {width}", ""]
+
+
 def penalty_weight(runs: pd.DataFrame) -> pd.Series:
     """Each run's penalty weight λ (``params["lam"]``), NaN for runs without one.
 

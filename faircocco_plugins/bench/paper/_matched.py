@@ -37,6 +37,7 @@ from ._common import (
     list_table,
     network_values,
     paired_difference,
+    save_figure,
     section,
     table_section,
 )
@@ -597,16 +598,9 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
     title = f"{dataset}, {notion_title(notion)}"
     draw_matched_curves(axes, curves, title)
     figure.legend(loc="outside right upper", fontsize=6)
-    file_name = figure_name(dataset, notion)
-    file = out / FIGURE_FOLDER / f"{file_name}.png"
-    file.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(file, format="png", dpi=120)
-    return [
-        f".. image:: {FIGURE_FOLDER}/{file_name}.png",
-        f"   :alt: {title}: performance at matched {measure.name}",
-        "   :width: 90%",
-        "",
-    ]
+    alt = f"{title}: performance at matched {measure.name}"
+    name = figure_name(dataset, notion)
+    return save_figure(figure, out, FIGURE_FOLDER, name, alt, width="90%", dpi=120)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ from ._common import (
     page_head,
     page_sources,
     paired_difference,
+    save_figure,
     section,
     table_section,
     write_page,
@@ -678,16 +679,9 @@ def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
             legend.update(zip(labels, handles, strict=True))
         order = [m for m in methods if m in legend]
         figure.legend([legend[m] for m in order], order, loc="outside right upper", fontsize=6)
+        alt = f"{title}: performance at matched worst-grouping fairness and HSIC"
         name = figure_name(cell.dataset, cell.notion)
-        file = out / FIGURE_FOLDER / f"{name}.png"
-        file.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(file, format="png", dpi=110)
-        lines += [
-            f".. image:: {FIGURE_FOLDER}/{name}.png",
-            f"   :alt: {title}: performance at matched worst-grouping fairness and HSIC",
-            "   :width: 100%",
-            "",
-        ]
+        lines += save_figure(figure, out, FIGURE_FOLDER, name, alt, width="100%", dpi=110)
         drawn = True
     return lines if drawn else []
 
