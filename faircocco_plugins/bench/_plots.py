@@ -31,6 +31,23 @@ DEGENERATE_MARKER = "x"
 _NOTION_NAMES = {"dp": "demographic parity", "eo": "equalised odds", "cal": "calibration"}
 
 
+def new_figure(
+    size: tuple[float, float], rows: int = 1, columns: int = 1
+) -> tuple[Any, list[list[Any]]]:
+    """A matplotlib figure of ``rows`` × ``columns`` axes, and the axes by row.
+
+    The figure stays off pyplot's global state, so drawing holds no figure open and
+    needs no display.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(figure)
+    grid = figure.subplots(rows, columns, squeeze=False)
+    return figure, [list(row) for row in grid]
+
+
 def plot_pareto(
     points: pd.DataFrame,
     path: str | Path,
@@ -103,12 +120,8 @@ def plot_pareto(
     if missing:
         raise ValueError(f"points is missing the columns {missing}; pass pareto_points().")
     import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(6.4, 4.8), layout="constrained")
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
+    figure, [[axes]] = new_figure((6.4, 4.8))
     palette = matplotlib.colormaps["tab10"]
     order = [str(m) for m in methods] if methods is not None else []
     order += [str(m) for m in dict.fromkeys(points["method"]) if str(m) not in order]

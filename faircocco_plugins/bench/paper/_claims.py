@@ -47,6 +47,7 @@ from ._common import (
     MARGINS,
     MISSING,
     PairedDifference,
+    format_pvalue,
     holm,
     list_table,
     margin_table,
@@ -541,7 +542,7 @@ def _claim_section(claim: Claim) -> list[str]:
                 f"{c.margin:.3g}",
                 str(c.difference.n),
                 str(c.dropped) if c.dropped else "",
-                _pvalue(p),
+                format_pvalue(p),
                 outcome,
             ]
             for c, outcome, p in claim.judged()
@@ -556,13 +557,6 @@ def _claim_section(claim: Claim) -> list[str]:
             "",
         ]
     return lines + claim.extra
-
-
-def _pvalue(value: float) -> str:
-    """A corrected p-value with two significant digits, or :data:`MISSING` without a test."""
-    if math.isnan(value):
-        return MISSING
-    return "< 0.001" if value < 0.001 else f"{value:.2g}"
 
 
 def _claims(evidence: _Evidence, experiments: Mapping[str, pd.DataFrame]) -> list[Claim]:

@@ -323,6 +323,13 @@ def paired_difference(a: pd.Series, b: pd.Series, *, confidence: float = 0.95) -
     return PairedDifference(mean, mean - half, mean + half, n, sem)
 
 
+def format_pvalue(value: float) -> str:
+    """A corrected p-value with two significant digits, or :data:`MISSING` without a test."""
+    if math.isnan(value):
+        return MISSING
+    return "< 0.001" if value < 0.001 else f"{value:.2g}"
+
+
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm's step-down adjustment of p-values tested together.
 

@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from .._file_names import file_names
-from .._plots import figure_name
+from .._plots import figure_name, new_figure
 from .._results_tables import format_mean_std
 from .._runner import git_revision
 from ._common import (
@@ -34,6 +34,7 @@ from ._common import (
     PaperNumbers,
     list_table,
     page_head,
+    save_figure,
     section,
     write_page,
 )
@@ -289,8 +290,9 @@ def convergence_body(frame: pd.DataFrame, out: Path, *, plots: bool = True) -> l
         lines += section(str(dataset))
         if plots:
             name = figure_name(str(dataset), "convergence")
-            _draw_convergence(of_dataset, out / FIGURE_FOLDER / f"{name}.png", str(dataset))
-            lines += _image(name, f"{dataset}: score on batches against batch size")
+            figure = _draw_convergence(of_dataset, str(dataset))
+            alt = f"{dataset}: score on batches against batch size"
+            lines += save_figure(figure, out, FIGURE_FOLDER, name, alt, width="90%", dpi=120)
         lines += list_table(
             [
                 "Notion",
@@ -332,9 +334,9 @@ def _convergence_rows(frame: pd.DataFrame) -> list[list[str]]:
     return rows
 
 
-def _draw_convergence(frame: pd.DataFrame, path: Path, dataset: str) -> Path:
+def _draw_convergence(frame: pd.DataFrame, dataset: str) -> Any:
     notions = list(dict.fromkeys(frame["notion"]))
-    figure, grid = _figure(2, len(notions), (4.2 * len(notions), 6.4))
+    figure, grid = new_figure((4.2 * len(notions), 6.4), 2, len(notions))
     for column, notion in enumerate(notions):
         of_notion = frame[frame["notion"] == notion]
         for row, (suffix, target, what) in enumerate(
@@ -359,7 +361,7 @@ def _draw_convergence(frame: pd.DataFrame, path: Path, dataset: str) -> Path:
             axes.set_ylabel(f"FairCOCCO {what}")
             axes.grid(True, alpha=0.3)
             axes.legend(fontsize=7)
-    return _save(figure, path)
+    return figure
 
 
 # --- attributes ------------------------------------------------------------------------------
@@ -388,8 +390,9 @@ def attributes_body(frame: pd.DataFrame, out: Path, *, plots: bool = True) -> li
         lines += [f"Attributes in the order added: {order.iloc[-1].replace('+', ', ')}.", ""]
         if plots:
             name = figure_name(str(dataset), "attributes")
-            _draw_attributes(of_dataset, performance, out / FIGURE_FOLDER / f"{name}.png")
-            lines += _image(name, f"{dataset}: fronts per number of attributes")
+            figure = _draw_attributes(of_dataset, performance)
+            alt = f"{dataset}: fronts per number of attributes"
+            lines += save_figure(figure, out, FIGURE_FOLDER, name, alt, width="90%", dpi=120)
         extra = ["accuracy"] if performance == "auc" else []
         lines += list_table(
             [
@@ -437,8 +440,8 @@ def _mean_std(values: pd.Series, digits: int = 3) -> str:
     return format_mean_std(float(values.mean()), std, digits)
 
 
-def _draw_attributes(frame: pd.DataFrame, performance: str, path: Path) -> Path:
-    figure, grid = _figure(1, 1, (6.4, 4.8))
+def _draw_attributes(frame: pd.DataFrame, performance: str) -> Any:
+    figure, grid = new_figure((6.4, 4.8))
     axes = grid[0][0]
     for index, (k, group) in enumerate(frame.groupby("attributes", sort=True)):
         means = group.groupby("lam")[["faircocco_adjusted", performance]].agg(["mean", "std"])
@@ -464,7 +467,7 @@ def _draw_attributes(frame: pd.DataFrame, performance: str, path: Path) -> Path:
     )
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=7)
-    return _save(figure, path)
+    return figure
 
 
 # --- p-values --------------------------------------------------------------------------------
@@ -523,8 +526,10 @@ def pvalues_body(
     ]
     if plots:
         name = figure_name(str(first["dataset"]), "pvalues")
-        _draw_pvalues(frame, out / FIGURE_FOLDER / f"{name}.png")
-        lines += _image(name, "p-value, score and accuracy against λ")
+        alt = "p-value, score and accuracy against λ"
+        lines += save_figure(
+            _draw_pvalues(frame), out, FIGURE_FOLDER, name, alt, width="90%", dpi=120
+        )
     for notion, group in frame.groupby("notion", sort=False):
         lines += section(notion_title(str(notion)))
         rows = []
@@ -572,13 +577,13 @@ def _table13(paper: PaperNumbers | None, notion: str, lam: float, metric: str) -
     return None
 
 
-def _draw_pvalues(frame: pd.DataFrame, path: Path) -> Path:
+def _draw_pvalues(frame: pd.DataFrame) -> Any:
     panels = (
         ("pvalue", "p-value"),
         ("faircocco_adjusted", "adjusted score"),
         ("accuracy", "accuracy"),
     )
-    figure, grid = _figure(1, len(panels), (4.0 * len(panels), 3.8))
+    figure, grid = new_figure((4.0 * len(panels), 3.8), 1, len(panels))
     for column, (metric, label) in enumerate(panels):
         axes = grid[0][column]
         for index, (notion, group) in enumerate(frame.groupby("notion", sort=False)):
@@ -600,30 +605,7 @@ def _draw_pvalues(frame: pd.DataFrame, path: Path) -> Path:
         axes.grid(True, alpha=0.3)
         axes.legend(fontsize=7)
     figure.suptitle(f"{frame['dataset'].iloc[0]}: FairCOCCO penalty over λ", fontsize=10)
-    return _save(figure, path)
-
-
-# --- shared ----------------------------------------------------------------------------------
-
-
-def _figure(rows: int, columns: int, size: tuple[float, float]) -> tuple[Any, list[list[Any]]]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(figure)
-    grid = figure.subplots(rows, columns, squeeze=False)
-    return figure, [list(row) for row in grid]
-
-
-def _save(figure: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format="png", dpi=120)
-    return path
-
-
-def _image(name: str, alt: str) -> list[str]:
-    return [f".. image:: {FIGURE_FOLDER}/{name}.png", f"   :alt: {alt}", "   :width: 90%", ""]
+    return figure
 
 
 #: The settings every table records.

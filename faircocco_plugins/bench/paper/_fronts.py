@@ -21,9 +21,9 @@ import pandas as pd
 from ...plugins import NOTIONS
 from .._hypervolume_table import hypervolume_table
 from .._pareto_points import pareto_points, performance_metric
-from .._plots import DEGENERATE_MARKER, figure_name, performance_axis_label
+from .._plots import DEGENERATE_MARKER, figure_name, new_figure, performance_axis_label
 from .._results_tables import dataset_order, format_mean_std, method_order
-from ._common import MISSING, list_table, section
+from ._common import MISSING, list_table, save_figure, section
 from ._tables import notion_title
 
 #: The panels of the paper's fronts figure (``fig:pareto_curves``): one attribute's score
@@ -71,9 +71,9 @@ def fronts_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[st
             continue
         if plots:
             name = figure_name(dataset, f"eo-{attribute}")
-            path = out / FIGURE_FOLDER / name
-            _draw(cell, "eo", column, path, colours, f"{dataset}, {attribute}")
-            lines += _image(name, f"{dataset}: {attribute} score against performance, EO")
+            figure = _draw(cell, "eo", column, colours, f"{dataset}, {attribute}")
+            alt = f"{dataset}: {attribute} score against performance, EO"
+            lines += save_figure(figure, out, FIGURE_FOLDER, name, alt, width="90%", dpi=120)
     for dataset in dataset_order(ok["dataset"]):
         of_dataset = ok[ok["dataset"] == dataset]
         lines += section(dataset)
@@ -85,8 +85,9 @@ def fronts_page(runs: pd.DataFrame, out: Path, *, plots: bool = True) -> list[st
                 name = figure_name(dataset, notion)
                 column = "test.faircocco_adjusted"  # the export's score of the run's notion
                 title = f"{dataset}, {notion_title(notion)}"
-                _draw(cell, notion, column, out / FIGURE_FOLDER / name, colours, title)
-                lines += _image(name, f"{dataset}: fronts under {notion_title(notion)}")
+                figure = _draw(cell, notion, column, colours, title)
+                alt = f"{dataset}: fronts under {notion_title(notion)}"
+                lines += save_figure(figure, out, FIGURE_FOLDER, name, alt, width="90%", dpi=120)
             lines += _volumes(volumes[volumes["notion"] == notion])
     return lines
 
@@ -115,22 +116,16 @@ def _draw(
     cell: pd.DataFrame,
     notion: str,
     fairness: str,
-    path: Path,
     colours: dict[str, Any],
     title: str,
-) -> Path:
+) -> Any:
     """Draw one figure of the methods' sweeps in ``cell`` with ``fairness`` on the x axis."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     # pareto_points reads the notion's score column: give it the one this figure plots
     view = cell.assign(**{f"test.faircocco_{notion}": cell[fairness]})
     dataset = str(cell["dataset"].iloc[0])
     points = pareto_points(view, dataset=dataset, notion=notion)
     performance, _ = performance_metric(cell)
-    figure = Figure(figsize=(6.4, 4.8), layout="constrained")
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
+    figure, [[axes]] = new_figure((6.4, 4.8))
     for method in method_order(points["method"]):
         _draw_method(axes, method, points[points["method"] == method], colours[method])
     if (points["degenerate_seeds"] > 0).any():
@@ -140,10 +135,7 @@ def _draw(
     axes.set_ylabel(performance_axis_label(performance))
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=7)
-    file = path.with_name(f"{path.name}.png")
-    file.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(file, format="png", dpi=120)
-    return file
+    return figure
 
 
 def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> None:
@@ -167,10 +159,6 @@ def _draw_method(axes: Any, method: str, points: pd.DataFrame, colour: Any) -> N
         if isinstance(value, int | float) and not isinstance(value, bool):
             # the strength beside its point, so a reader can pick a λ from the figure
             axes.annotate(f"{value:g}", at, textcoords="offset points", xytext=(4, 4), fontsize=7)
-
-
-def _image(name: str, alt: str) -> list[str]:
-    return [f".. image:: {FIGURE_FOLDER}/{name}.png", f"   :alt: {alt}", "   :width: 90%", ""]
 
 
 def _volumes(volumes: pd.DataFrame) -> list[str]:

@@ -27,7 +27,7 @@ from scipy import stats
 from ..._records.notions import NOTIONS
 from .._hypervolume_table import UNPENALISED, front_cells
 from .._metrics import degenerate_runs
-from .._plots import figure_name
+from .._plots import figure_name, new_figure
 from .._results_tables import dataset_order, method_order
 from .._store import check_runs
 from ._common import (
@@ -583,18 +583,13 @@ def _figure(runs: pd.DataFrame, cell: pd.DataFrame, out: Path) -> list[str]:
     """Draw each method's mean test performance over seeds against the level of the cell's
     first measure, where all of its seeds have a model meeting the level on validation; the
     table's levels are dotted lines."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     first = cell.iloc[0]
     dataset, notion = str(first["dataset"]), str(first["notion"])
     measure = next(m for m in MATCHED_MEASURES if m.name == first["measure"])
     curves = matched_curves(runs, dataset, notion, measure, str(first["performance"]))
     if curves is None:
         return []
-    figure = Figure(figsize=(8.4, 4.8), layout="constrained")
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
+    figure, [[axes]] = new_figure((8.4, 4.8))
     title = f"{dataset}, {notion_title(notion)}"
     draw_matched_curves(axes, curves, title)
     figure.legend(loc="outside right upper", fontsize=6)

@@ -37,7 +37,7 @@ from .._audit import MIN_ROWS
 from .._binned_methods import GROUPS_PARAM
 from .._binning import GROUP_SCHEMES
 from .._hypervolume_table import UNPENALISED, front_cells
-from .._plots import figure_name
+from .._plots import figure_name, new_figure
 from .._presets import MIXED_GROUP_METHODS, PRESETS, Preset
 from .._results_tables import dataset_order, method_order
 from ._claims import (
@@ -48,7 +48,6 @@ from ._claims import (
     UNFAVOURABLE,
     Comparison,
     Tally,
-    _pvalue,
     judge,
     verdict_of,
 )
@@ -56,6 +55,7 @@ from ._common import (
     ALPHA,
     MARGINS,
     MISSING,
+    format_pvalue,
     list_table,
     load_runs,
     page_head,
@@ -636,9 +636,6 @@ def _losses(
 def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
     """One figure per dataset and notion: each method's test performance at each validation
     level of the worst grouping's DI or DEO, and of HSIC."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     measures = {a.measure.column: a.measure for a in audit_measures(runs)}
     lines = section("Performance against the level, by dataset")
     lines += [
@@ -662,9 +659,7 @@ def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
         curves = [matched_curves(runs, cell.dataset, cell.notion, m, performance) for m in panels]
         if not any(c is not None for c in curves):
             continue
-        figure = Figure(figsize=(11.0, 4.4), layout="constrained")
-        FigureCanvasAgg(figure)
-        grid = figure.subplots(1, len(curves), squeeze=False)[0]
+        figure, [grid] = new_figure((11.0, 4.4), 1, len(curves))
         title = f"{cell.dataset}, {notion_title(cell.notion)}"
         methods = method_order(cell.runs["method"])
         legend: dict[str, Any] = {}
@@ -727,7 +722,7 @@ def _family_section(
                     f"{c.comparison.margin:.3g}",
                     str(c.comparison.difference.n),
                     str(c.comparison.dropped) if c.comparison.dropped else "",
-                    _pvalue(p),
+                    format_pvalue(p),
                     outcome,
                 ]
                 for c, (outcome, p) in cell
