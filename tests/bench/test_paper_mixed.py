@@ -50,17 +50,18 @@ def _run(
     notion: str = "dp",
     groups: str | None = None,
     study: str = "mixed",
+    dataset: str = "adult_mixed",
     **metrics: float,
 ) -> dict[str, Any]:
-    """One successful adult_mixed run, with the same metrics on validation and test rows (a
-    constant predictor's accuracy 0.7, balanced accuracy 0.6)."""
+    """One successful run (on adult_mixed unless told), with the same metrics on validation and
+    test rows (a constant predictor's accuracy 0.7, balanced accuracy 0.6)."""
     params: dict[str, Any] = {"lam": setting}
     if groups is not None:
         params = {"constraint_weight": setting, "groups": groups}
     row: dict[str, Any] = {
         "run_id": f"{method}-{notion}-{seed}-{setting}-{groups}",
         "study": study,
-        "dataset": "adult_mixed",
+        "dataset": dataset,
         "notion": notion,
         "method": method,
         "seed": seed,
@@ -169,11 +170,13 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _comparisons(runs: list[dict[str, Any]], tmp_path: Path) -> list[tuple[str, str, str]]:
-    """(level, baseline, outcome) of each comparison of an export of ``runs``."""
+    """(level, baseline, outcome) of each comparison of the penalty in an export of ``runs``."""
     _, loaded = load_runs(_write(runs, tmp_path / "runs.csv.gz"))
     found = mixed_comparisons(loaded, PRESET)
     return [
-        (c.level, c.baseline, outcome) for c, (outcome, _) in zip(found, judged(found), strict=True)
+        (c.level, c.baseline, outcome)
+        for c, (outcome, _) in zip(found, judged(found), strict=True)
+        if c.method == "faircocco"
     ]
 
 
@@ -212,11 +215,80 @@ def test_accuracy_at_matched_fairness_is_judged_by_the_rule(tmp_path: Path) -> N
     assert gridsearch == {"no paired seed"}
 
 
+def test_a_dataset_is_compared_only_on_the_measures_its_runs_have(tmp_path: Path) -> None:
+    runs = _study(seeds=(0, 1, 2))
+    runs += [
+        _run(method, seed, 1.0, accuracy=0.8, dataset="students", **{"di_deciles[studytime]": 0.9})
+        for method in ("faircocco", "fairlearn_expgrad")
+        for seed in (0, 1, 2)
+    ]
+    _, loaded = load_runs(_write(runs, tmp_path / "runs.csv.gz"))
+    found = mixed_comparisons(loaded, PRESET)
+    # the students' deciles of studytime are no measure of Adult's runs, which lack them
+    assert {c.dataset for c in found} == {"adult_mixed", "students"}
+    assert {c.dataset for c in found if "studytime" in c.level} == {"students"}
+
+
+def test_the_path_is_compared_with_every_baseline_and_judged_as_its_own_claim(
+    tmp_path: Path,
+) -> None:
+    alone = _study()
+    # the path's fair target beats the baseline at DI ≥ 0.8 on its groups; its other target
+    # meets only the dcor level
+    path = [
+        _run(
+            "faircocco_path",
+            seed,
+            0.0,
+            accuracy=0.82 + 0.002 * seed,
+            balanced_accuracy=0.7,
+            **{"di_groups[median]": 0.9},
+        )
+        for seed in SEEDS
+    ]
+    path += [_run("faircocco_path", seed, 1.0, accuracy=0.86, dcor=0.1) for seed in SEEDS]
+    _, loaded = load_runs(_write(alone + path, tmp_path / "runs.csv.gz"))
+    found = mixed_comparisons(loaded, PRESET)
+    results = judged(found)
+    outcome = {(c.method, c.level, c.baseline): o for c, (o, _) in zip(found, results, strict=True)}
+    level = "DI, own groups (median) ≥ 0.8"
+    assert outcome[("faircocco_path", level, "fairlearn_expgrad")] == "favourable"
+    assert outcome[("faircocco_path", level, "fairlearn_gridsearch")] == "no paired seed"
+    # the test balanced accuracy of both sides' models on the paired seeds
+    pair = next(
+        c
+        for c in found
+        if (c.method, c.level, c.baseline) == ("faircocco_path", level, "fairlearn_expgrad")
+    )
+    assert sorted(pair.balanced_accuracy) == [0.6] * 5 + [0.7] * 5
+    # the baseline's 0.95 at the dcor level beats the path's 0.86
+    dcor = "distance correlation ≤ 0.5 × nn (0.15)"
+    assert outcome[("faircocco_path", dcor, "fairlearn_expgrad")] == "unfavourable"
+    # the penalty's claims are corrected among its own comparisons: the path changes none
+    _, without = load_runs(_write(alone, tmp_path / "alone.csv.gz"))
+    penalty = [c for c in mixed_comparisons(without, PRESET) if c.method == "faircocco"]
+    assert [c.comparison.label for c in found if c.method == "faircocco"] == [
+        c.comparison.label for c in penalty
+    ]
+    assert [r for c, r in zip(found, results, strict=True) if c.method == "faircocco"] == judged(
+        penalty
+    )
+
+
 def test_page_states_verdicts_by_family_and_where_faircocco_loses(page: str) -> None:
     summary = page[page.index("Summary") : page.index("By dataset")]
-    assert "   * - DI\n     - holds\n     - 1 / 0 / 0 / 0\n" in summary
-    assert "   * - DEO\n     - cannot be tested here\n     - —\n" in summary
-    assert "   * - dependence\n     - does not hold\n     - 0 / 1 / 0 / 0\n" in summary
+    assert "   * - faircocco\n     - DI\n     - holds\n     - 1 / 0 / 0 / 0\n" in summary
+    assert "   * - faircocco\n     - DEO\n     - cannot be tested here\n     - —\n" in summary
+    assert (
+        "   * - faircocco\n     - dependence\n     - does not hold\n     - 0 / 1 / 0 / 0\n"
+        in summary
+    )
+    # every model here has a test balanced accuracy of 0.6; no paired model, no median
+    di, deo = summary.split("   * - ")[2:4]
+    assert di.startswith("faircocco\n     - DI\n") and di.endswith("     - 0.60\n")
+    assert deo.startswith("faircocco\n     - DEO\n") and deo.endswith("     - —\n")
+    # the path is in the plan but has no runs here
+    assert "   * - faircocco_path\n     - DI\n     - cannot be tested here\n" in summary
     losses = page[page.index("Where FairCOCCO loses") :]
     assert "FairCOCCO loses (1):" in losses
     assert "* adult_mixed, DP: distance correlation ≤ 0.5 × nn (0.15), faircocco − " in losses
@@ -298,7 +370,7 @@ def test_a_partial_export_gives_undecided_comparisons(tmp_path: Path) -> None:
     export = _write(runs, tmp_path / "runs.csv.gz")
     written = write_mixed_page(export, tmp_path / "out", command="faircocco mixed-page x")
     text = written.read_text(encoding="utf-8")
-    assert "   * - DI\n     - undecided\n     - 0 / 0 / 0 / 1\n" in text
+    assert "   * - faircocco\n     - DI\n     - undecided\n     - 0 / 0 / 0 / 1\n" in text
     assert "FairCOCCO loses no comparison under the rule." in text
     assert "Baselines without runs here yet: fairlearn_gridsearch" in text
     _, loaded = load_runs(export)

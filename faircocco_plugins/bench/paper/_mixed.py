@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -68,6 +69,7 @@ from ._common import (
 )
 from ._matched import (
     MATCHED_MEASURES,
+    SECONDARY,
     FairnessMeasure,
     draw_matched_curves,
     matched_by_seed,
@@ -75,8 +77,12 @@ from ._matched import (
 )
 from ._tables import notion_title
 
-#: The families of measures, each judged as one claim (Holm's correction within it).
+#: The families of measures; each is one claim per FairCOCCO method (Holm's correction within
+#: it).
 FAMILIES: tuple[str, ...] = ("DI", "DEO", "dependence")
+#: FairCOCCO's methods, each compared with every baseline and judged as its own claims: the
+#: penalty over its weights, and the path with its targets.
+CONTESTANTS: dict[str, str] = {OURS: "the penalty", "faircocco_path": "the path"}
 #: The page's file name (without suffix) and title.
 PAGE_NAME = "mixed"
 PAGE_TITLE = "Mixed attributes: accuracy at matched fairness"
@@ -179,8 +185,11 @@ def _attribute(column: str) -> str:
 
 @dataclass(frozen=True)
 class MatchedComparison:
-    """FairCOCCO against one baseline at one level of one measure, paired by seed."""
+    """One of FairCOCCO's methods against one baseline at one level of one measure, paired
+    by seed."""
 
+    #: The FairCOCCO method, a key of :data:`CONTESTANTS`.
+    method: str
     family: str
     dataset: str
     notion: str
@@ -191,34 +200,41 @@ class MatchedComparison:
     #: Seeds where each method has a usable model at the level, of those it ran.
     ours: tuple[int, int]
     theirs: tuple[int, int]
+    #: The test balanced accuracy of both methods' models on the paired seeds (none for a
+    #: regression): near 0.5, a model is close to a constant predictor, whatever its accuracy.
+    balanced_accuracy: tuple[float, ...] = ()
 
 
 def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedComparison]:
-    """FairCOCCO's test performance against each binned baseline's, at each level of each
-    audit measure, on every dataset and notion with runs.
+    """The test performance of each of FairCOCCO's methods (:data:`CONTESTANTS`) against each
+    binned baseline's, at each level of each audit measure, on every dataset and notion with
+    runs.
 
     At a level, each method's model on a seed is chosen on the validation rows
     (:func:`~._matched.matched_by_seed`); on the groups a baseline trained for, its candidates
     are its runs on those groups only (on a dataset without a continuous attribute every scheme
     builds the same groups, so the first stands for all). A seed counts for a method when its
-    model beats a constant predictor on the test rows too. The comparison is FairCOCCO's test
-    accuracy (R² for regression) less the baseline's, paired by seed, with the practical margin
-    of the performance (:data:`~._common.MARGINS`); it expects FairCOCCO higher, so a
-    difference beyond the margin either way decides, and one shown inside it is a tie.
+    model beats a constant predictor on the test rows too. The comparison is the FairCOCCO
+    method's test accuracy (R² for regression) less the baseline's, paired by seed, with the
+    practical margin of the performance (:data:`~._common.MARGINS`); it expects FairCOCCO
+    higher, so a difference beyond the margin either way decides, and one shown inside it is a
+    tie.
 
     Parameters
     ----------
     runs : pandas.DataFrame
         The study's runs (:func:`runs_of_export`).
     preset : Preset
-        The study's plan: the baselines are its methods of
-        :data:`~.._presets.MIXED_GROUP_METHODS` not recorded as not applicable.
+        The study's plan: the FairCOCCO methods are its methods of :data:`CONTESTANTS`, and
+        the baselines its methods of :data:`~.._presets.MIXED_GROUP_METHODS` not recorded as
+        not applicable.
 
     Returns
     -------
     list of MatchedComparison
-        Unjudged; :func:`judged` corrects them within each family.
+        Unjudged; :func:`judged` corrects them within each method's family.
     """
+    contestants = [m for m in CONTESTANTS if m in preset.methods]
     baselines = [m for m in preset.methods if m in MIXED_GROUP_METHODS]
     skipped = not_applicable(runs)
     found: list[MatchedComparison] = []
@@ -231,34 +247,43 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
             dataset, notion, level = str(first["dataset"]), str(first["notion"]), first["level"]
             if audit.scheme not in (None, _FIRST_SCHEME) and not _continuous(runs, dataset):
                 continue
+            if not _measured(runs, dataset, audit.measure.column):
+                continue  # another dataset's attribute
             label = audit.measure.label(float(level), float(group["threshold"].mean()))
             margin = MARGINS[str(group["performance"].iloc[0])].of()
-            ours = _usable(group, OURS)
-            for baseline in baselines:
-                if (dataset, notion, baseline) in skipped:
+            for method in contestants:
+                if (dataset, notion, method) in skipped:
                     continue
-                theirs = _usable(group, baseline)
-                both = ours.index.intersection(theirs.index)
-                dropped = int((ours[both].isna() | theirs[both].isna()).sum())
-                comparison = Comparison(
-                    f"{label}, {OURS} − {baseline}",
-                    paired_difference(ours, theirs),
-                    "higher",
-                    margin,
-                    dropped,
-                )
-                found.append(
-                    MatchedComparison(
-                        audit.family,
-                        dataset,
-                        notion,
-                        label,
-                        baseline,
-                        comparison,
-                        _counts(ours),
-                        _counts(theirs),
+                ours = _usable(group, method)
+                for baseline in baselines:
+                    if (dataset, notion, baseline) in skipped:
+                        continue
+                    theirs = _usable(group, baseline)
+                    both = ours.index.intersection(theirs.index)
+                    dropped = int((ours[both].isna() | theirs[both].isna()).sum())
+                    paired = both[ours[both].notna() & theirs[both].notna()]
+                    balanced = [_usable(group, m, SECONDARY)[paired] for m in (method, baseline)]
+                    comparison = Comparison(
+                        f"{label}, {method} − {baseline}",
+                        paired_difference(ours, theirs),
+                        "higher",
+                        margin,
+                        dropped,
                     )
-                )
+                    found.append(
+                        MatchedComparison(
+                            method,
+                            audit.family,
+                            dataset,
+                            notion,
+                            label,
+                            baseline,
+                            comparison,
+                            _counts(ours),
+                            _counts(theirs),
+                            tuple(pd.concat(balanced).dropna().astype(float)),
+                        )
+                    )
     return found
 
 
@@ -277,12 +302,18 @@ def _continuous(runs: pd.DataFrame, dataset: str) -> bool:
     return bool(rows[deciles].notna().any().any()) if deciles else False
 
 
-def _usable(level: pd.DataFrame, method: str) -> pd.Series:
-    """A method's test performance by seed at a level, NaN where it has no model meeting the
-    level on validation or its model is no better than a constant predictor on test."""
+def _measured(runs: pd.DataFrame, dataset: str, column: str) -> bool:
+    """Whether some run on a dataset has a validation value of a measure."""
+    return bool(runs.loc[runs["dataset"] == dataset, f"validation.{column}"].notna().any())
+
+
+def _usable(level: pd.DataFrame, method: str, column: str = "value") -> pd.Series:
+    """A method's test performance (or another column of the chosen model's) by seed at a
+    level, NaN where it has no model meeting the level on validation or its model is no better
+    than a constant predictor on test."""
     rows = level[level["method"] == method]
     usable = rows["chosen"].astype(bool) & rows["informative_test"].astype(bool)
-    values = rows["value"].astype(float).where(usable)
+    values = rows[column].astype(float).where(usable)
     return pd.Series(values.to_numpy(), index=rows["seed"].astype(int).to_numpy(), dtype=float)
 
 
@@ -291,14 +322,15 @@ def _counts(values: pd.Series) -> tuple[int, int]:
 
 
 def judged(comparisons: Sequence[MatchedComparison]) -> list[tuple[str, float]]:
-    """Each comparison's outcome and Holm-corrected p-value, corrected within its family; a
-    comparison without a paired seed is :data:`NOT_PAIRED`, counted nowhere."""
+    """Each comparison's outcome and Holm-corrected p-value, corrected within its method's
+    family (each is one claim); a comparison without a paired seed is :data:`NOT_PAIRED`,
+    counted nowhere."""
     results: list[tuple[str, float]] = [(NOT_PAIRED, math.nan)] * len(comparisons)
-    for family in FAMILIES:
+    for method, family in {(c.method, c.family) for c in comparisons}:
         indices = [
             i
             for i, c in enumerate(comparisons)
-            if c.family == family and c.comparison.difference.n > 0
+            if (c.method, c.family) == (method, family) and c.comparison.difference.n > 0
         ]
         for i, result in zip(
             indices, judge([comparisons[i].comparison for i in indices]), strict=True
@@ -492,7 +524,8 @@ def _rule() -> list[str]:
     performance = ", ".join(f"{MARGINS[m].absolute:g} of {name}" for m, name in _PERFORMANCE)
     return [
         *section("What is compared, and the rule"),
-        "FairCOCCO (the penalty, ``faircocco``) against each of fairlearn's and AIF360's group "
+        "FairCOCCO, the penalty over its weights (``faircocco``) and the path with its targets "
+        "(``faircocco_path``), against each of fairlearn's and AIF360's group "
         "methods, which cannot take a continuous attribute and so train on binned groups "
         "(continuous attributes cut at the training median or quartiles, crossed with the "
         "others). The measures are taken on the test rows by the audit: DI under DP and DEO "
@@ -516,7 +549,8 @@ def _rule() -> list[str]:
         "(R² for regression) less the baseline's, paired by seed, with its 95% t-interval; "
         f"fewer than {MIN_SEEDS} paired seeds decide nothing. A difference within the "
         f"practical margin ({performance}) is a tie. Each family of measures (DI, DEO, "
-        "dependence) is one claim: its comparisons' p-values (twice the smaller one-sided "
+        "dependence) is one claim for each of FairCOCCO's methods: its comparisons' p-values "
+        "(twice the smaller one-sided "
         "p-value of lying beyond the margin) are corrected together by Holm's method. A "
         f"comparison is *favourable* when shown beyond the margin in FairCOCCO's favour "
         f"(corrected p-value at most {ALPHA:g}), *unfavourable* when shown beyond it against "
@@ -555,8 +589,9 @@ def _verdict_cells(
     comparisons: Sequence[MatchedComparison], results: Sequence[tuple[str, float]], **where: Any
 ) -> list[str]:
     """Of the comparisons whose fields equal ``where``'s: the verdict, favourable /
-    unfavourable / tie / undecided, the comparisons without a paired seed, and where one
-    method reaches the level on more seeds than the other."""
+    unfavourable / tie / undecided, the comparisons without a paired seed, where one method
+    reaches the level on more seeds than the other, and the median test balanced accuracy of
+    the paired models."""
     chosen = [
         (c, outcome)
         for c, (outcome, _) in zip(comparisons, results, strict=True)
@@ -573,45 +608,68 @@ def _verdict_cells(
     reach = (
         f"{sum(c.ours[0] > c.theirs[0] for c in ran)} / {sum(c.ours[0] < c.theirs[0] for c in ran)}"
     )
-    return [verdict_of(tally), counts, str(len(chosen) - paired), reach]
+    balanced = [b for c, _ in chosen for b in c.balanced_accuracy]
+    median = f"{statistics.median(balanced):.2f}" if balanced else MISSING
+    return [verdict_of(tally), counts, str(len(chosen) - paired), reach, median]
 
 
 def _summary(
     comparisons: Sequence[MatchedComparison], results: Sequence[tuple[str, float]]
 ) -> list[str]:
     header = [
+        "FairCOCCO",
         "Measure",
         "Verdict",
         "Favourable / unfavourable / tie / undecided",
         "Without a paired seed",
         "More seeds at the level: FairCOCCO / the baseline",
+        "Balanced accuracy of the paired models (median)",
     ]
-    rows = [[family, *_verdict_cells(comparisons, results, family=family)] for family in FAMILIES]
+    rows = [
+        [method, family, *_verdict_cells(comparisons, results, method=method, family=family)]
+        for method in _contestants(comparisons)
+        for family in FAMILIES
+    ]
     lines = table_section(
         "Summary",
-        "Each family's verdict over every dataset, notion, grouping, level and baseline, with "
+        "Each FairCOCCO method's verdict on each family, over every dataset, notion, grouping, "
+        "level and baseline, with "
         "its counts (*cannot be tested here* where no comparison has a paired seed). The "
         "verdict judges accuracy where both methods are equally fair; the last column says "
         "how often one method reaches a level on more seeds than the other (a model meeting "
         "it on validation that beats a constant predictor on test), among the comparisons "
-        "where both ran, which the verdict cannot see.",
+        "where both ran, which the verdict cannot see. The last is the median test balanced "
+        "accuracy of both methods' models in the paired comparisons (classification only): "
+        "near 0.5 the models are close to predicting one class, so that their accuracies and "
+        "fairness say little, however the verdict reads.",
         header,
         rows,
     )
     datasets = dataset_order({c.dataset for c in comparisons})
     by_dataset = [
-        [dataset, family, *_verdict_cells(comparisons, results, family=family, dataset=dataset)]
+        [
+            dataset,
+            method,
+            family,
+            *_verdict_cells(comparisons, results, method=method, family=family, dataset=dataset),
+        ]
         for dataset in datasets
+        for method in _contestants(comparisons)
         for family in FAMILIES
-        if any(c.dataset == dataset and c.family == family for c in comparisons)
+        if any((c.dataset, c.method, c.family) == (dataset, method, family) for c in comparisons)
     ]
     if by_dataset:
         lines += [
-            "By dataset (the outcomes corrected within each family over all datasets):",
+            "By dataset (the outcomes corrected within each method's family over all datasets):",
             "",
             *list_table(["Dataset", *header], by_dataset),
         ]
     return lines
+
+
+def _contestants(comparisons: Sequence[MatchedComparison]) -> list[str]:
+    """The FairCOCCO methods compared, in the order of :data:`CONTESTANTS`."""
+    return [m for m in CONTESTANTS if any(c.method == m for c in comparisons)]
 
 
 def _losses(
