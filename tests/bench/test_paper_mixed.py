@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from faircocco_plugins.bench.paper._mixed import (
     audit_measures,
     coverage_table,
     judged,
+    labelled_outputs,
     mixed_comparisons,
     write_mixed_page,
 )
@@ -54,7 +56,8 @@ def _run(
     **metrics: float,
 ) -> dict[str, Any]:
     """One successful run (on adult_mixed unless told), with the same metrics on validation and
-    test rows (a constant predictor's accuracy 0.7, balanced accuracy 0.6)."""
+    test rows (a constant predictor's accuracy 0.7, balanced accuracy 0.6, an AUC: the model
+    gives probabilities)."""
     params: dict[str, Any] = {"lam": setting}
     if groups is not None:
         params = {"constraint_weight": setting, "groups": groups}
@@ -68,7 +71,13 @@ def _run(
         "status": "ok",
         "params": params,
     }
-    values = {"accuracy": accuracy, "balanced_accuracy": 0.6, "base_rate": 0.3, **NEUTRAL}
+    values = {
+        "accuracy": accuracy,
+        "balanced_accuracy": 0.6,
+        "auc": 0.65,
+        "base_rate": 0.3,
+        **NEUTRAL,
+    }
     values.update(metrics)
     for part in ("validation", "test"):
         row.update({f"{part}.{name}": value for name, value in values.items()})
@@ -227,6 +236,37 @@ def test_a_dataset_is_compared_only_on_the_measures_its_runs_have(tmp_path: Path
     # the students' deciles of studytime are no measure of Adult's runs, which lack them
     assert {c.dataset for c in found} == {"adult_mixed", "students"}
     assert {c.dataset for c in found if "studytime" in c.level} == {"students"}
+
+
+def test_dependence_is_not_compared_with_a_baseline_that_gives_labels_only(
+    tmp_path: Path,
+) -> None:
+    runs = _study(seeds=(0, 1, 2))
+    # fair on the groups and by dcor, and more accurate than FairCOCCO, but measured on labels
+    runs += [
+        _run(
+            "fairlearn_threshold",
+            seed,
+            0.0,
+            accuracy=0.9,
+            groups="median",
+            auc=math.nan,
+            dcor=0.1,
+            **{"di_groups[median]": 0.9},
+        )
+        for seed in (0, 1, 2)
+    ]
+    _, loaded = load_runs(_write(runs, tmp_path / "runs.csv.gz"))
+    assert labelled_outputs(loaded) == {("adult_mixed", "fairlearn_threshold")}
+    found = mixed_comparisons(loaded, PRESET)
+    # judged by DI (DEO compares EO runs, of which there are none), not by dependence
+    threshold = {(c.family, c.method) for c in found if c.baseline == "fairlearn_threshold"}
+    assert threshold == {("DI", "faircocco"), ("DI", "faircocco_path")}
+    assert any(c.family == "dependence" and c.baseline == "fairlearn_expgrad" for c in found)
+    text = write_mixed_page(
+        _write(runs, tmp_path / "page.csv.gz"), tmp_path / "out", command="c"
+    ).read_text(encoding="utf-8")
+    assert "Labels only: fairlearn_threshold (adult_mixed)." in text
 
 
 def test_the_path_is_compared_with_every_baseline_and_judged_as_its_own_claim(

@@ -214,7 +214,8 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
     (:func:`~._matched.matched_by_seed`); on the groups a baseline trained for, its candidates
     are its runs on those groups only (on a dataset without a continuous attribute every scheme
     builds the same groups, so the first stands for all). A seed counts for a method when its
-    model beats a constant predictor on the test rows too. The comparison is the FairCOCCO
+    model beats a constant predictor on the test rows too. The dependence measures compare
+    only methods that give probabilities (:func:`labelled_outputs`). The comparison is the FairCOCCO
     method's test accuracy (R² for regression) less the baseline's, paired by seed, with the
     practical margin of the performance (:data:`~._common.MARGINS`); it expects FairCOCCO
     higher, so a difference beyond the margin either way decides, and one shown inside it is a
@@ -237,6 +238,7 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
     contestants = [m for m in CONTESTANTS if m in preset.methods]
     baselines = [m for m in preset.methods if m in MIXED_GROUP_METHODS]
     skipped = not_applicable(runs)
+    labels_only = labelled_outputs(runs)
     found: list[MatchedComparison] = []
     for audit in audit_measures(runs):
         candidates = _trained_for(runs, audit.scheme)
@@ -257,6 +259,8 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
                 ours = _usable(group, method)
                 for baseline in baselines:
                     if (dataset, notion, baseline) in skipped:
+                        continue
+                    if audit.family == "dependence" and (dataset, baseline) in labels_only:
                         continue
                     theirs = _usable(group, baseline)
                     both = ours.index.intersection(theirs.index)
@@ -285,6 +289,28 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
                         )
                     )
     return found
+
+
+def labelled_outputs(runs: pd.DataFrame) -> set[tuple[str, str]]:
+    """The (dataset, method) pairs of classifiers that give labels only.
+
+    The audit's dependence estimators read a classifier's probabilities where it gives them,
+    else its labels, and on labels they run on another scale: the unpenalised network's own
+    labels have a fraction of its probabilities' HSIC (``benchmarks/label_dependence.py``).
+    So a method whose dependence was measured on labels is not compared on it with one
+    measured on probabilities; its decisions are judged by DI and DEO. A method gives labels
+    only on a dataset when none of its successful classification runs there has a test AUC,
+    which needs probabilities.
+    """
+    if "test.accuracy" not in runs.columns:
+        return set()
+    ok = runs[(runs["status"] == "ok") & runs["test.accuracy"].notna()]
+    auc = ok["test.auc"] if "test.auc" in ok.columns else pd.Series(math.nan, index=ok.index)
+    scored = auc.notna().groupby([ok["dataset"], ok["method"]]).any()
+    datasets, methods = (scored.index.get_level_values(i) for i in (0, 1))
+    return {
+        (str(d), str(m)) for d, m, has in zip(datasets, methods, scored, strict=True) if not has
+    }
 
 
 def _trained_for(runs: pd.DataFrame, scheme: str | None) -> pd.DataFrame:
@@ -473,7 +499,7 @@ def mixed_page(runs: pd.DataFrame, preset: Preset, out: Path | None = None) -> l
     comparisons = mixed_comparisons(runs, preset)
     results = judged(comparisons)
     lines = _coverage(coverage, preset)
-    lines += _rule()
+    lines += _rule(labelled_outputs(runs))
     lines += _summary(comparisons, results)
     lines += _losses(comparisons, results)
     if out is not None:
@@ -520,7 +546,7 @@ def _coverage(coverage: pd.DataFrame, preset: Preset) -> list[str]:
     return [*lines, *list_table(header, rows)]
 
 
-def _rule() -> list[str]:
+def _rule(labels_only: set[tuple[str, str]]) -> list[str]:
     performance = ", ".join(f"{MARGINS[m].absolute:g} of {name}" for m, name in _PERFORMANCE)
     return [
         *section("What is compared, and the rule"),
@@ -560,10 +586,31 @@ def _rule() -> list[str]:
         "unfavourable ones only, and is **undecided** with neither; a comparison without a "
         "paired seed counts nowhere.",
         "",
+        "**Dependence only between probabilities.** HSIC and distance correlation measure "
+        "what a classifier outputs: its probabilities where it gives them, else its labels. On "
+        "labels they run on another scale, far lower for the same model (the unpenalised "
+        "network's labels have a fraction of its probabilities' HSIC), so a baseline that "
+        "gives labels only is not compared on dependence; DI and DEO judge its decisions. "
+        + _labels_only_text(labels_only),
+        "",
         "The levels say nothing of a method that never reaches them: the columns of models "
         "meeting a level show, per method, the seeds where it has one.",
         "",
     ]
+
+
+def _labels_only_text(labels_only: set[tuple[str, str]]) -> str:
+    """Which baselines give labels only, on which datasets."""
+    if not labels_only:
+        return "Every classifier here gives probabilities."
+    datasets: dict[str, list[str]] = {}
+    for dataset, method in sorted(labels_only):
+        datasets.setdefault(method, []).append(dataset)
+    return (
+        "Labels only: "
+        + "; ".join(f"{m} ({', '.join(dataset_order(d))})" for m, d in datasets.items())
+        + "."
+    )
 
 
 _PERFORMANCE: tuple[tuple[str, str], ...] = (("accuracy", "accuracy"), ("r2", "R²"))
@@ -694,7 +741,12 @@ def _losses(
 def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
     """One figure per dataset and notion: each method's test performance at each validation
     level of the worst grouping's DI or DEO, and of HSIC."""
-    measures = {a.measure.column: a.measure for a in audit_measures(runs)}
+    audits = {a.measure.column: a for a in audit_measures(runs)}
+    measures = {column: a.measure for column, a in audits.items()}
+    labels_only = labelled_outputs(runs)
+    scored = runs[
+        [(d, m) not in labels_only for d, m in zip(runs["dataset"], runs["method"], strict=True)]
+    ]
     lines = section("Performance against the level, by dataset")
     lines += [
         "Each panel draws, per method, the mean over seeds of the test accuracy (R² for "
@@ -703,7 +755,8 @@ def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
         "thick black one, a dot marks the fairest level a method reaches, and dotted lines "
         "the levels compared. Left, the worst grouping's DI "
         "(under DP) or DEO (under EO), a grouping no method trained for; right, HSIC as a "
-        f"multiple of the unpenalised network's ({UNPENALISED}) validation value on the seed. "
+        f"multiple of the unpenalised network's ({UNPENALISED}) validation value on the seed, "
+        "for the methods that give probabilities. "
         "A method's curve averages the seeds it has run, which may differ between methods "
         "while the study is incomplete; the tables above pair seeds.",
         "",
@@ -714,7 +767,16 @@ def _figures(runs: pd.DataFrame, out: Path) -> list[str]:
             measures[column] for column in FIGURE_COLUMNS.get(cell.notion, ()) if column in measures
         ]
         performance = "accuracy" if cell.task == "classification" else "r2"
-        curves = [matched_curves(runs, cell.dataset, cell.notion, m, performance) for m in panels]
+        curves = [
+            matched_curves(
+                scored if audits[m.column].family == "dependence" else runs,
+                cell.dataset,
+                cell.notion,
+                m,
+                performance,
+            )
+            for m in panels
+        ]
         if not any(c is not None for c in curves):
             continue
         figure, [grid] = new_figure((11.0, 4.4), 1, len(curves))
