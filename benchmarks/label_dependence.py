@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
+import sys
 from typing import Any
 
 from faircocco_plugins.bench._audit import DEPENDENCE_ROWS
@@ -53,21 +55,25 @@ def _models(text: str) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", choices=sorted(TUNED), default="credit_card")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--models", default=DEFAULT_MODELS, help=f"default: {DEFAULT_MODELS}")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--max-train-rows", type=int, default=None, help="default: the mixed preset's cap"
+    )
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(argv)
+    print("command:  python benchmarks/label_dependence.py " + " ".join(map(shlex.quote, argv)))
     config, _ = preset_config("mixed")
+    cap = args.max_train_rows or config.max_train_rows
     wanted = _models(args.models)
     methods = study_methods(
         dataclasses.replace(config, methods=tuple(dict.fromkeys(n for n, _ in wanted))),
         available_methods(),
     )
-    train, validation, _ = prepared_parts(
-        RegistryLoader(), args.dataset, args.seed, config.max_train_rows, None
-    )
+    train, validation, _ = prepared_parts(RegistryLoader(), args.dataset, args.seed, cap, None)
     batch_size, learning_rate = TUNED[args.dataset]
     print(
         f"{args.dataset}, seed {args.seed}, DP: {len(validation[1])} validation rows "
