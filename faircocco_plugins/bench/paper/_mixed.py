@@ -3,21 +3,24 @@
 In the ``mixed`` study the group methods of fairlearn and AIF360 get the groups a careful user
 builds (continuous attributes cut at the training median or quartiles, crossed with the
 others), and every run is measured on test rows as an auditor would (:mod:`.._audit`). This
-page compares FairCOCCO's test accuracy (R² for regression) with each of those baselines where
-the two are equally fair, on each audit measure (:func:`audit_measures`):
+page compares the test accuracy (R² for regression) of FairCOCCO's penalty and of its path with
+each of those baselines where the two are equally fair, on each audit measure
+(:func:`audit_measures`):
 
 * DI and DEO on the groups the baseline trained for, on the deciles of each continuous
   attribute, on the intersections and on the worst grouping;
-* the dependence of the predictions on the attributes, by HSIC and by distance correlation.
+* the dependence of the predictions on the attributes, by HSIC and by distance correlation,
+  against the baselines that give probabilities (:func:`labelled_outputs`).
 
 At each level of a measure, each method's model on a seed is the one
 :func:`~._matched.matched_by_seed` chooses on the validation rows; the two methods' test values
 are paired by seed and judged by the rule of the claims page (:mod:`._claims`): a practical
-margin, Holm's correction within each family of measures (DI, DEO, dependence) and a symmetric
-verdict with its counts (:func:`mixed_comparisons`). :func:`write_mixed_page` writes the page,
-with how much of the study the export covers (:func:`coverage_table`) and a figure per dataset
-and notion of each method's test performance at every level of the worst grouping's DI or DEO
-and of HSIC; a partial export gives undecided comparisons, never an error.
+margin, Holm's correction within each FairCOCCO method's family of measures (DI, DEO,
+dependence) and a symmetric verdict with its counts (:func:`mixed_comparisons`).
+:func:`write_mixed_page` writes the page, with how much of the study the export covers
+(:func:`coverage_table`) and a figure per dataset and notion of each method's test performance
+at every level of the worst grouping's DI or DEO and of HSIC; a partial export gives undecided
+comparisons, never an error.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ from ._tables import notion_title
 FAMILIES: tuple[str, ...] = ("DI", "DEO", "dependence")
 #: FairCOCCO's methods, each compared with every baseline and judged as its own claims: the
 #: penalty over its weights, and the path with its targets.
-CONTESTANTS: dict[str, str] = {OURS: "the penalty", "faircocco_path": "the path"}
+CONTESTANTS: tuple[str, ...] = (OURS, "faircocco_path")
 #: The page's file name (without suffix) and title.
 PAGE_NAME = "mixed"
 PAGE_TITLE = "Mixed attributes: accuracy at matched fairness"
@@ -215,11 +218,11 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
     are its runs on those groups only (on a dataset without a continuous attribute every scheme
     builds the same groups, so the first stands for all). A seed counts for a method when its
     model beats a constant predictor on the test rows too. The dependence measures compare
-    only methods that give probabilities (:func:`labelled_outputs`). The comparison is the FairCOCCO
-    method's test accuracy (R² for regression) less the baseline's, paired by seed, with the
-    practical margin of the performance (:data:`~._common.MARGINS`); it expects FairCOCCO
-    higher, so a difference beyond the margin either way decides, and one shown inside it is a
-    tie.
+    only methods that give probabilities (:func:`labelled_outputs`). The comparison is the
+    FairCOCCO method's test accuracy (R² for regression) less the baseline's, paired by seed,
+    with the practical margin of the performance (:data:`~._common.MARGINS`); it expects
+    FairCOCCO higher, so a difference beyond the margin either way decides, and one shown
+    inside it is a tie.
 
     Parameters
     ----------
@@ -682,7 +685,7 @@ def _summary(
         "Each FairCOCCO method's verdict on each family, over every dataset, notion, grouping, "
         "level and baseline, with "
         "its counts (*cannot be tested here* where no comparison has a paired seed). The "
-        "verdict judges accuracy where both methods are equally fair; the last column says "
+        "verdict judges accuracy where both methods are equally fair; the next column says "
         "how often one method reaches a level on more seeds than the other (a model meeting "
         "it on validation that beats a constant predictor on test), among the comparisons "
         "where both ran, which the verdict cannot see. The last is the median test balanced "
