@@ -260,6 +260,7 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
                 if (dataset, notion, method) in skipped:
                     continue
                 ours = _usable(group, method)
+                ours_balanced = _usable(group, method, SECONDARY)
                 for baseline in baselines:
                     if (dataset, notion, baseline) in skipped:
                         continue
@@ -269,7 +270,7 @@ def mixed_comparisons(runs: pd.DataFrame, preset: Preset) -> list[MatchedCompari
                     both = ours.index.intersection(theirs.index)
                     dropped = int((ours[both].isna() | theirs[both].isna()).sum())
                     paired = both[ours[both].notna() & theirs[both].notna()]
-                    balanced = [_usable(group, m, SECONDARY)[paired] for m in (method, baseline)]
+                    balanced = [ours_balanced[paired], _usable(group, baseline, SECONDARY)[paired]]
                     comparison = Comparison(
                         f"{label}, {method} − {baseline}",
                         paired_difference(ours, theirs),
